@@ -1,0 +1,76 @@
+"""HTTP/1.1 response framing: a body plan in, a wire plan out.
+
+We write response bytes ourselves (rather than through an HTTP library) because faults must
+be able to break them on purpose: cut a chunked body without its last chunk, announce a
+Content-Length and send less, reset the connection mid-chunk.
+
+Framing rules (RFC 9112 §6):
+- ``Head.length`` known: ``Content-Length``; each ``Data`` goes out as it is.
+- ``Head.length`` None: ``Transfer-Encoding: chunked``; each ``Data`` is one chunk, and
+  ``End("complete")`` writes the last chunk ``0\\r\\n\\r\\n``.  For an HTTP/1.0 client the
+  body is close-delimited instead (no chunking, the connection closes at the end).
+- 1xx, 204 and 304 replies, and replies to HEAD, carry no body (RFC 9110 §6.4.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ._plan import Data, End, Head, Pause, Raw, Step
+
+__all__ = ["frame", "head_bytes"]
+
+
+def _no_body(status: int, head_only: bool) -> bool:
+    return head_only or status < 200 or status in (204, 304)
+
+
+def head_bytes(head: Head, *, chunked: bool, keep_alive: bool, no_body: bool) -> bytes:
+    """The status line and header block, framing headers added."""
+    lines = [f"HTTP/1.1 {head.status} {head.reason}"]
+    names = set()
+    for name, value in head.headers:
+        lines.append(f"{name}: {value}")
+        names.add(name.lower())
+    if not (head.status < 200 or head.status == 204):
+        if head.length is not None:
+            if "content-length" not in names:
+                lines.append(f"content-length: {head.length}")
+        elif chunked and not no_body and "transfer-encoding" not in names:
+            lines.append("transfer-encoding: chunked")
+    if not keep_alive and "connection" not in names:
+        lines.append("connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def frame(
+    steps: Iterable[Step], *, head_only: bool = False, http10: bool = False, keep_alive: bool = True
+) -> Iterator[Step]:
+    """Turn a body plan into a wire plan (``Raw``/``Pause``/``End`` steps).
+
+    ``keep_alive`` False adds ``connection: close`` (the executor closes after ``End``).
+    HTTP/1.0 clients never get keep-alive, so their unknown-length bodies are
+    close-delimited.
+    """
+    chunked = False
+    no_body = False
+    for step in steps:
+        if isinstance(step, Head):
+            no_body = _no_body(step.status, head_only)
+            chunked = step.length is None and not http10
+            yield Raw(head_bytes(step, chunked=chunked, keep_alive=keep_alive, no_body=no_body))
+        elif isinstance(step, Data):
+            if no_body or not step.data:
+                continue
+            if chunked:
+                size = len(step.data)
+                yield Raw(b"%x\r\n%b\r\n" % (size, step.data), body=size, event=step.event)
+            else:
+                yield Raw(step.data, body=len(step.data), event=step.event)
+        elif isinstance(step, End):
+            if step.how == "complete" and chunked and not no_body:
+                yield Raw(b"0\r\n\r\n")
+            yield step
+            return
+        else:
+            yield step
