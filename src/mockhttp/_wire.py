@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ._plan import Data, End, Head, Pause, Raw, Step
+from ._plan import Data, End, Head, Raw, Step
 
 __all__ = ["frame", "head_bytes"]
 

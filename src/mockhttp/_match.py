@@ -1,0 +1,525 @@
+"""Matchers: small composable predicates that explain a miss.
+
+Every matcher takes a *value* and answers ``explain(value) -> None`` (it matches) or a short
+reason (``"got False, expected true"``).  The values come from the request: a header or query
+value (text, or ``MISSING`` when absent), the path, or the body (a :class:`Request`, which
+``equal``/``regex``/... read as text and ``json_path``/``json_equal`` read as JSON).
+
+Rule 1: arguments are checked when a matcher is built, never when a request arrives.
+Rule 2: each matcher has a file form ``[name, arg, ...]`` (``to_args``); ``MATCHERS`` maps
+the names back to constructors, so Python and mock files share one vocabulary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import jsonpath
+
+from ._errors import ConfigError
+from ._request import Request
+
+__all__ = [
+    "MATCHERS",
+    "MISSING",
+    "Matcher",
+    "absent",
+    "all_of",
+    "any_of",
+    "as_matcher",
+    "contains",
+    "ends_with",
+    "equal",
+    "exists",
+    "json_equal",
+    "json_path",
+    "not_",
+    "regex",
+    "starts_with",
+]
+
+
+class _Missing:
+    """The value of something the request does not have (a header, a JSONPath)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+_JSONPATH = jsonpath.JSONPathEnvironment(strict=True)
+_NOT_JSON = object()
+
+
+def _show(value: Any) -> str:
+    if value is MISSING:
+        return "nothing (absent)"
+    if isinstance(value, Request):
+        text = value.text
+        return repr(text if len(text) <= 120 else text[:120] + "…")
+    if isinstance(value, str | bytes):
+        return repr(value)
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _text(value: Any) -> str | None:
+    """The value as text, or None when it has no text form (absent)."""
+    if value is MISSING:
+        return None
+    if isinstance(value, Request):
+        return value.text
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _json(value: Any) -> Any:
+    """The value as JSON (a body is parsed; other values are taken as they are)."""
+    if isinstance(value, Request):
+        try:
+            return value.json()
+        except ValueError:
+            return _NOT_JSON
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: ``True`` is not ``1``, dicts ignore key order, lists keep order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b if a is None or b is None else a == b
+
+
+class Options(dict[str, Any]):
+    """Keyword options at the end of a file form: ``[json_equal, {...}, {ignore_extra: true}]``."""
+
+
+class Matcher:
+    """Base of all matchers.  Combine them with ``&``, ``|`` and ``~``."""
+
+    name: ClassVar[str] = ""
+
+    def explain(self, value: Any) -> str | None:
+        """None when ``value`` matches, else why not (``got …, expected …``)."""
+        raise NotImplementedError
+
+    def matches(self, value: Any) -> bool:
+        """True when ``value`` matches."""
+        return self.explain(value) is None
+
+    def _args(self) -> tuple[Any, ...]:
+        """The constructor's arguments (matchers as matchers)."""
+        raise NotImplementedError
+
+    def to_args(self) -> list[Any]:
+        """The file form: ``[name, arg, ...]``, nested matchers as lists too."""
+        return [self.name, *(a.to_args() if isinstance(a, Matcher) else a for a in self._args())]
+
+    def __and__(self, other: Matcher) -> Matcher:
+        return all_of(self, other)
+
+    def __or__(self, other: Matcher) -> Matcher:
+        return any_of(self, other)
+
+    def __invert__(self) -> Matcher:
+        return not_(self)
+
+    def __repr__(self) -> str:
+        parts: list[str] = []
+        for arg in self._args():
+            if isinstance(arg, Options):
+                parts.extend(f"{k}={v!r}" for k, v in arg.items())
+            else:
+                parts.append(repr(arg))
+        name = "not_" if self.name == "not" else self.name
+        return f"{name}({', '.join(parts)})"
+
+
+@dataclass(frozen=True, repr=False)
+class Equal(Matcher):
+    """The value equals ``expected`` (a body compares as text, bytes or JSON by type)."""
+
+    expected: Any
+    name: ClassVar[str] = "equal"
+
+    def explain(self, value: Any) -> str | None:
+        if isinstance(value, Request):
+            if isinstance(self.expected, bytes):
+                actual: Any = value.body
+            elif isinstance(self.expected, str):
+                actual = value.text
+            else:
+                actual = _json(value)
+        else:
+            actual = value
+        if actual is not _NOT_JSON and _same(actual, self.expected):
+            return None
+        return f"got {_show(value)}, expected {_show(self.expected)}"
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self.expected,)
+
+
+@dataclass(frozen=True, repr=False)
+class Not(Matcher):
+    """The inner matcher does not match."""
+
+    inner: Matcher
+    name: ClassVar[str] = "not"
+
+    def explain(self, value: Any) -> str | None:
+        if self.inner.matches(value):
+            return f"got {_show(value)}, expected not {self.inner!r}"
+        return None
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self.inner,)
+
+
+@dataclass(frozen=True, repr=False)
+class _TextMatcher(Matcher):
+    """Base for matchers over the value's text."""
+
+    arg: str
+
+    def check(self, text: str) -> bool:
+        raise NotImplementedError
+
+    def explain(self, value: Any) -> str | None:
+        text = _text(value)
+        if text is not None and self.check(text):
+            return None
+        return f"got {_show(value)}, expected {self!r}"
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self.arg,)
+
+
+@dataclass(frozen=True, repr=False)
+class Regex(_TextMatcher):
+    """The text matches the regular expression (``re.search``: anchor it with ^…$)."""
+
+    name: ClassVar[str] = "regex"
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "_compiled", re.compile(self.arg))
+        except re.error as exc:
+            raise ConfigError(f"regex pattern={self.arg!r} does not compile: {exc}") from None
+
+    def check(self, text: str) -> bool:
+        compiled: re.Pattern[str] = self.__dict__["_compiled"]
+        return compiled.search(text) is not None
+
+
+@dataclass(frozen=True, repr=False)
+class StartsWith(_TextMatcher):
+    """The text starts with ``prefix``."""
+
+    name: ClassVar[str] = "starts_with"
+
+    def check(self, text: str) -> bool:
+        return text.startswith(self.arg)
+
+
+@dataclass(frozen=True, repr=False)
+class EndsWith(_TextMatcher):
+    """The text ends with ``suffix``."""
+
+    name: ClassVar[str] = "ends_with"
+
+    def check(self, text: str) -> bool:
+        return text.endswith(self.arg)
+
+
+@dataclass(frozen=True, repr=False)
+class Contains(Matcher):
+    """Text contains a substring; a JSON list contains an element; an object has a key."""
+
+    item: Any
+    name: ClassVar[str] = "contains"
+
+    def explain(self, value: Any) -> str | None:
+        if isinstance(value, list):
+            found = any(_same(x, self.item) for x in value)
+        elif isinstance(value, dict):
+            found = self.item in value
+        else:
+            text = _text(value)
+            found = text is not None and isinstance(self.item, str) and self.item in text
+        return None if found else f"got {_show(value)}, expected {self!r}"
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self.item,)
+
+
+@dataclass(frozen=True, repr=False)
+class AnyOf(Matcher):
+    """At least one of the matchers matches."""
+
+    matchers: tuple[Matcher, ...]
+    name: ClassVar[str] = "any_of"
+
+    def explain(self, value: Any) -> str | None:
+        reasons = []
+        for m in self.matchers:
+            reason = m.explain(value)
+            if reason is None:
+                return None
+            reasons.append(reason)
+        return " and ".join(reasons) if reasons else "any_of() with no matcher never matches"
+
+    def _args(self) -> tuple[Any, ...]:
+        return self.matchers
+
+
+@dataclass(frozen=True, repr=False)
+class AllOf(Matcher):
+    """Every matcher matches."""
+
+    matchers: tuple[Matcher, ...]
+    name: ClassVar[str] = "all_of"
+
+    def explain(self, value: Any) -> str | None:
+        for m in self.matchers:
+            reason = m.explain(value)
+            if reason is not None:
+                return reason
+        return None
+
+    def _args(self) -> tuple[Any, ...]:
+        return self.matchers
+
+
+@dataclass(frozen=True, repr=False)
+class Exists(Matcher):
+    """The value is present (a header sent, a JSONPath that finds something)."""
+
+    name: ClassVar[str] = "exists"
+
+    def explain(self, value: Any) -> str | None:
+        return "got nothing (absent), expected it to exist" if value is MISSING else None
+
+    def _args(self) -> tuple[Any, ...]:
+        return ()
+
+
+@dataclass(frozen=True, repr=False)
+class Absent(Matcher):
+    """The value is absent."""
+
+    name: ClassVar[str] = "absent"
+
+    def explain(self, value: Any) -> str | None:
+        return None if value is MISSING else f"got {_show(value)}, expected it to be absent"
+
+    def _args(self) -> tuple[Any, ...]:
+        return ()
+
+
+@dataclass(frozen=True, repr=False)
+class JSONPath(Matcher):
+    """An RFC 9535 JSONPath query on the JSON value (the body) matches ``matcher``.
+
+    The query's result is the single node's value, a list when it selects several nodes,
+    and ``MISSING`` when it selects none (so ``exists()``/``absent()`` apply).
+    """
+
+    path: str
+    matcher: Matcher
+    name: ClassVar[str] = "json_path"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.path, str):
+            raise ConfigError(f"json_path path={self.path!r} must be text such as '$.stream'")
+        try:
+            object.__setattr__(self, "_query", _JSONPATH.compile(self.path))
+        except jsonpath.JSONPathError as exc:
+            raise ConfigError(
+                f"json_path path={self.path!r} is not valid JSONPath: {exc}"
+            ) from None
+        if not isinstance(self.matcher, Matcher):
+            raise ConfigError(f"json_path matcher={self.matcher!r} must be a matcher")
+
+    def select(self, value: Any) -> Any:
+        """What the path selects in ``value``."""
+        doc = _json(value)
+        if doc is _NOT_JSON or doc is MISSING:
+            return MISSING
+        nodes = self.__dict__["_query"].findall(doc)
+        if not nodes:
+            return MISSING
+        return nodes[0] if len(nodes) == 1 else nodes
+
+    def explain(self, value: Any) -> str | None:
+        if _json(value) is _NOT_JSON:
+            return f"{self.path}: body is not JSON (got {_show(value)})"
+        reason = self.matcher.explain(self.select(value))
+        return None if reason is None else f"{self.path}: {reason}"
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self.path, self.matcher)
+
+
+def _subset(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            k in actual and _subset(v, actual[k]) for k, v in expected.items()
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(_subset(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    return _same(expected, actual)
+
+
+@dataclass(frozen=True, repr=False)
+class JSONEqual(Matcher):
+    """The JSON value equals ``expected``; with ``ignore_extra``, objects may have more keys."""
+
+    expected: Any
+    ignore_extra: bool = False
+    name: ClassVar[str] = "json_equal"
+
+    def explain(self, value: Any) -> str | None:
+        actual = _json(value)
+        if actual is _NOT_JSON:
+            return f"got {_show(value)}, which is not JSON"
+        ok = _subset(self.expected, actual) if self.ignore_extra else _same(actual, self.expected)
+        return None if ok else f"got {_show(actual)}, expected {_show(self.expected)}"
+
+    def _args(self) -> tuple[Any, ...]:
+        return (
+            (self.expected, Options(ignore_extra=True)) if self.ignore_extra else (self.expected,)
+        )
+
+
+def _need_text(func: str, name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{func}() {name}={value!r} must be text, not {type(value).__name__}")
+    return value
+
+
+def _need_matchers(func: str, matchers: tuple[Any, ...]) -> tuple[Matcher, ...]:
+    return tuple(as_matcher(m, f"{func}() argument") for m in matchers)
+
+
+def equal(expected: Any) -> Matcher:
+    """Match a value equal to ``expected`` (JSON equality: ``True`` is not ``1``)."""
+    return Equal(expected)
+
+
+def not_(matcher: Matcher | Any) -> Matcher:
+    """Match when ``matcher`` does not (a plain value means ``equal(value)``)."""
+    return Not(as_matcher(matcher, "not_() argument"))
+
+
+def regex(pattern: str) -> Matcher:
+    """Match text in which ``pattern`` is found (``re.search``)."""
+    return Regex(_need_text("regex", "pattern", pattern))
+
+
+def contains(item: Any) -> Matcher:
+    """Match text containing ``item``, a JSON list holding it, or an object with that key."""
+    return Contains(item)
+
+
+def starts_with(prefix: str) -> Matcher:
+    """Match text starting with ``prefix``."""
+    return StartsWith(_need_text("starts_with", "prefix", prefix))
+
+
+def ends_with(suffix: str) -> Matcher:
+    """Match text ending with ``suffix``."""
+    return EndsWith(_need_text("ends_with", "suffix", suffix))
+
+
+def any_of(*matchers: Matcher | Any) -> Matcher:
+    """Match when any of ``matchers`` does."""
+    if not matchers:
+        raise ConfigError("any_of() needs at least one matcher")
+    return AnyOf(_need_matchers("any_of", matchers))
+
+
+def all_of(*matchers: Matcher | Any) -> Matcher:
+    """Match when all of ``matchers`` do."""
+    if not matchers:
+        raise ConfigError("all_of() needs at least one matcher")
+    return AllOf(_need_matchers("all_of", matchers))
+
+
+def exists() -> Matcher:
+    """Match a value that is present."""
+    return Exists()
+
+
+def absent() -> Matcher:
+    """Match a value that is absent."""
+    return Absent()
+
+
+def json_path(path: str, matcher: Matcher | Any = None) -> Matcher:
+    """Match when the RFC 9535 JSONPath ``path`` selects a value that ``matcher`` matches.
+
+    Without ``matcher`` the path must simply select something (``exists()``).
+    """
+    inner = exists() if matcher is None else as_matcher(matcher, "json_path() matcher")
+    return JSONPath(path, inner)
+
+
+def json_equal(expected: Any, *, ignore_extra: bool = False) -> Matcher:
+    """Match a JSON body equal to ``expected``; ``ignore_extra`` lets objects have more keys."""
+    try:
+        json.dumps(expected)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"json_equal() expected={expected!r} is not JSON: {exc}") from None
+    if not isinstance(ignore_extra, bool):
+        raise ConfigError(f"json_equal() ignore_extra={ignore_extra!r} must be True or False")
+    return JSONEqual(expected, ignore_extra)
+
+
+def as_matcher(value: Matcher | Any, what: str = "value") -> Matcher:
+    """A matcher as it is; any other value means ``equal(value)``."""
+    if isinstance(value, Matcher):
+        return value
+    if callable(value):
+        raise ConfigError(f"{what}={value!r} must be a matcher or a plain value, not a callable")
+    return Equal(value)
+
+
+MATCHERS: Mapping[str, Callable[..., Matcher]] = {
+    "equal": equal,
+    "not": not_,
+    "regex": regex,
+    "contains": contains,
+    "starts_with": starts_with,
+    "ends_with": ends_with,
+    "any_of": any_of,
+    "all_of": all_of,
+    "exists": exists,
+    "absent": absent,
+    "json_path": json_path,
+    "jsonpath": json_path,
+    "json_equal": json_equal,
+}
+"""File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``."""

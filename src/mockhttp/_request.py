@@ -1,0 +1,145 @@
+"""The request model: what the server received, frozen."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["Headers", "Request"]
+
+_MISSING = object()
+
+
+class Headers(Mapping[str, str]):
+    """Request headers: names case-insensitive, order and repeats kept.
+
+    ``headers["content-type"]`` gives the first value; ``get_all(name)`` every value.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: tuple[tuple[str, str], ...] = ()) -> None:
+        self._items = items
+
+    @property
+    def items_list(self) -> tuple[tuple[str, str], ...]:
+        """Every (name, value) pair as received, names in their original case."""
+        return self._items
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value of ``name`` (any case), in order."""
+        lower = name.lower()
+        return [v for k, v in self._items if k.lower() == lower]
+
+    def __getitem__(self, name: str) -> str:
+        lower = name.lower()
+        for k, v in self._items:
+            if k.lower() == lower:
+                return v
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for k, _ in self._items:
+            if k.lower() not in seen:
+                seen.add(k.lower())
+                yield k
+
+    def __len__(self) -> int:
+        return len({k.lower() for k, _ in self._items})
+
+    def __repr__(self) -> str:
+        return f"Headers({list(self._items)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Headers):
+            return self._items == other._items
+        return super().__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self._items)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request as the server received it.
+
+    Attributes:
+        method: upper-case method, e.g. ``"POST"``.
+        target: the request target as sent (path and query).
+        path: the path, percent-encoding kept.
+        query: the query parameters, in order (repeats kept).
+        headers: case-insensitive :class:`Headers`.
+        body: the body bytes (de-chunked).
+        http_version: ``"1.1"`` or ``"1.0"``.
+    """
+
+    method: str
+    target: str
+    headers: Headers = field(default_factory=Headers)
+    body: bytes = b""
+    http_version: str = "1.1"
+    path: str = field(init=False)
+    query: tuple[tuple[str, str], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.target)
+        object.__setattr__(self, "path", parts.path or "/")
+        object.__setattr__(self, "query", tuple(parse_qsl(parts.query, keep_blank_values=True)))
+
+    @property
+    def query_dict(self) -> dict[str, list[str]]:
+        """The query as a dict of lists."""
+        result: dict[str, list[str]] = {}
+        for k, v in self.query:
+            result.setdefault(k, []).append(v)
+        return result
+
+    def query_value(self, name: str) -> str | None:
+        """The first value of query parameter ``name``, or None."""
+        for k, v in self.query:
+            if k == name:
+                return v
+        return None
+
+    @property
+    def text(self) -> str:
+        """The body decoded as UTF-8 (invalid bytes replaced)."""
+        return self.body.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        """The body parsed as JSON.
+
+        Raises:
+            ValueError: the body is not JSON.
+        """
+        cached = self.__dict__.get("_json", _MISSING)
+        if cached is _MISSING:
+            try:
+                cached = json.loads(self.body)
+            except (ValueError, UnicodeDecodeError) as exc:
+                cached = exc
+            self.__dict__["_json"] = cached
+        if isinstance(cached, Exception):
+            raise ValueError(f"body is not JSON: {cached}") from None
+        return cached
+
+    def summary(self) -> str:
+        """One line: method, target and a short body."""
+        body = self.text
+        if len(body) > 200:
+            body = body[:200] + "…"
+        return f"{self.method} {self.target}" + (f" {body}" if body else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready description of the request."""
+        return {
+            "method": self.method,
+            "path": self.path,
+            "query": [list(pair) for pair in self.query],
+            "headers": [list(pair) for pair in self.headers.items_list],
+            "body": self.text,
+        }

@@ -1,0 +1,150 @@
+"""Verification: the calls a mock received, and assertions on them."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from ._errors import VerificationError
+from ._request import Request
+
+if TYPE_CHECKING:
+    from ._mock import Mock
+    from ._server import Server
+
+__all__ = ["ActiveMock", "Call", "CallList", "Outcome"]
+
+Outcome = Literal["in progress", "complete", "closed", "reset", "stalled", "client hung up"]
+
+#: How much of each reply's body a call keeps (so tests can read what was delivered).
+BODY_KEPT = 1 << 20
+
+
+@dataclass(eq=False)
+class Call:
+    """One request and what the server did with it (an entry of the journal).
+
+    Attributes:
+        request: the request as received.
+        mock: the mock that answered, or None when no mock matched.
+        status: the status code sent (None when a fault cut the reply before the head).
+        path_params: values of the mock path's ``{name}`` parts.
+        body_bytes: body bytes written (before transfer coding).
+        wire_bytes: bytes written on the wire (head and framing included).
+        events: events of which at least one byte was written.
+        body_sent: the body bytes written (the first MiB of them).
+        outcome: how the reply ended: ``complete``, ``closed`` (clean close before the end),
+            ``reset``, ``stalled``, ``client hung up``, or ``in progress``.
+    """
+
+    request: Request
+    mock: Mock | None = None
+    status: int | None = None
+    path_params: dict[str, str] = field(default_factory=dict)
+    body_bytes: int = 0
+    wire_bytes: int = 0
+    events: int = 0
+    body_sent: bytearray = field(default_factory=bytearray)
+    outcome: Outcome = "in progress"
+    finished: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    def __repr__(self) -> str:
+        return f"<Call {self.summary()}, {self.body_bytes} body bytes, {self.events} events>"
+
+    def json(self) -> object:
+        """The request body parsed as JSON."""
+        return self.request.json()
+
+    def wait(self, timeout: float = 5.0) -> Outcome:
+        """Wait until the reply has ended; return its outcome."""
+        self.finished.wait(timeout)
+        return self.outcome
+
+    def summary(self) -> str:
+        """One line: the request and what answered it."""
+        who = "no match" if self.mock is None else f"mock {self.mock.describe()}"
+        status = "" if self.status is None else f" ({self.status})"
+        return f"{self.request.summary()} → {who}{status}, {self.outcome}"
+
+
+class CallList(list[Call]):
+    """The calls of a mock (or of the server), oldest first."""
+
+    @property
+    def last(self) -> Call:
+        """The most recent call.
+
+        Raises:
+            VerificationError: there is no call.
+        """
+        if not self:
+            raise VerificationError("no calls were made")
+        return self[-1]
+
+
+class ActiveMock:
+    """A mock registered on a server: its calls, and assertions on them.
+
+    Returned by ``server.mock(...)``.
+    """
+
+    def __init__(self, mock: Mock, server: Server, seq: int) -> None:
+        self.mock = mock
+        self.calls = CallList()
+        self._server = server
+        self._seq = seq
+
+    @property
+    def call_count(self) -> int:
+        """How many requests this mock answered."""
+        return len(self.calls)
+
+    @property
+    def called(self) -> bool:
+        """True when it answered at least one request."""
+        return bool(self.calls)
+
+    @property
+    def exhausted(self) -> bool:
+        """True when it has answered its ``times`` requests."""
+        return self.mock.times is not None and len(self.calls) >= self.mock.times
+
+    def remove(self) -> None:
+        """Stop answering requests (calls stay readable)."""
+        self._server.remove(self)
+
+    def assert_called(self) -> None:
+        """Fail unless the mock answered at least one request."""
+        __tracebackhide__ = True
+        if not self.calls:
+            self._fail("to be called", 0)
+
+    def assert_called_once(self) -> None:
+        """Fail unless the mock answered exactly one request."""
+        __tracebackhide__ = True
+        self.assert_called_times(1)
+
+    def assert_called_times(self, n: int) -> None:
+        """Fail unless the mock answered exactly ``n`` requests."""
+        __tracebackhide__ = True
+        if len(self.calls) != n:
+            self._fail(f"to be called {_times(n)}", len(self.calls))
+
+    def assert_not_called(self) -> None:
+        """Fail if the mock answered any request."""
+        __tracebackhide__ = True
+        if self.calls:
+            self._fail("not to be called", len(self.calls))
+
+    def _fail(self, expected: str, count: int) -> None:
+        lines = [f"expected mock {self.mock.describe()} {expected}, it was called {_times(count)}"]
+        lines.append(self._server.journal_text())
+        raise VerificationError("\n".join(lines))
+
+    def __repr__(self) -> str:
+        return f"<ActiveMock {self.mock.describe()} calls={len(self.calls)}>"
+
+
+def _times(n: int) -> str:
+    return {0: "0 times", 1: "once", 2: "twice"}.get(n, f"{n} times")
