@@ -373,7 +373,12 @@ class _Connection(asyncio.Protocol):
         except httptools.HttpParserUpgrade:
             pass  # upgrades are answered like any request; the rest is ignored
         except httptools.HttpParserError as exc:
-            self._reject(400, f"malformed request: {exc}")
+            # httptools wraps exceptions raised in callbacks; ours says what was too large
+            cause = exc.__context__
+            if isinstance(cause, _TooLarge):
+                self._reject(cause.status, str(cause))
+            else:
+                self._reject(400, f"malformed request: {exc}")
 
     def eof_received(self) -> bool:
         # Keep the connection half-open while a reply runs; the client may have shut down

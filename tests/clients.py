@@ -1,0 +1,100 @@
+"""Small hand-written clients, as a user's code would be, for tests on the wire."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+
+class StreamEnded(Exception):
+    """The stream ended before [DONE]."""
+
+
+def complete(url: str, prompt: str, *, timeout: float = 5.0) -> str:
+    """The seed's ``complete`` client, in Python over a raw socket.
+
+    It asks for a streamed chat completion, reads ``data:`` lines until ``[DONE]`` and returns
+    the answer; it raises on a non-200 status, and when the stream (or the HTTP body) ends
+    before ``[DONE]``.
+    """
+    parts = urlsplit(url)
+    body = json.dumps(
+        {"model": "gpt-test", "stream": True, "messages": [{"role": "user", "content": prompt}]}
+    ).encode()
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        "Content-Type: application/json\r\nAccept: text/event-stream\r\n"
+        f"Authorization: Bearer sk-test\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
+        sock.sendall(head + body)
+        reader = _HTTPBody(sock.makefile("rb"))
+        if reader.status != 200:
+            raise RuntimeError(f"status {reader.status}")
+        answer = []
+        for line in reader.lines():
+            if not line.startswith("data: "):
+                continue
+            data = line[len("data: ") :]
+            if data == "[DONE]":
+                return "".join(answer)
+            chunk = json.loads(data)
+            answer.extend(c["delta"].get("content", "") for c in chunk["choices"])
+    raise StreamEnded("the stream ended before [DONE]")
+
+
+class _HTTPBody:
+    """Just enough HTTP/1.1 to read a status, headers and a chunked or sized body."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.file = file
+        status_line = self._readline()
+        self.status = int(status_line.split()[1])
+        self.headers: dict[str, str] = {}
+        while line := self._readline():
+            name, _, value = line.partition(":")
+            self.headers[name.strip().lower()] = value.strip()
+
+    def _readline(self) -> str:
+        raw = self.file.readline()
+        if not raw.endswith(b"\n"):
+            raise StreamEnded("connection closed mid-line")
+        return str(raw.decode().rstrip("\r\n"))
+
+    def lines(self) -> Iterator[str]:
+        pending = b""
+        for piece in self._pieces():
+            pending += piece
+            *done, pending = pending.split(b"\n")
+            for line in done:
+                yield line.rstrip(b"\r").decode()
+
+    def _pieces(self) -> Iterator[bytes]:
+        if self.headers.get("transfer-encoding") == "chunked":
+            while True:
+                size = int(self._readline(), 16)
+                if size == 0:
+                    return
+                data = self.file.read(size + 2)
+                if len(data) < size + 2:
+                    raise StreamEnded("unexpected EOF inside a chunk")
+                yield data[:size]
+        length = int(self.headers.get("content-length", "0"))
+        data = self.file.read(length)
+        if len(data) < length:
+            raise StreamEnded("unexpected EOF in the body")
+        yield data
+
+
+def raw_exchange(url: str, request: bytes, *, timeout: float = 5.0) -> bytes:
+    """Send ``request`` bytes and read everything until the server closes."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
+        sock.sendall(request)
+        received = b""
+        while data := sock.recv(65536):
+            received += data
+    return received

@@ -1,0 +1,282 @@
+"""The server on the wire: HTTP/1.1 details, timing, robustness (loopback sockets)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+import mockhttp
+from mockhttp import Event, match
+
+from .clients import raw_exchange
+
+
+def connect(server: mockhttp.Server) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    return sock
+
+
+def read_until(sock: socket.socket, marker: bytes) -> bytes:
+    data = b""
+    while marker not in data:
+        piece = sock.recv(65536)
+        if not piece:
+            break
+        data += piece
+    return data
+
+
+def test_exact_bytes_of_an_event_stream(server: mockhttp.Server) -> None:
+    """A raw client reads the head, chunked framing and event bytes exactly."""
+    server.mock(mockhttp.get("/s").reply(mockhttp.ok().event_stream(Event(data={"a": 1}))))
+    received = raw_exchange(server.url, b"GET /s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert received == (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+        b"transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+        b'f\r\ndata: {"a":1}\n\n\r\n0\r\n\r\n'
+    )
+
+
+def test_each_event_is_flushed_when_its_time_comes(server: mockhttp.Server) -> None:
+    """Events arrive one by one, about event_delay apart, not drifting."""
+    events = [Event(data=str(i)) for i in range(10)]
+    server.mock(mockhttp.get("/s").reply(mockhttp.ok().event_stream(*events, event_delay=0.05)))
+    arrivals: list[float] = []
+    with httpx.Client() as client, client.stream("GET", server.url + "/s") as response:
+        start = time.monotonic()
+        for _ in response.iter_raw():
+            arrivals.append(time.monotonic() - start)
+    assert len(arrivals) == 10  # each event is its own read: written and flushed alone
+    # the last event is due at 9 * 50 ms = 450 ms after the first; allow scheduling noise
+    assert 0.40 <= arrivals[-1] - arrivals[0] <= 0.75
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    assert min(gaps) >= 0.02
+
+
+def test_content_length_reply_and_keep_alive(server: mockhttp.Server) -> None:
+    """Two requests on one connection, each with a Content-Length reply."""
+    server.mock(mockhttp.get("/j").reply(mockhttp.ok().json({"ok": True})))
+    sock = connect(server)
+    with sock:
+        for _ in range(2):
+            sock.sendall(b"GET /j HTTP/1.1\r\nHost: x\r\n\r\n")
+            data = read_until(sock, b'{"ok":true}')
+            assert data.startswith(b"HTTP/1.1 200 OK\r\n")
+            assert b"content-length: 11\r\n" in data
+            assert b"connection: close" not in data
+
+
+def test_pipelined_requests_are_answered_in_order(server: mockhttp.Server) -> None:
+    """Requests sent back to back on one connection get their replies in order."""
+    server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("A")))
+    server.mock(mockhttp.get("/b").reply(mockhttp.ok().body("B")))
+    got = raw_exchange(
+        server.url,
+        b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    assert got.index(b"\r\n\r\nA") < got.index(b"\r\n\r\nB")
+
+
+def test_chunked_request_body_and_expect_continue(server: mockhttp.Server) -> None:
+    """A chunked request body is de-chunked; Expect: 100-continue gets a 100 first."""
+    mock = server.mock(mockhttp.post("/u").body(match.json_path("$.a", 1)))
+    sock = connect(server)
+    with sock:
+        sock.sendall(
+            b"POST /u HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+            b"Expect: 100-continue\r\n\r\n"
+        )
+        assert read_until(sock, b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(b"4\r\n{\"a\"\r\n3\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n")
+        assert read_until(sock, b"content-length: 0\r\n\r\n").startswith(b"HTTP/1.1 200 OK")
+    assert mock.calls.last.request.body == b'{"a": 1}'
+
+
+def test_head_gets_headers_without_a_body(server: mockhttp.Server) -> None:
+    """HEAD answers with the GET headers (Content-Length included) and no body."""
+    server.mock(mockhttp.request("HEAD", "/j").reply(mockhttp.ok().body("12345")))
+    got = raw_exchange(server.url, b"HEAD /j HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert got == b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\n"
+
+
+def test_http10_client_gets_a_close_delimited_stream(server: mockhttp.Server) -> None:
+    """An HTTP/1.0 client gets the stream without chunking, ended by a close."""
+    server.mock(mockhttp.get("/s").reply(mockhttp.ok().event_stream(Event(data="x"))))
+    got = raw_exchange(server.url, b"GET /s HTTP/1.0\r\n\r\n")
+    assert got.endswith(b"connection: close\r\n\r\ndata: x\n\n")
+    assert b"transfer-encoding" not in got
+
+
+def test_malformed_request_gets_400_and_server_keeps_serving(server: mockhttp.Server) -> None:
+    """Garbage gets a 400 and a close; the next client is served."""
+    server.mock(mockhttp.get("/ok"))
+    got = raw_exchange(server.url, b"NOT HTTP AT ALL\r\n\r\n")
+    assert got.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert httpx.get(server.url + "/ok").status_code == 200
+
+
+def test_oversized_head_gets_431(server: mockhttp.Server) -> None:
+    """A request head over 64 KiB gets 431 and a close."""
+    big = b"X-Big: " + b"a" * 70_000 + b"\r\n"
+    got = raw_exchange(server.url, b"GET / HTTP/1.1\r\nHost: x\r\n" + big + b"\r\n")
+    assert got.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+    assert httpx.get(server.url + "/").status_code == 404
+
+
+def test_client_hanging_up_mid_stream_is_journaled(server: mockhttp.Server) -> None:
+    """A client that hangs up ends its stream quietly; the call says so."""
+    mock = server.mock(
+        mockhttp.get("/s").reply(
+            mockhttp.ok().event_stream(Event(comment="ping"), event_delay=0.01, repeat=True)
+        )
+    )
+    sock = connect(server)
+    sock.sendall(b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n")
+    read_until(sock, b": ping\n\n\r\n")
+    sock.close()
+    call = mock.calls.last
+    assert call.wait(5) == "client hung up"
+    assert call.events >= 1
+    assert not server.errors
+    deadline = time.monotonic() + 5
+    while server._connections and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not server._connections  # nothing leaked
+
+
+def test_endless_heartbeat_until_the_client_leaves(server: mockhttp.Server) -> None:
+    """repeat=True sends a heartbeat on schedule for as long as the client reads."""
+    server.mock(
+        mockhttp.get("/hb").reply(
+            mockhttp.ok().event_stream(Event(comment="keep-alive"), event_delay=0.05, repeat=True)
+        )
+    )
+    with httpx.Client() as client, client.stream("GET", server.url + "/hb") as response:
+        reads = 0
+        for piece in response.iter_raw():
+            assert piece == b": keep-alive\n\n"
+            reads += 1
+            if reads == 5:
+                break
+    assert reads == 5
+
+
+def test_priority_then_most_recent_wins(server: mockhttp.Server) -> None:
+    """Higher priority wins; among equals the most recently added mock answers."""
+    server.mock(mockhttp.get("/p").reply(mockhttp.ok().body("old")))
+    server.mock(mockhttp.get("/p").reply(mockhttp.ok().body("new")))
+    assert httpx.get(server.url + "/p").text == "new"
+    server.mock(mockhttp.get("/p", priority=1).reply(mockhttp.ok().body("high")))
+    server.mock(mockhttp.get("/p").reply(mockhttp.ok().body("newest")))
+    assert httpx.get(server.url + "/p").text == "high"
+
+
+def test_times_makes_429_once_then_200(server: mockhttp.Server) -> None:
+    """A mock limited to times=1 answers once; the next request falls through."""
+    ok = server.mock(mockhttp.post("/c").reply(mockhttp.ok().json({"ok": 1})))
+    limited = server.mock(mockhttp.post("/c", times=1).reply(mockhttp.status(429)))
+    assert [httpx.post(server.url + "/c").status_code for _ in range(3)] == [429, 200, 200]
+    limited.assert_called_once()
+    ok.assert_called_times(2)
+
+
+def test_path_templates_regex_and_query(server: mockhttp.Server) -> None:
+    """{name} templates capture, regex paths match, query parameters are matched."""
+    item = server.mock(mockhttp.get("/v1/models/{model}").reply(mockhttp.ok().body("m")))
+    server.mock(mockhttp.get(match.regex(r"^/files/\d+$")).query("v", "2").reply(mockhttp.ok()))
+    assert httpx.get(server.url + "/v1/models/gpt-4o").text == "m"
+    assert item.calls.last.path_params == {"model": "gpt-4o"}
+    assert httpx.get(server.url + "/files/12?v=2").status_code == 200
+    assert httpx.get(server.url + "/files/12?v=3").status_code == 404
+    assert httpx.get(server.url + "/files/ab?v=2").status_code == 404
+    server.reset()
+
+
+def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) -> None:
+    """A 404 says which field differed, in text and (asked for JSON) as JSON."""
+    server.mock(
+        mockhttp.post("/v1/chat/completions", name="chat")
+        .header("Authorization", "Bearer sk-test")
+        .body(match.json_path("$.stream", match.equal(True)))
+    )
+    server.mock(mockhttp.get("/v1/models", name="models"))
+    response = httpx.post(
+        server.url + "/v1/chat/completions",
+        json={"stream": False},
+        headers={"Authorization": "Bearer nope"},
+    )
+    assert response.status_code == 404
+    assert response.text == (
+        "no mock matched POST /v1/chat/completions\n"
+        "  closest: mock 'chat'\n"
+        "    header 'authorization': got 'Bearer nope', expected 'Bearer sk-test'\n"
+        "    body: $.stream: got false, expected true\n"
+        "  also tried: mock 'models'\n"
+        "    method: got 'POST', expected 'GET'\n"
+        "    path: got '/v1/chat/completions', expected '/v1/models'\n"
+    )
+    as_json = httpx.post(
+        server.url + "/v1/chat/completions",
+        json={"stream": True},
+        headers={"Accept": "application/json"},
+    ).json()["error"]
+    assert as_json["type"] == "mockhttp_no_match"
+    assert as_json["closest"][0] == {
+        "mock": "'chat'",
+        "differences": [
+            {"field": "header 'authorization'", "reason": "got nothing (absent), expected 'Bearer sk-test'"}
+        ],
+    }
+    assert len(server.unmatched) == 2
+    with pytest.raises(mockhttp.UnmatchedRequestError, match="2 request\\(s\\) matched no mock"):
+        server.check()
+
+
+def test_mocks_change_while_serving_from_other_threads(server: mockhttp.Server) -> None:
+    """Mocks added and removed from several threads take effect at once, safely."""
+    handles: list[mockhttp.ActiveMock] = []
+    lock = threading.Lock()
+
+    def add(i: int) -> None:
+        h = server.mock(mockhttp.get(f"/t{i}").reply(mockhttp.ok().body(str(i))))
+        with lock:
+            handles.append(h)
+
+    threads = [threading.Thread(target=add, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(server.mocks) == 20
+    assert httpx.get(server.url + "/t7").text == "7"
+    for h in handles:
+        h.remove()
+    assert httpx.get(server.url + "/t7").status_code == 404
+    server.reset()
+
+
+async def _async_use() -> str:
+    async with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("async")))
+        async with httpx.AsyncClient() as client:
+            return (await client.get(server.url + "/a")).text
+
+
+def test_async_context_manager() -> None:
+    """`async with Server()` serves an async client from the caller's loop."""
+    import asyncio
+
+    assert asyncio.run(_async_use()) == "async"
+
+
+def test_server_errors_on_bad_use() -> None:
+    """Starting twice and binding a taken port raise ServerError."""
+    with mockhttp.Server() as s:
+        with pytest.raises(mockhttp.ServerError, match="already running"):
+            s.start()
+        with pytest.raises(mockhttp.ServerError, match="cannot listen"):
+            mockhttp.Server(port=s.port).start()
