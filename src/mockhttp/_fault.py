@@ -125,7 +125,7 @@ class _Fault:
     def _file_value(self, name: str) -> Any:
         value = getattr(self, name)
         if name in self._durations:
-            return format_seconds(value)
+            return _duration_form(value)
         if name == "fault":
             to_args = getattr(value, "to_args", None)
             if to_args is None:
@@ -137,12 +137,22 @@ class _Fault:
         args: list[str] = []
         for field in dataclasses.fields(self):  # type: ignore[arg-type]  # subclasses are dataclasses
             value = getattr(self, field.name)
-            text = repr(format_seconds(value)) if field.name in self._durations else repr(value)
+            text = repr(_duration_form(value) if field.name in self._durations else value)
             if field.default is dataclasses.MISSING:
                 args.append(text)
             elif value != field.default:
                 args.append(f"{field.name}={text}")
         return f"{self.name}({', '.join(args)})"
+
+
+def _duration_form(value: float) -> str | float:
+    """Text such as ``"20ms"`` when it reads back to ``value`` exactly, else the float."""
+    text = format_seconds(value)
+    try:
+        same = seconds(text) == value
+    except ConfigError:  # format_seconds can write exponents (1e-07s) that seconds() refuses
+        same = False
+    return text if same else value
 
 
 # -- shared cutting helpers -------------------------------------------------------------
