@@ -1,0 +1,64 @@
+"""The pytest plugin, run in pytester sessions with the plugin enabled."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+def test_fixture_serves_and_resets_between_tests(pytester: pytest.Pytester) -> None:
+    """mockhttp_server is a running server, empty at the start of each test."""
+    pytester.makepyfile(
+        """
+        import httpx
+        import mockhttp
+
+        def test_one(mockhttp_server):
+            mock = mockhttp_server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("x")))
+            assert httpx.get(mockhttp_server.url + "/a").text == "x"
+            mock.assert_called_once()
+
+        def test_two(mockhttp_server):
+            assert mockhttp_server.mocks == ()
+            assert len(mockhttp_server.journal) == 0
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
+def test_unmatched_request_fails_the_test_at_teardown(pytester: pytest.Pytester) -> None:
+    """A request no mock matched fails the test, with the closest mock explained."""
+    pytester.makepyfile(
+        """
+        import httpx
+        import mockhttp
+        import pytest
+
+        def test_unmatched(mockhttp_server):
+            mockhttp_server.mock(mockhttp.get("/a"))
+            httpx.get(mockhttp_server.url + "/b")
+
+        @pytest.mark.mockhttp(allow_unmatched=True)
+        def test_allowed(mockhttp_server):
+            httpx.get(mockhttp_server.url + "/b")
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*1 request(s) matched no mock:*",
+            "*no mock matched GET /b*",
+            "*path: got '/b', expected '/a'*",
+        ]
+    )
+
+
+def test_plugin_is_registered_by_entry_point() -> None:
+    """Installing mockhttp registers the plugin under the pytest11 entry point."""
+    from importlib.metadata import entry_points
+
+    names = {ep.name: ep.value for ep in entry_points(group="pytest11")}
+    assert names["mockhttp"] == "mockhttp.pytest_plugin"

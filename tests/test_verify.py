@@ -1,0 +1,70 @@
+"""Verification: call records and assertion messages."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+import mockhttp
+from mockhttp import VerificationError
+
+
+def test_calls_record_the_request(server: mockhttp.Server) -> None:
+    """Each call keeps method, path, query, headers, body and JSON."""
+    mock = server.mock(mockhttp.post("/v1/x").reply(mockhttp.ok().json({"ok": True})))
+    httpx.post(server.url + "/v1/x?a=1&a=2", json={"k": "v"}, headers={"X-Trace": "t1"})
+    call = mock.calls.last
+    assert call.request.method == "POST"
+    assert call.request.path == "/v1/x"
+    assert call.request.query == (("a", "1"), ("a", "2"))
+    assert call.request.query_dict == {"a": ["1", "2"]}
+    assert call.request.headers["x-trace"] == "t1"
+    assert call.json() == {"k": "v"}
+    assert call.wait() == "complete"
+    assert call.status == 200
+    assert call.body_bytes == len(b'{"ok":true}')
+    assert mock.call_count == 1
+    assert mock.called
+    assert server.journal == [call]
+
+
+def test_assertion_messages_list_what_the_server_received(server: mockhttp.Server) -> None:
+    """A failed assertion says what was expected and lists every request received."""
+    chat = server.mock(mockhttp.post("/v1/chat/completions", name="chat"))
+    server.mock(mockhttp.get("/v1/models", name="models"))
+    httpx.get(server.url + "/v1/models")
+    httpx.get(server.url + "/nowhere")
+    with pytest.raises(VerificationError) as info:
+        chat.assert_called()
+    assert str(info.value) == (
+        "expected mock 'chat' to be called, it was called 0 times\n"
+        "the server received 2 request(s):\n"
+        "  1. GET /v1/models → mock 'models' (200), complete\n"
+        "  2. GET /nowhere → no match (404), complete"
+    )
+    server.reset()
+
+
+def test_count_assertions(server: mockhttp.Server) -> None:
+    """assert_called_once/times/not_called pass and fail on the count."""
+    mock = server.mock(mockhttp.get("/a"))
+    mock.assert_not_called()
+    with pytest.raises(VerificationError, match="to be called once, it was called 0 times"):
+        mock.assert_called_once()
+    httpx.get(server.url + "/a")
+    httpx.get(server.url + "/a")
+    mock.assert_called_times(2)
+    with pytest.raises(VerificationError, match="not to be called, it was called twice"):
+        mock.assert_not_called()
+    with pytest.raises(VerificationError, match="to be called 3 times, it was called twice"):
+        mock.assert_called_times(3)
+
+
+def test_assertion_errors_are_assertion_errors() -> None:
+    """What the client did wrong is an AssertionError; misuse is a MockHTTPError."""
+    assert issubclass(VerificationError, AssertionError)
+    assert issubclass(mockhttp.UnmatchedRequestError, VerificationError)
+    assert issubclass(mockhttp.ConfigError, ValueError)
+    assert issubclass(mockhttp.ConfigError, mockhttp.MockHTTPError)
+    with pytest.raises(VerificationError, match="no calls were made"):
+        _ = mockhttp.CallList().last
