@@ -1,0 +1,121 @@
+"""Run the rules of a profile over a transcript: ``check``, ``assert_conforms``, ``evaluate``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._finding import SEVERITIES, Finding, Severity
+from ._profiles import rules
+from ._rule import Hit, Rule
+from ._stream import Stream
+from ._transcript import Transcript
+
+__all__ = ["Outcome", "assert_conforms", "check", "evaluate"]
+
+MAX_PER_RULE = 5  # beyond this, one finding says how many more a rule found
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of checking one exchange: which rules ran, and what they found.
+
+    Attributes:
+        exchange: a label for the exchange (``"stream"``, ``"stream with include_usage"``).
+        rules: the rules of the profile(s), in table order.
+        findings: what they found.
+        skipped: ids of rules not run because there was no stream to check.
+    """
+
+    exchange: str
+    rules: tuple[Rule, ...]
+    findings: tuple[Finding, ...]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def violations(self) -> tuple[Finding, ...]:
+        """The findings with severity ``"violation"``."""
+        return tuple(f for f in self.findings if f.severity == "violation")
+
+
+def evaluate(
+    transcript: Transcript,
+    profile: str | Sequence[str] = "openai-chat",
+    exchange: str | None = None,
+) -> Outcome:
+    """Check ``transcript`` against ``profile`` and keep which rules ran (for reports).
+
+    ``exchange`` labels the findings when one check sends several requests.
+
+    Raises:
+        ConfigError: an unknown profile name.
+    """
+    stream = Stream(transcript)
+    chosen = rules(profile)
+    findings: list[Finding] = []
+    skipped: list[str] = []
+    for rule in chosen:
+        if stream.failed and not rule.always:
+            skipped.append(rule.id)
+            continue
+        findings += _findings(rule, list(rule.find(stream)), exchange)
+    return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped))
+
+
+def check(transcript: Transcript, profile: str | Sequence[str] = "openai-chat") -> list[Finding]:
+    """Every finding of ``profile``'s rules on ``transcript``, in rule-table order.
+
+    Args:
+        transcript: the recorded exchange (see ``record`` and ``Transcript.from_body``).
+        profile: ``"openai-chat"``, ``"stream-equals-buffered"``, ``"anthropic-messages"``,
+            or a list of them.
+
+    Raises:
+        ConfigError: an unknown profile name; the message lists the known ones.
+    """
+    return list(evaluate(transcript, profile).findings)
+
+
+def assert_conforms(
+    transcript: Transcript,
+    profile: str | Sequence[str] = "openai-chat",
+    *,
+    fail_on: Severity = "violation",
+) -> None:
+    """Raise one AssertionError listing every finding if any is at least ``fail_on``.
+
+    Raises:
+        AssertionError: the stream breaks the contract; the message lists each finding with
+            its rule id, where it is, and what was seen against what was expected.
+    """
+    __tracebackhide__ = True
+    findings = check(transcript, profile)
+    worst = SEVERITIES.index(fail_on)
+    failing = [f for f in findings if SEVERITIES.index(f.severity) <= worst]
+    if failing:
+        lines = "\n".join(f"  {finding}" for finding in findings)
+        raise AssertionError(
+            f"{len(failing)} contract finding(s) at or above {fail_on!r} "
+            f"({len(findings)} in all):\n{lines}"
+        )
+
+
+def _findings(rule: Rule, hits: list[Hit], exchange: str | None) -> list[Finding]:
+    found = [
+        Finding(rule.id, h.severity or rule.severity, h.message, h.event, h.offset, exchange)
+        for h in hits[:MAX_PER_RULE]
+    ]
+    if len(hits) > MAX_PER_RULE:
+        extra = hits[MAX_PER_RULE]
+        more = len(hits) - MAX_PER_RULE
+        found.append(
+            Finding(
+                rule.id,
+                extra.severity or rule.severity,
+                f"{more} more like the above, the next: {extra.message}",
+                extra.event,
+                extra.offset,
+                exchange,
+            )
+        )
+    return found

@@ -1,0 +1,138 @@
+"""``mockhttp check``: check a live endpoint or a recorded exchange against a profile.
+
+The lead's ``mockhttp`` entry point mounts this as a subcommand through
+``configure_parser`` and ``run``; ``python -m mockhttp.contract`` runs it alone.
+Exit status: 0 no violation, 1 at least one violation, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._check import Outcome, evaluate
+from ._live import auth_headers, run_live
+from ._profiles import PROFILES
+from ._report import format_json, format_junit, format_table
+from ._transcript import Transcript, parse_head
+
+__all__ = ["configure_parser", "run"]
+
+OK, VIOLATION, USAGE = 0, 1, 2
+_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+class UsageError(Exception):
+    """A bad command line: reported on stderr with exit status 2."""
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    """Add the ``check`` arguments to ``parser``."""
+    parser.description = (
+        "Check an LLM streaming endpoint's raw SSE bytes against a contract profile, "
+        "live (URL --model M) or from recorded files (--body FILE)."
+    )
+    parser.add_argument("url", nargs="?", help="live mode: the endpoint or base URL")
+    parser.add_argument("--model", help="live mode: the model to ask")
+    parser.add_argument(
+        "--api-key",
+        help="live mode: the API key (default: $MOCKHTTP_API_KEY, then $OPENAI_API_KEY or "
+        "$ANTHROPIC_API_KEY by profile; none for a local server)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        choices=list(PROFILES),
+        help="rule profile, repeatable (default: openai-chat)",
+    )
+    parser.add_argument(
+        "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra header"
+    )
+    parser.add_argument("--timeout", type=float, default=60.0, help="live mode: seconds")
+    parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
+    parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
+    parser.add_argument("--request", type=Path, help="offline: the JSON request that was sent")
+    parser.add_argument("--buffered", type=Path, help="offline: the buffered answer (JSON)")
+    parser.add_argument("--json", action="store_true", help="print findings as JSON")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the check described by ``args``; print the report; return the exit status."""
+    try:
+        outcomes = _outcomes(args)
+    except UsageError as exc:
+        print(f"mockhttp check: error: {exc}", file=sys.stderr)
+        return USAGE
+    print(format_json(outcomes) if args.json else format_table(outcomes), end="")
+    if args.junit is not None:
+        args.junit.write_text(format_junit(outcomes), encoding="utf-8")
+    return VIOLATION if any(o.violations for o in outcomes) else OK
+
+
+def _outcomes(args: argparse.Namespace) -> list[Outcome]:
+    profiles: list[str] = args.profile or ["openai-chat"]
+    if (args.url is None) == (args.body is None):
+        raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
+    if args.body is not None:
+        return [_offline(args, profiles)]
+    return _live(args, profiles)
+
+
+def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    if args.model is None:
+        raise UsageError("live mode needs --model")
+    if "anthropic-messages" in profiles and len(profiles) > 1:
+        raise UsageError("live mode checks anthropic-messages on its own")
+    api = "anthropic" if "anthropic-messages" in profiles else "openai"
+    key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
+    headers = {**auth_headers(api, key), **_headers(args.header)}
+    return run_live(args.url, args.model, api, headers, args.timeout)
+
+
+def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:
+    status = 200
+    headers: tuple[tuple[str, str], ...] = (("content-type", "text/event-stream"),)
+    if args.head is not None:
+        try:
+            status, headers = parse_head(_read(args.head).decode("utf-8", "replace"))
+        except ValueError as exc:
+            raise UsageError(f"--head {args.head}: {exc}") from None
+    request = _read_json(args.request, "--request")
+    buffered = _read_json(args.buffered, "--buffered")
+    if buffered is not None and profiles == ["openai-chat"]:
+        profiles = [*profiles, "stream-equals-buffered"]
+    transcript = Transcript.from_body(
+        _read(args.body), status=status, headers=headers, request=request, buffered=buffered
+    )
+    return evaluate(transcript, profiles, str(args.body))
+
+
+def _headers(given: list[str]) -> dict[str, str]:
+    headers = {}
+    for item in given:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"--header {item!r} is not 'Name: value'")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _read_json(path: Path | None, option: str) -> Any:
+    if path is None:
+        return None
+    try:
+        return json.loads(_read(path))
+    except ValueError as exc:
+        raise UsageError(f"{option} {path} is not JSON: {exc}") from None

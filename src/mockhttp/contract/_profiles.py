@@ -1,0 +1,36 @@
+"""Profiles: named tables of rules.  docs/contract.md is generated from these tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._errors import ConfigError
+from ._anthropic import ANTHROPIC_MESSAGES
+from ._buffered import STREAM_EQUALS_BUFFERED
+from ._common import COMMON
+from ._openai import OPENAI_CHAT
+from ._rule import Rule
+
+__all__ = ["PROFILES", "rules"]
+
+PROFILES: dict[str, tuple[Rule, ...]] = {
+    "openai-chat": COMMON + OPENAI_CHAT,
+    "stream-equals-buffered": COMMON + STREAM_EQUALS_BUFFERED,
+    "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
+}
+
+
+def rules(profile: str | Sequence[str]) -> tuple[Rule, ...]:
+    """The rules of one profile, or of several without duplicates, in table order.
+
+    Raises:
+        ConfigError: an unknown profile name; the message lists the known ones.
+    """
+    names = [profile] if isinstance(profile, str) else list(profile)
+    chosen: dict[str, Rule] = {}
+    for name in names:
+        if name not in PROFILES:
+            known = ", ".join(PROFILES)
+            raise ConfigError(f"profile={name!r} is not known (known: {known})")
+        chosen.update((rule.id, rule) for rule in PROFILES[name] if rule.id not in chosen)
+    return tuple(chosen.values())

@@ -1,0 +1,56 @@
+"""Rules as data: a ``Rule`` names its id, severity, documentation and finder function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .._sse_decode import Message
+from ._finding import Severity
+from ._stream import Stream
+
+__all__ = ["Hit", "Rule", "hit", "short"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """What a finder returns; ``check`` turns it into a ``Finding`` with the rule's id."""
+
+    message: str
+    event: int | None = None
+    offset: int | None = None
+    severity: Severity | None = None  # None: the rule's own severity
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One contract rule.
+
+    Attributes:
+        id: stable id, ``<area>.<name>`` (``http.status``, ``openai.done``, ...).
+        severity: the severity of what it finds (a finder may lower it for one hit).
+        checks: what it checks, one sentence (docs/contract.md is generated from these).
+        why: why clients depend on it.
+        differs: which providers are known to differ (``Q-*`` ids from wire-facts.md).
+        find: the pure function that looks for it in a decoded stream.
+        always: run even when there is no stream to check (transport and status rules).
+    """
+
+    id: str
+    severity: Severity
+    checks: str
+    why: str
+    differs: str
+    find: Callable[[Stream], Iterable[Hit]]
+    always: bool = False
+
+
+def hit(message: Message, text: str, severity: Severity | None = None) -> Hit:
+    """A hit located at ``message`` (its event index and byte offset)."""
+    return Hit(text, message.index, message.offset, severity)
+
+
+def short(value: object, limit: int = 60) -> str:
+    """``repr`` cut to ``limit`` characters, for quoting wire data in messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
