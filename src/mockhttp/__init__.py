@@ -5,6 +5,7 @@
 ...     chat = server.mock(mockhttp.post("/v1/chat").reply(mockhttp.ok().json({"a": 1})))
 """
 
+from . import fault as fault
 from . import match as match
 from ._errors import ConfigError as ConfigError
 from ._errors import MockfileError as MockfileError
@@ -51,6 +52,7 @@ __all__ = [
     "UnmatchedRequestError",
     "VerificationError",
     "delete",
+    "fault",
     "get",
     "head",
     "match",

@@ -1,0 +1,44 @@
+"""Every Python example in the README and the docs runs, as written.
+
+A ```python block runs as a script (the blocks of one page share a namespace, in order); a
+```python test block is a pytest module, run with the plugin enabled.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [
+    "README.md",
+    "docs/quickstart.md",
+    "docs/matching.md",
+    "docs/replies.md",
+    "docs/verification.md",
+    "docs/pytest.md",
+]
+BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
+
+
+def blocks(page: str) -> list[tuple[bool, str]]:
+    text = (ROOT / page).read_text()
+    return [(bool(kind), code) for kind, code in BLOCK.findall(text)]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_examples_run(page: str, pytester: pytest.Pytester) -> None:
+    """The page's scripts run without error and its test modules pass."""
+    found = blocks(page)
+    assert found, f"{page} has no python example"
+    namespace: dict[str, object] = {"__name__": "__doc_example__"}
+    for is_test, code in found:
+        if is_test:
+            pytester.makepyfile(**{f"test_{Path(page).stem}": code})
+            result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+            outcomes = result.parseoutcomes()
+            assert outcomes.get("passed", 0) >= 1 and not outcomes.get("failed"), result.stdout.str()
+        else:
+            exec(compile(code, f"{page}:example", "exec"), namespace)
