@@ -34,7 +34,7 @@ def complete(url: str, prompt: str, *, timeout: float = 5.0) -> str:
         reader = _HTTPBody(sock.makefile("rb"))
         if reader.status != 200:
             raise RuntimeError(f"status {reader.status}")
-        answer = []
+        answer: list[str] = []
         for line in reader.lines():
             if not line.startswith("data: "):
                 continue

@@ -39,6 +39,7 @@ def test_page_examples_run(page: str, pytester: pytest.Pytester) -> None:
             pytester.makepyfile(**{f"test_{Path(page).stem}": code})
             result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
             outcomes = result.parseoutcomes()
-            assert outcomes.get("passed", 0) >= 1 and not outcomes.get("failed"), result.stdout.str()
+            assert outcomes.get("passed", 0) >= 1, result.stdout.str()
+            assert not outcomes.get("failed"), result.stdout.str()
         else:
             exec(compile(code, f"{page}:example", "exec"), namespace)

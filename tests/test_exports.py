@@ -20,7 +20,8 @@ def test_public_names_are_all_listed() -> None:
     import types
 
     public = {
-        n for n, v in vars(mockhttp).items()
+        n
+        for n, v in vars(mockhttp).items()
         if not n.startswith("_") and not isinstance(v, types.ModuleType)
     }
     assert public <= set(mockhttp.__all__)

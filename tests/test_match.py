@@ -68,7 +68,9 @@ def test_json_path_selects_and_explains() -> None:
     assert match.json_path("$.model").explain(req) == (
         "$.model: got nothing (absent), expected it to exist"
     )
-    assert match.json_path("$.a").explain(body("not json")).startswith("$.a: body is not JSON")
+    reason = match.json_path("$.a").explain(body("not json"))
+    assert reason is not None
+    assert reason.startswith("$.a: body is not JSON")
 
 
 def test_json_equal_with_and_without_extra_fields() -> None:
@@ -90,8 +92,9 @@ def test_file_forms_round_trip_through_the_registry() -> None:
     def build(form: list[object]) -> match.Matcher:
         name, *rest = form
         assert isinstance(name, str)
-        built = [build(a) if isinstance(a, list) and a and a[0] in match.MATCHERS else a
-                 for a in rest]
+        built = [
+            build(a) if isinstance(a, list) and a and a[0] in match.MATCHERS else a for a in rest
+        ]
         return match.MATCHERS[name](*built)
 
     assert build(args) == original
@@ -101,8 +104,14 @@ def test_file_forms_round_trip_through_the_registry() -> None:
     ("call", "message"),
     [
         (lambda: match.regex("("), "regex pattern='(' does not compile"),
-        (lambda: match.regex(3), "regex() pattern=3 must be text, not int"),
-        (lambda: match.json_path("$[", match.equal(1)), "json_path path='$[' is not valid JSONPath"),
+        (
+            lambda: match.regex(3),  # type: ignore[arg-type]
+            "regex() pattern=3 must be text, not int",
+        ),
+        (
+            lambda: match.json_path("$[", match.equal(1)),
+            "json_path path='$[' is not valid JSONPath",
+        ),
         (lambda: match.any_of(), "any_of() needs at least one matcher"),
         (lambda: match.json_equal({1, 2}), "json_equal() expected={1, 2} is not JSON"),
         (lambda: match.not_(print), "must be a matcher or a plain value, not a callable"),

@@ -88,9 +88,12 @@ def test_event_stream_plan_has_delays_between_events() -> None:
         200, "OK", (("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")), None
     )
     assert steps[2:] == [
-        Pause(0.01), Data(b"data: a\n\n", 0),
-        Pause(0.02), Data(b"data: b\n\n", 1),
-        Pause(0.1), Data(b"data: c\n\n", 2),
+        Pause(0.01),
+        Data(b"data: a\n\n", 0),
+        Pause(0.02),
+        Data(b"data: b\n\n", 1),
+        Pause(0.1),
+        Data(b"data: c\n\n", 2),
         End("complete"),
     ]
 
@@ -110,8 +113,13 @@ def test_endless_stream_is_lazy() -> None:
     reply = mockhttp.ok().event_stream(Event(comment="ping"), event_delay=1, repeat=True)
     steps = list(itertools.islice(reply.plan(), 1, 8))
     assert steps == [
-        Data(b": ping\n\n", 0), Pause(1.0), Data(b": ping\n\n", 1),
-        Pause(1.0), Data(b": ping\n\n", 2), Pause(1.0), Data(b": ping\n\n", 3),
+        Data(b": ping\n\n", 0),
+        Pause(1.0),
+        Data(b": ping\n\n", 1),
+        Pause(1.0),
+        Data(b": ping\n\n", 2),
+        Pause(1.0),
+        Data(b": ping\n\n", 3),
     ]
 
 
@@ -130,14 +138,23 @@ def test_replies_are_immutable_builders() -> None:
         (lambda: mockhttp.ok().header("Bad Name", "x"), "header name='Bad Name' must be"),
         (lambda: mockhttp.ok().header("X", "a\r\nb"), "must not contain CR, LF or NUL"),
         (lambda: mockhttp.ok().json(object()), "is not JSON-serialisable"),
-        (lambda: mockhttp.ok().event_stream("data: x"), "events[0]='data: x' must be an Event"),
+        (
+            lambda: mockhttp.ok().event_stream("data: x"),  # type: ignore[arg-type]
+            "events[0]='data: x' must be an Event",
+        ),
         (lambda: mockhttp.ok().event_stream(repeat=0), "repeat=0 must be a positive int"),
-        (lambda: mockhttp.ok().event_stream(line_ending="\n\n"), "line_ending="),
+        (
+            lambda: mockhttp.ok().event_stream(line_ending="\n\n"),  # type: ignore[arg-type]
+            "line_ending=",
+        ),
         (lambda: mockhttp.ok().event_stream(event_delay=-1), "event_delay=-1 must be"),
         (lambda: mockhttp.post("v1/x"), "path='v1/x' must start with '/'"),
         (lambda: mockhttp.post("/x", times=0), "times=0 must be a positive int"),
         (lambda: mockhttp.request("GE T", "/"), "method='GE T' must be an HTTP method"),
-        (lambda: mockhttp.post("/x").reply(200), "reply=200 must be a Reply"),
+        (
+            lambda: mockhttp.post("/x").reply(200),  # type: ignore[arg-type]
+            "reply=200 must be a Reply",
+        ),
     ],
 )
 def test_bad_reply_and_mock_arguments_raise(call, message) -> None:

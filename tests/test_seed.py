@@ -22,7 +22,10 @@ from .clients import complete
 def chunk(content: str) -> Event:
     """An event of a streamed chat completion, with a piece of the answer."""
     return Event(
-        data={"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}}]}
+        data={
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {"content": content}}],
+        }
     )
 
 
@@ -74,9 +77,7 @@ def test_puts_the_answer_together_httpx(server: mockhttp.Server) -> None:
         'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hel"}}]}'
     )
     assert lines[-1] == "data: [DONE]"
-    answer = "".join(
-        json.loads(line[6:])["choices"][0]["delta"]["content"] for line in lines[:-1]
-    )
+    answer = "".join(json.loads(line[6:])["choices"][0]["delta"]["content"] for line in lines[:-1])
     assert answer == "Hello, world"
     scoped.assert_called_once()
 
@@ -108,7 +109,7 @@ def test_stream_false_does_not_match_the_streaming_mock(server: mockhttp.Server)
 def test_fails_on_a_rate_limit_raw_client(server: mockhttp.Server) -> None:
     """complete() fails with "status 429" instead of reading an empty stream."""
     server.mock(rate_limit())
-    with pytest.raises(RuntimeError, match="^status 429$"):
+    with pytest.raises(RuntimeError, match=r"^status 429$"):
         complete(server.url, "Say hello")
 
 
@@ -147,15 +148,31 @@ def test_rate_limit_once_then_the_stream(server: mockhttp.Server) -> None:
 # -- named events ---------------------------------------------------------------------------
 
 NAMED = [
-    ("message_start", {"type": "message_start",
-                       "message": {"id": "msg_1", "role": "assistant", "content": []}}),
-    ("content_block_start", {"type": "content_block_start", "index": 0,
-                             "content_block": {"type": "text", "text": ""}}),
+    (
+        "message_start",
+        {"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}},
+    ),
+    (
+        "content_block_start",
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    ),
     ("ping", {"type": "ping"}),
-    ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                             "delta": {"type": "text_delta", "text": "Hello"}}),
-    ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                             "delta": {"type": "text_delta", "text": ", world"}}),
+    (
+        "content_block_delta",
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "Hello"},
+        },
+    ),
+    (
+        "content_block_delta",
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": ", world"},
+        },
+    ),
     ("content_block_stop", {"type": "content_block_stop", "index": 0}),
     ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}}),
     ("message_stop", {"type": "message_stop"}),
@@ -218,11 +235,15 @@ def test_named_events_anthropic_sdk(server: mockhttp.Server) -> None:
         default_headers={"x-api-key": "test-key", "anthropic-version": "2023-06-01"},
     )
     stream = client.messages.create(
-        model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "hi"}],
+        model="claude-test",
+        max_tokens=16,
+        messages=[{"role": "user", "content": "hi"}],
         stream=True,
     )
     text = "".join(
-        e.delta.text for e in stream if e.type == "content_block_delta" and e.delta.type == "text_delta"
+        e.delta.text
+        for e in stream
+        if e.type == "content_block_delta" and e.delta.type == "text_delta"
     )
     assert text == "Hello, world"
     mock.assert_called_once()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import socket
 import threading
 import time
@@ -53,7 +54,7 @@ def test_each_event_is_flushed_when_its_time_comes(server: mockhttp.Server) -> N
     assert len(arrivals) == 10  # each event is its own read: written and flushed alone
     # the last event is due at 9 * 50 ms = 450 ms after the first; allow scheduling noise
     assert 0.40 <= arrivals[-1] - arrivals[0] <= 0.75
-    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     assert min(gaps) >= 0.02
 
 
@@ -76,7 +77,8 @@ def test_pipelined_requests_are_answered_in_order(server: mockhttp.Server) -> No
     server.mock(mockhttp.get("/b").reply(mockhttp.ok().body("B")))
     got = raw_exchange(
         server.url,
-        b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+        b"GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
     )
     assert got.index(b"\r\n\r\nA") < got.index(b"\r\n\r\nB")
 
@@ -91,7 +93,7 @@ def test_chunked_request_body_and_expect_continue(server: mockhttp.Server) -> No
             b"Expect: 100-continue\r\n\r\n"
         )
         assert read_until(sock, b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
-        sock.sendall(b"4\r\n{\"a\"\r\n3\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n")
+        sock.sendall(b'4\r\n{"a"\r\n3\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n')
         assert read_until(sock, b"content-length: 0\r\n\r\n").startswith(b"HTTP/1.1 200 OK")
     assert mock.calls.last.request.body == b'{"a": 1}'
 
@@ -228,7 +230,10 @@ def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) ->
     assert as_json["closest"][0] == {
         "mock": "'chat'",
         "differences": [
-            {"field": "header 'authorization'", "reason": "got nothing (absent), expected 'Bearer sk-test'"}
+            {
+                "field": "header 'authorization'",
+                "reason": "got nothing (absent), expected 'Bearer sk-test'",
+            }
         ],
     }
     assert len(server.unmatched) == 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._errors import VerificationError
 from ._request import Request
@@ -52,7 +52,7 @@ class Call:
     def __repr__(self) -> str:
         return f"<Call {self.summary()}, {self.body_bytes} body bytes, {self.events} events>"
 
-    def json(self) -> object:
+    def json(self) -> Any:
         """The request body parsed as JSON."""
         return self.request.json()
 
