@@ -79,7 +79,10 @@ def test_offline_head_request_and_buffered_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """--head (curl -D), --request and --buffered feed the rules that need them."""
-    head = "HTTP/1.1 100 Continue\r\n\r\nHTTP/2 200\r\ncontent-type: text/event-stream; charset=utf-8\r\n\r\n"
+    head = (
+        "HTTP/1.1 100 Continue\r\n\r\n"
+        "HTTP/2 200\r\ncontent-type: text/event-stream; charset=utf-8\r\n\r\n"
+    )
     changed = json.loads(json.dumps(BUFFERED).replace("three", "four"))
     args = [
         "--body", write(tmp_path, "body.sse", OPENAI_REFERENCE.body),
