@@ -161,6 +161,16 @@ class Mock:
                 raise ConfigError(f"pipe() argument {f!r} must be a fault from mockhttp.fault")
         return dataclasses.replace(self, faults=(*self.faults, *faults))
 
+    def to_yaml(self) -> str:
+        """This mock as a mock file (YAML); ``mockhttp.loads`` reads it back unchanged.
+
+        Raises:
+            ConfigError: the mock has no file form (a binary body, a bytes matcher value).
+        """
+        from ._mockfile_dump import dump
+
+        return dump(self)
+
     def _add(self, field: Field, name: str | None, matcher: Matcher | Any) -> Mock:
         from ._match import exists
 

@@ -73,6 +73,8 @@ class Server:
         backlog: the listen backlog.
         on_call_end: called on the server thread with each finished :class:`Call`
             (the CLI logs with it).
+        admin: serve the admin API under ``/__mockhttp/`` (add, list and remove mocks,
+            read the journal over HTTP; see ``docs/cli.md``), as ``mockhttp serve`` does.
     """
 
     def __init__(
@@ -83,6 +85,7 @@ class Server:
         unmatched_status: int = 404,
         backlog: int = 4096,
         on_call_end: Callable[[Call], None] | None = None,
+        admin: bool = False,
     ) -> None:
         self.host = host
         self.port = port
@@ -92,6 +95,10 @@ class Server:
         self.journal = CallList()
         self.errors: list[BaseException] = []
         self.admin: Callable[[Request], Reply | None] | None = None
+        if admin:
+            from ._admin import AdminAPI
+
+            self.admin = AdminAPI(self)
         self._active: tuple[ActiveMock, ...] = ()
         self._seq = 0
         self._lock = threading.Lock()

@@ -1,0 +1,162 @@
+"""The ``mockhttp`` command: ``serve``, ``validate`` and ``check``.
+
+``serve`` prints the base URL on stdout (one line, flushed) once it listens, so a script can
+read it; everything else (one line per request, reloads, errors) goes to stderr.
+
+Rule 1: a file set is used whole or not at all: a bad file at start exits with status 1,
+and a bad file on ``--watch`` keeps the mocks already served.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
+
+from ._cli_serve import DEFAULTS, Served, watch_snapshot
+from ._errors import MockfileError, ServerError
+from ._mockfile import files, load
+from ._server import Server
+
+__all__ = ["main"]
+
+_POLL = 0.25  # seconds between checks for a signal or a changed file
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["check"]:
+        return _check(args[1:])
+    parsed = _parser().parse_args(args)
+    if parsed.command == "serve":
+        return _serve(parsed)
+    if parsed.command == "validate":
+        return _validate(parsed.paths)
+    _parser().print_help(sys.stderr)
+    return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="mockhttp",
+        description="A mock HTTP server for clients of streaming (Server-Sent Events) APIs.",
+    )
+    parser.add_argument("--version", action="version", version=f"mockhttp {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="serve mock files (or the built-in LLM mocks)",
+        description="Serve the mocks in PATHs (files or directories of *.yaml, *.yml, "
+        "*.json); with no PATH, built-in OpenAI- and Anthropic-style mocks.  Prints the base "
+        "URL on stdout when listening.  The admin API is under /__mockhttp/.",
+    )
+    serve.add_argument("paths", nargs="*", metavar="PATH", help="mock files or directories")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8080, help="port (8080; 0 picks a free one)")
+    loud = serve.add_mutually_exclusive_group()
+    loud.add_argument("--quiet", action="store_true", help="log no requests, only errors")
+    loud.add_argument("--verbose", action="store_true", help="log request headers and bodies")
+    serve.add_argument("--watch", action="store_true", help="reload files when they change")
+    validate = commands.add_parser(
+        "validate",
+        help="check mock files",
+        description="Check mock files; print each error with its file, line and column.  "
+        "Exit status 0 when every file loads, 1 otherwise.",
+    )
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="mock files or directories")
+    commands.add_parser(
+        "check",
+        help="check a live streaming endpoint against a provider contract",
+        description="See `mockhttp check --help`.",
+        add_help=False,
+    )
+    return parser
+
+
+# -- serve ----------------------------------------------------------------------------------
+
+
+def _serve(args: argparse.Namespace) -> int:
+    paths = [Path(p) for p in args.paths] or [DEFAULTS]
+    try:
+        mocks = load(*paths)
+    except MockfileError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    server = Server(args.host, args.port)
+    served = Served(server, paths, mocks, args.quiet, args.verbose)
+    try:
+        server.start()
+    except ServerError as exc:
+        print(f"mockhttp: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, _stopper(stop)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        served.announce()
+        snapshot = watch_snapshot(paths) if args.watch else None
+        while not stop.wait(_POLL):
+            if snapshot is not None:
+                snapshot = served.reload_if_changed(snapshot)
+    finally:
+        server.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def _stopper(stop: threading.Event) -> Callable[[int, FrameType | None], None]:
+    def handle(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    return handle
+
+
+# -- validate -------------------------------------------------------------------------------
+
+
+def _validate(paths: Sequence[str]) -> int:
+    status = 0
+    for given in paths:
+        try:
+            found = files([given])
+        except MockfileError as exc:
+            print(exc, file=sys.stderr)
+            status = 1
+            continue
+        for path in found:
+            try:
+                mocks = load(path)
+            except MockfileError as exc:
+                print(exc, file=sys.stderr)
+                status = 1
+            else:
+                print(f"{path}: ok, {len(mocks)} mock{'' if len(mocks) == 1 else 's'}")
+    return status
+
+
+# -- check ----------------------------------------------------------------------------------
+
+
+def _check(argv: list[str]) -> int:
+    try:
+        from .contract import _cli as contract_cli  # type: ignore[attr-defined, unused-ignore]
+    except ModuleNotFoundError as exc:
+        if exc.name != "mockhttp.contract._cli":
+            raise
+        print("mockhttp check: the contract harness is not available yet", file=sys.stderr)
+        return 2
+    parser = argparse.ArgumentParser(
+        prog="mockhttp check",
+        description="Check a streaming endpoint against a provider's stream contract.",
+    )
+    contract_cli.configure_parser(parser)
+    status: int = contract_cli.run(parser.parse_args(argv))
+    return status

@@ -1,0 +1,139 @@
+"""What ``mockhttp serve`` keeps while it runs: its file mocks, the request log, reloads.
+
+Rule 1: a reload adds the new mocks before it removes the old ones, so no request finds
+the server empty; replies already running keep their plan and are not interrupted.
+Rule 2: mocks added through the admin API are not file mocks: a reload leaves them alone,
+and ``POST /__mockhttp/reset`` clears them and loads the files' mocks again.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from ._admin import PREFIX, AdminAPI
+from ._errors import MockfileError
+from ._explain import closest
+from ._mock import Mock
+from ._mockfile import files, load
+from ._server import Server
+from ._verify import ActiveMock, Call
+
+__all__ = ["DEFAULTS", "Served", "log_line", "watch_snapshot"]
+
+DEFAULTS = Path(__file__).parent / "defaults"
+
+Snapshot = tuple[tuple[str, int, int], ...]
+
+
+def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
+    """One request as a log line: time, request, who answered, status, and how it ended.
+
+    ``12:00:01.250 POST /v1/chat/completions → mock 'chat' 200, 4 events, complete``
+    """
+    request = call.request
+    if request.path.startswith(PREFIX):
+        who = "admin"
+    elif call.mock is not None:
+        who = f"mock {call.mock.describe()}"
+    else:
+        ranked = closest(request, mocks)
+        near = f"closest: {ranked[0][0].describe()}" if ranked else "no mocks"
+        who = f"no match ({near})"
+    code = "-" if call.status is None else str(call.status)
+    stream = call.mock is not None and call.mock.response.stream is not None
+    sent = f"{call.events} events" if stream else f"{call.body_bytes} bytes"
+    stamp = now.strftime("%H:%M:%S.%f")[:-3]
+    return f"{stamp} {request.method} {request.target} → {who} {code}, {sent}, {call.outcome}"
+
+
+def _details(call: Call) -> list[str]:
+    lines = [f"    {name}: {value}" for name, value in call.request.headers.items_list]
+    if call.request.body:
+        text = call.request.text
+        lines.append("    " + (text if len(text) <= 2000 else text[:2000] + "…"))
+    return lines
+
+
+def watch_snapshot(paths: Sequence[Path]) -> Snapshot:
+    """The mock files under ``paths`` with their change times and sizes."""
+    try:
+        found = files(paths)
+    except MockfileError:
+        return ()
+    result = []
+    for path in found:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        result.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(result)
+
+
+class Served:
+    """The server of ``mockhttp serve``, its file mocks and its log."""
+
+    def __init__(
+        self, server: Server, paths: Sequence[Path], mocks: list[Mock], quiet: bool, verbose: bool
+    ) -> None:
+        self.server = server
+        self.paths = paths
+        self.mocks = mocks
+        self.quiet = quiet
+        self.verbose = verbose
+        self.active: list[ActiveMock] = []
+        self._lock = threading.Lock()
+        server.on_call_end = self.log
+        server.admin = AdminAPI(server, on_reset=self.install_files)
+        self.install_files()
+
+    def install_files(self) -> None:
+        """Register the file mocks (again, after a reset)."""
+        with self._lock:
+            self.active = [self.server.mock(m) for m in self.mocks]
+
+    def announce(self) -> None:
+        """Print the URL on stdout, and what is served on stderr."""
+        print(self.server.url, flush=True)
+        where = (
+            "the built-in mocks"
+            if list(self.paths) == [DEFAULTS]
+            else ", ".join(map(str, self.paths))
+        )
+        self._err(f"mockhttp: serving {len(self.mocks)} mocks from {where} on {self.server.url}")
+
+    def reload_if_changed(self, snapshot: Snapshot) -> Snapshot:
+        """Reload the files if they changed since ``snapshot``; return the new snapshot."""
+        current = watch_snapshot(self.paths)
+        if current == snapshot:
+            return snapshot
+        try:
+            mocks = load(*self.paths)
+        except MockfileError as exc:
+            self._err(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
+            return current
+        with self._lock:
+            old, self.mocks = self.active, mocks
+            self.active = [self.server.mock(m) for m in mocks]
+            for active in old:
+                self.server.remove(active)
+        self._err(f"mockhttp: reloaded {len(mocks)} mocks")
+        return current
+
+    def log(self, call: Call) -> None:
+        """Log a finished call (the server's ``on_call_end``)."""
+        if self.quiet:
+            return
+        mocks = [a.mock for a in self.server.mocks]
+        lines = [log_line(call, mocks, datetime.now())]
+        if self.verbose:
+            lines.extend(_details(call))
+        self._err("\n".join(lines))
+
+    def _err(self, text: str) -> None:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()

@@ -1,0 +1,390 @@
+"""Mock files: YAML or JSON text in, :class:`Mock` objects out (and back with :func:`dump`).
+
+One mock per document (``---`` separates documents; a document may also be a list of
+mocks, the only way to put several in one JSON file).  A directory loads every ``*.yaml``,
+``*.yml`` and ``*.json`` in it, in name order.
+
+Rule 1: one vocabulary, two spellings.  The file keys and names are read off the Python
+definitions: matcher names from ``MATCHERS``, fault names from ``FAULTS``, their arguments
+from the constructors' signatures (a parameter typed ``Matcher`` takes a nested matcher, one
+typed ``Fault`` a nested fault), event fields from ``Event``, stream options from
+``Reply.event_stream`` and mock options from ``request``.  A new matcher, fault or option is
+in the file format as soon as it is in Python.
+Rule 2: a file is refused as a whole; the error names file, line, column and the path in
+the document (``response.event_stream.events[2].data``), what was found and what was
+expected, with a suggestion for a misspelt key or name.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, get_args
+
+import yaml
+
+from . import _mock
+from ._errors import ConfigError, MockfileError
+from ._match import MATCHERS
+from ._mock import Mock
+from ._mockfile_dump import dump as dump
+from ._mockfile_dump import to_dict as to_dict
+from ._mockfile_nodes import At, suggest
+from ._plan import Fault
+from ._reply import Reply, status
+from ._sse import Event
+from .fault import FAULTS
+
+__all__ = [
+    "EVENT_KEYS",
+    "EVENT_STREAM_KEYS",
+    "MOCK_KEYS",
+    "REQUEST_KEYS",
+    "RESPONSE_KEYS",
+    "SUFFIXES",
+    "dump",
+    "files",
+    "load",
+    "loads",
+    "to_dict",
+]
+
+SUFFIXES = (".yaml", ".yml", ".json")
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _params(func: Callable[..., Any], *kinds: inspect._ParameterKind) -> dict[str, Any]:
+    sig = inspect.signature(func)
+    return {p.name: p for p in sig.parameters.values() if p.kind in kinds and p.name != "self"}
+
+
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_MOCK_OPTIONS = _params(_mock.request, _KEYWORD)  # name, priority, times
+_REQUEST_TARGET = _params(_mock.request, _POSITIONAL)  # method, path
+_STREAM_OPTIONS = _params(Reply.event_stream, _KEYWORD)
+_EVENT_FIELDS = _params(Event.__init__, _POSITIONAL, _KEYWORD)
+
+MOCK_KEYS = ("request", "response", *_MOCK_OPTIONS)
+REQUEST_KEYS = (*_REQUEST_TARGET, *get_args(_mock.Field))  # query, header, body
+RESPONSE_KEYS = ("status", "reason", "header", "body", "json", "event_stream", "delay", "pipe")
+EVENT_STREAM_KEYS = (*_STREAM_OPTIONS, "events")
+EVENT_KEYS = tuple(_EVENT_FIELDS)
+_EXCLUSIVE = ("body", "json", "event_stream")
+
+
+# -- reading text and files -----------------------------------------------------------------
+
+
+def loads(text: str, source: str = "<string>") -> list[Mock]:
+    """The mocks in YAML or JSON ``text`` (one mock per document).
+
+    Raises:
+        MockfileError: the text does not load; the message names the line, column and path
+            in the document.  Fix the text; no mock of it is returned.
+    """
+    return [mock for doc in _documents(text, source) for mock in _document(doc)]
+
+
+def load(*paths: str | os.PathLike[str]) -> list[Mock]:
+    """The mocks in files and directories (``*.yaml``, ``*.yml``, ``*.json``, name order).
+
+    Raises:
+        MockfileError: a path is missing or a file does not load; nothing is returned, so a
+            file set is never used in half.
+    """
+    if not paths:
+        raise ConfigError("load() needs at least one file or directory")
+    mocks: list[Mock] = []
+    for path in files(paths):
+        mocks.extend(_load_file(path))
+    return mocks
+
+
+def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The mock files named by ``paths``: files as they are, directories' files in name order.
+
+    Raises:
+        MockfileError: a path does not exist.
+    """
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file()))
+        elif path.exists():
+            found.append(path)
+        else:
+            raise MockfileError("no such file or directory", source=str(given))
+    return found
+
+
+def _load_file(path: Path) -> list[Mock]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise MockfileError(f"not UTF-8 text: {exc.reason}", source=str(path)) from None
+    except OSError as exc:
+        raise MockfileError(f"cannot read it: {exc.strerror}", source=str(path)) from None
+    return loads(text, str(path))
+
+
+def _documents(text: str, source: str) -> list[At]:
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.YAMLError as exc:
+        if text.lstrip().startswith(("{", "[")):
+            return [_json_document(text, source)]  # JSON that YAML refuses (tabs, say)
+        raise _yaml_error(exc, source) from None
+    docs = [At(node, source) for node in nodes if node is not None]
+    return [doc for doc in docs if not doc.is_null]
+
+
+def _yaml_error(exc: yaml.YAMLError, source: str) -> MockfileError:
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        problem = exc.problem or "syntax error"
+        context = f" {exc.context}" if exc.context else ""
+        return MockfileError(
+            f"not valid YAML: {problem}{context}",
+            source=source,
+            line=mark.line + 1,
+            column=mark.column + 1,
+        )
+    return MockfileError(f"not valid YAML: {exc}", source=source)
+
+
+def _json_document(text: str, source: str) -> At:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MockfileError(
+            f"not valid JSON: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
+        ) from None
+    node = yaml.representer.SafeRepresenter().represent_data(value)
+    return At(node, source)
+
+
+# -- documents and mocks ----------------------------------------------------------------------
+
+
+def _document(doc: At) -> list[Mock]:
+    if doc.is_list:
+        return [_mock_of(item) for item in doc.elements("a list of mocks")]
+    return [_mock_of(doc)]
+
+
+def _mock_of(at: At) -> Mock:
+    f = at.fields(MOCK_KEYS, "a mock: a mapping with request and response")
+    options = {k: _typed(f[k], _MOCK_OPTIONS[k].annotation) for k in _MOCK_OPTIONS if k in f}
+    req = f["request"].fields(REQUEST_KEYS, "a request: a mapping") if "request" in f else {}
+    target = {k: _typed(req[k], p.annotation) for k, p in _REQUEST_TARGET.items() if k in req}
+    for key, value in (*target.items(), *options.items()):
+        with (req.get(key) or f[key]).building():  # check each field at its own node
+            _mock.request(**{"method": None, key: value})
+    mock = _mock.request(**{"method": None, **target}, **options)
+    for key, child in req.items():
+        if key not in _REQUEST_TARGET:
+            mock = _criteria(mock, key, child)
+    if "response" in f:
+        reply, faults = _response(f["response"])
+        mock = mock.reply(reply)
+        with f["response"].building():
+            mock = mock.pipe(*faults)
+    return mock
+
+
+def _criteria(mock: Mock, field: str, at: At) -> Mock:
+    with at.building():
+        if field == "body":
+            return mock.body(_matcher_arg(at))
+    for name, _, child in at.items(f"a mapping of {field} names to matchers"):
+        with child.building():
+            mock = (
+                mock.header(name, _matcher_arg(child))
+                if field == "header"
+                else mock.query(name, _matcher_arg(child))
+            )
+    return mock
+
+
+# -- responses ----------------------------------------------------------------------------
+
+
+def _response(at: At) -> tuple[Reply, list[Fault]]:
+    f = at.fields(RESPONSE_KEYS, "a response: a mapping with status, header, body, ...")
+    given = [k for k in _EXCLUSIVE if k in f]
+    if len(given) > 1:
+        f[given[1]].fail(
+            f"found both {given[0]!r} and {given[1]!r}, expected one of body, json, event_stream"
+        )
+    code = f["status"].integer("an HTTP status code such as 200") if "status" in f else 200
+    reason = f["reason"].text("a reason phrase (text)") if "reason" in f else None
+    with (f.get("status") or at).building():
+        reply = status(code, reason)
+    if "header" in f:
+        reply = _headers(reply, f["header"])
+    reply = _content(reply, f)
+    if "delay" in f:
+        with f["delay"].building():
+            reply = reply.delay(_typed(f["delay"], "Duration"))
+    pipe = f["pipe"].elements("a list of faults: [[name, arg, ...], ...]") if "pipe" in f else []
+    return reply, [_fault(item) for item in pipe]
+
+
+def _headers(reply: Reply, at: At) -> Reply:
+    for name, _, child in at.items("a mapping of header names to values"):
+        values = child.elements("a list of header values") if child.is_list else [child]
+        for value in values:
+            text = _typed(value, "str | int")
+            with value.building():
+                reply = reply.header(name, text)
+    return reply
+
+
+def _content(reply: Reply, f: dict[str, At]) -> Reply:
+    if "body" in f:
+        text = f["body"].text("text (the body, sent as UTF-8)")
+        return reply.body(text)
+    if "json" in f:
+        with f["json"].building():
+            return reply.json(f["json"].value())
+    if "event_stream" in f:
+        return _event_stream(reply, f["event_stream"])
+    return reply
+
+
+def _event_stream(reply: Reply, at: At) -> Reply:
+    f = at.fields(EVENT_STREAM_KEYS, "an event stream: a mapping with events")
+    listed = f["events"].elements("a list of events") if "events" in f else []
+    events = [_event(item) for item in listed]
+    options = {k: _typed(f[k], p.annotation) for k, p in _STREAM_OPTIONS.items() if k in f}
+    with at.building():
+        return reply.event_stream(*events, **options)
+
+
+def _event(at: At) -> Event:
+    f = at.fields(EVENT_KEYS, "an event: a mapping with data, event, id, retry, comment, delay")
+    values = {k: _typed(f[k], p.annotation) for k, p in _EVENT_FIELDS.items() if k in f}
+    with at.building():
+        return Event(**values)
+
+
+# -- matchers and faults: [name, arg, ..., {option: value}] ------------------------------
+
+
+def _matcher_arg(at: At) -> Any:
+    """A matcher place: a list is a matcher form, anything else a plain value (equal)."""
+    return _form(at, "matcher", MATCHERS, "equal") if at.is_list else at.value()
+
+
+def _fault(at: At) -> Fault:
+    if not at.is_list:
+        at.expected("a fault: [name, arg, ...] such as [limit_data, 100]")
+    fault: Fault = _form(at, "fault", FAULTS, "limit_data")
+    return fault
+
+
+def _form(at: At, kind: str, registry: Mapping[str, Callable[..., Any]], example: str) -> Any:
+    items = at.elements(f"a {kind}: [name, arg, ...]")
+    if not items:
+        at.fail(f"found an empty list, expected a {kind}: [name, arg, ...]")
+    name = items[0].text(f"a {kind} name such as {example!r}")
+    make = registry.get(name)
+    if make is None:
+        items[0].fail(
+            f"unknown {kind} {name!r}{suggest(name, registry)}\n"
+            f"  expected one of: {', '.join(sorted(registry))}"
+        )
+    return _call(at, f"{kind} {name!r}", name, make, items[1:])
+
+
+def _call(at: At, what: str, name: str, make: Callable[..., Any], args: list[At]) -> Any:
+    """Call ``make`` with file arguments, checked against its signature."""
+    positional = list(_params(make, inspect.Parameter.POSITIONAL_ONLY, _POSITIONAL).values())
+    rest = next(iter(_params(make, inspect.Parameter.VAR_POSITIONAL).values()), None)
+    keywords = _params(make, _KEYWORD)
+    required = sum(p.default is inspect.Parameter.empty for p in positional)
+    options = None
+    if keywords and args and args[-1].is_mapping and len(args) - 1 >= required:
+        options = args.pop()
+    if len(args) < required or (rest is None and len(args) > len(positional)):
+        at.fail(
+            f"{what} takes {_count(required, len(positional), rest is not None)}, "
+            f"found {len(args)}\n  expected: {_shape(name, positional, rest, keywords)}"
+        )
+    slots = [*positional, *([rest] * (len(args) - len(positional)) if rest else [])]
+    values = [_typed(arg, p.annotation) for arg, p in zip(args, slots[: len(args)], strict=True)]
+    kw: dict[str, Any] = {}
+    for key, key_at, child in options.items("options") if options else []:
+        if key not in keywords:
+            key_at.fail(
+                f"unknown option {key!r} of {what}{suggest(key, keywords)}\n"
+                f"  expected one of: {', '.join(keywords)}"
+            )
+        kw[key] = _typed(child, keywords[key].annotation)
+    with at.building():
+        return make(*values, **kw)
+
+
+def _count(required: int, maximum: int, more: bool) -> str:
+    if more:
+        text, n = f"at least {required}", required
+    elif required == maximum:
+        text, n = str(required), required
+    else:
+        text, n = f"{required} to {maximum}", maximum
+    return f"{text} argument{'' if n == 1 else 's'}"
+
+
+def _shape(name: str, positional: list[Any], rest: Any, keywords: Mapping[str, Any]) -> str:
+    parts = [name]
+    parts.extend(
+        p.name if p.default is inspect.Parameter.empty else f"{p.name}?" for p in positional
+    )
+    if rest is not None:
+        parts.append(f"{rest.name}...")
+    if keywords:
+        parts.append("{" + ", ".join(f"{k}: ..." for k in keywords) + "}")
+    return "[" + ", ".join(parts) + "]"
+
+
+# -- typed values, read off the Python annotations --------------------------------------------
+
+_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "str": ((str,), "text"),
+    "int": ((int,), "an int"),
+    "float": ((int, float), "a number"),
+    "bool": ((bool,), "true or false"),
+}
+
+
+def _typed(at: At, annotation: Any) -> Any:
+    """The value at ``at`` as the annotation ``annotation`` (a string) wants it."""
+    parts = [p.strip() for p in str(annotation).split("|")]
+    if "None" in parts and at.is_null:
+        return None
+    if any("Matcher" in p for p in parts):
+        return _matcher_arg(at)
+    if any("Fault" in p for p in parts):
+        return _fault(at)
+    if "Duration" in parts:
+        return _duration(at)
+    known = [_TYPES[p] for p in parts if p in _TYPES]
+    if not known:
+        return at.value()
+    value = at._scalar()
+    allowed = tuple(t for types, _ in known for t in types)
+    if (isinstance(value, bool) and bool not in allowed) or not isinstance(value, allowed):
+        at.expected(" or ".join(name for _, name in known))
+    return value
+
+
+def _duration(at: At) -> Any:
+    value = at._scalar()
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        at.expected("a duration such as 20ms, 1.5s or a number of seconds")
+    return value

@@ -1,0 +1,228 @@
+"""Reading composed YAML nodes with their positions, for mock files.
+
+A mock file is parsed with ``yaml.compose_all`` (PyYAML's C parser when available), so every
+node keeps its line and column.  :class:`At` walks those nodes and knows the path inside the
+document (``response.event_stream.events[2].data``); every error it raises is a
+:class:`MockfileError` naming the file, line, column and path, what was found and what was
+expected.
+
+Rule 1: values are read with YAML's safe constructors, then checked to be JSON values (a
+date, a set or binary data is refused: it could not be sent or compared).
+Rule 2: a misspelt key or name gets a "did you mean" from ``difflib``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import re
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import yaml
+
+from ._errors import ConfigError, MockfileError
+
+__all__ = ["At", "describe", "suggest"]
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+
+
+def suggest(found: str, known: Collection[str]) -> str:
+    """`` — did you mean 'x'?`` for the closest known name, or ``""``."""
+    close = difflib.get_close_matches(found, sorted(known), n=1, cutoff=0.6)
+    return f" — did you mean {close[0]!r}?" if close else ""
+
+
+def describe(value: Any) -> str:
+    """How an error names a value it found: ``text '200'``, ``an int 5``, ``a mapping``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"an int {value}"
+    if isinstance(value, float):
+        return f"a number {value!r}"
+    if isinstance(value, str):
+        return f"text {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, datetime.date):
+        return f"a date {value.isoformat()}"
+    return f"a {type(value).__name__}"
+
+
+class At:
+    """A node of a mock file, with where it is: the file, its position and its path."""
+
+    __slots__ = ("node", "path", "source")
+
+    def __init__(self, node: yaml.Node, source: str, path: str = "") -> None:
+        self.node = node
+        self.source = source
+        self.path = path
+
+    # -- errors -------------------------------------------------------------------------
+
+    def fail(self, message: str) -> NoReturn:
+        """Raise a :class:`MockfileError` for this node."""
+        mark = self.node.start_mark
+        raise MockfileError(
+            message,
+            source=self.source,
+            line=None if mark is None else mark.line + 1,
+            column=None if mark is None else mark.column + 1,
+            path=self.path,
+        )
+
+    def expected(self, what: str) -> NoReturn:
+        """Fail with ``found …, expected <what>``."""
+        self.fail(f"found {describe(self._found())}, expected {what}")
+
+    @contextmanager
+    def building(self) -> Iterator[None]:
+        """Turn a :class:`ConfigError` raised by a constructor into an error at this node."""
+        try:
+            yield
+        except MockfileError:
+            raise
+        except ConfigError as exc:
+            self.fail(str(exc))
+
+    def _found(self) -> Any:
+        if isinstance(self.node, yaml.SequenceNode):
+            return []
+        if isinstance(self.node, yaml.MappingNode):
+            return {}
+        return _construct(self.node)
+
+    # -- children -----------------------------------------------------------------------
+
+    def key(self, name: str, node: yaml.Node) -> At:
+        """The child at mapping key ``name``."""
+        part = name if _PLAIN_KEY.match(name) else f"[{name!r}]"
+        sep = "." if self.path and not part.startswith("[") else ""
+        return At(node, self.source, f"{self.path}{sep}{part}")
+
+    def index(self, i: int, node: yaml.Node) -> At:
+        """The child at list index ``i``."""
+        return At(node, self.source, f"{self.path}[{i}]")
+
+    @property
+    def is_list(self) -> bool:
+        return isinstance(self.node, yaml.SequenceNode)
+
+    @property
+    def is_mapping(self) -> bool:
+        return isinstance(self.node, yaml.MappingNode)
+
+    @property
+    def is_null(self) -> bool:
+        return isinstance(self.node, yaml.ScalarNode) and self.node.tag == "tag:yaml.org,2002:null"
+
+    def items(self, what: str) -> list[tuple[str, At, At]]:
+        """A mapping's entries as ``(key, key node, value node)``; keys must be unique text."""
+        if not self.is_mapping:
+            self.expected(what)
+        assert isinstance(self.node, yaml.MappingNode)
+        yaml.constructor.SafeConstructor().flatten_mapping(self.node)  # merge keys (<<)
+        seen: dict[str, str] = {}
+        result: list[tuple[str, At, At]] = []
+        for key_node, value_node in self.node.value:
+            key_at = At(key_node, self.source, self.path)
+            name = _construct(key_node) if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(name, str):
+                key_at.fail(f"found a key {describe(name)}, expected text")
+            child = self.key(name, value_node)
+            if name.lower() in seen:
+                At(key_node, self.source, child.path).fail(
+                    f"duplicate key {name!r} (already given as {seen[name.lower()]!r})"
+                )
+            seen[name.lower()] = name
+            result.append((name, At(key_node, self.source, child.path), child))
+        return result
+
+    def fields(self, known: Collection[str], what: str) -> dict[str, At]:
+        """A mapping with fixed keys; an unknown key is an error with a suggestion."""
+        result: dict[str, At] = {}
+        for name, key_at, child in self.items(what):
+            if name not in known:
+                key_at.fail(
+                    f"unknown key {name!r}{suggest(name, known)}\n"
+                    f"  expected one of: {', '.join(sorted(known))}"
+                )
+            result[name] = child
+        return result
+
+    def elements(self, what: str) -> list[At]:
+        """A list's elements."""
+        if not self.is_list:
+            self.expected(what)
+        assert isinstance(self.node, yaml.SequenceNode)
+        return [self.index(i, n) for i, n in enumerate(self.node.value)]
+
+    # -- values -------------------------------------------------------------------------
+
+    def value(self) -> Any:
+        """The node as a JSON value (refusing dates, sets, binary data)."""
+        value = _construct(self.node)
+        self._check_json(value)
+        return value
+
+    def _check_json(self, value: Any) -> None:
+        if value is None or isinstance(value, str | bool | int | float):
+            return
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                self._at_index(i)._check_json(item)
+            return
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if not isinstance(k, str):
+                    self.fail(f"found a key {describe(k)}, expected text (JSON object keys)")
+                self._at_key(k)._check_json(v)
+            return
+        hint = "; quote it to send text" if isinstance(value, datetime.date) else ""
+        self.fail(f"found {describe(value)}, expected a JSON value{hint}")
+
+    def _at_index(self, i: int) -> At:
+        node = self.node
+        if isinstance(node, yaml.SequenceNode) and i < len(node.value):
+            return self.index(i, node.value[i])
+        return At(node, self.source, f"{self.path}[{i}]")
+
+    def _at_key(self, name: str) -> At:
+        node = self.node
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value == name:
+                    return self.key(name, v)
+        return self.key(name, node)
+
+    def text(self, what: str = "text") -> str:
+        """A text scalar."""
+        value = self._scalar()
+        if not isinstance(value, str):
+            self.expected(what)
+        return value
+
+    def integer(self, what: str = "an int") -> int:
+        """An int scalar (not a bool)."""
+        value = self._scalar()
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.expected(what)
+        return value
+
+    def _scalar(self) -> Any:
+        if not isinstance(self.node, yaml.ScalarNode):
+            self.expected("a single value")
+        return self.value()
+
+
+def _construct(node: yaml.Node) -> Any:
+    """A node's Python value, by YAML's safe rules (``yes`` is true, ``1.5`` a float)."""
+    return yaml.constructor.SafeConstructor().construct_document(node)
