@@ -285,3 +285,16 @@ def test_server_errors_on_bad_use() -> None:
             s.start()
         with pytest.raises(mockhttp.ServerError, match="cannot listen"):
             mockhttp.Server(port=s.port).start()
+
+
+def test_head_to_an_endless_stream_ends_after_the_head(server: mockhttp.Server) -> None:
+    """HEAD on an endless event stream gets the head at once, and the server stays free."""
+    server.mock(
+        mockhttp.request(None, "/hb").reply(
+            mockhttp.ok().event_stream(Event(comment="ping"), event_delay=0.5, repeat=True)
+        )
+    )
+    got = raw_exchange(server.url, b"HEAD /hb HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert got.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert got.endswith(b"connection: close\r\n\r\n")
+    assert b"transfer-encoding" not in got

@@ -59,8 +59,13 @@ def frame(
             no_body = _no_body(step.status, head_only)
             chunked = step.length is None and not http10
             yield Raw(head_bytes(step, chunked=chunked, keep_alive=keep_alive, no_body=no_body))
+            if no_body:
+                # Nothing of the body goes out, so its pauses and events (perhaps endless)
+                # are not run: the reply ends with its head.
+                yield End("complete")
+                return
         elif isinstance(step, Data):
-            if no_body or not step.data:
+            if not step.data:
                 continue
             if chunked:
                 size = len(step.data)
@@ -68,7 +73,7 @@ def frame(
             else:
                 yield Raw(step.data, body=len(step.data), event=step.event)
         elif isinstance(step, End):
-            if step.how == "complete" and chunked and not no_body:
+            if step.how == "complete" and chunked:
                 yield Raw(b"0\r\n\r\n")
             yield step
             return
