@@ -298,3 +298,18 @@ def test_head_to_an_endless_stream_ends_after_the_head(server: mockhttp.Server) 
     assert got.startswith(b"HTTP/1.1 200 OK\r\n")
     assert got.endswith(b"connection: close\r\n\r\n")
     assert b"transfer-encoding" not in got
+
+
+def test_oversized_body_gets_413(server: mockhttp.Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body over the limit gets 413 and a close; the server keeps serving."""
+    from mockhttp import _server
+
+    monkeypatch.setattr(_server, "MAX_BODY", 1000)
+    server.mock(mockhttp.post("/u"))
+    got = raw_exchange(
+        server.url,
+        b"POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n" + b"a" * 2000,
+    )
+    assert got.startswith(b"HTTP/1.1 413 ")
+    assert b"request body is larger than 1000 bytes" in got
+    assert httpx.post(server.url + "/u", content=b"small").status_code == 200

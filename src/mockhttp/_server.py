@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import socket
 import struct
 import threading
@@ -41,6 +42,8 @@ MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
 _BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
 _ADMIN_PREFIX = "/__mockhttp/"
+_WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
+_WIRE_CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
 
 
 class _Bad:
@@ -106,6 +109,11 @@ class Server:
         self._thread: threading.Thread | None = None
         self._listener: asyncio.base_events.Server | None = None
         self._connections: set[_Connection] = set()
+        # id(reply) -> (reply, {(head_only, http10, keep_alive): wire steps, or None when
+        # the reply is endless or too long to keep}); loop thread only
+        self._wires: dict[
+            int, tuple[Reply, dict[tuple[bool, bool, bool], tuple[Step, ...] | None]]
+        ] = {}
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -297,6 +305,8 @@ class Server:
             active.calls.append(call)
             self.journal.append(call)
             ctx = FaultContext(call_index=len(active.calls) - 1)
+            if not mock.faults:
+                return call, self._wire(mock.response, head_only, http10, keep_alive)
             steps: Iterator[Step] = iter(mock.response.plan())
             for fault in mock.faults:
                 steps = fault.body(steps, ctx)
@@ -316,6 +326,38 @@ class Server:
                 no_match_text(request, mocks) + "\n"
             )
         return call, frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
+
+    def _wire(
+        self, reply: Reply, head_only: bool, http10: bool, keep_alive: bool
+    ) -> Iterator[Step]:
+        """The wire plan of a fault-free reply.
+
+        A reply's plan depends only on the reply and the framing options, and steps are
+        frozen, so the framed steps are computed once and replayed (no generators, no
+        per-event framing).  Endless streams and very long plans are framed per request.
+        """
+        entry = self._wires.get(id(reply))
+        if entry is None or entry[0] is not reply:
+            if len(self._wires) >= _WIRE_CACHE_SIZE:
+                self._wires.clear()
+            entry = (reply, {})
+            self._wires[id(reply)] = entry
+        key = (head_only, http10, keep_alive)
+        plans = entry[1]
+        if key in plans:
+            steps = plans[key]
+            if steps is not None:
+                return iter(steps)
+        elif reply.stream is None or reply.stream.repeat is not None:
+            wire = frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
+            steps = tuple(itertools.islice(wire, _WIRE_CACHE_STEPS + 1))
+            if len(steps) <= _WIRE_CACHE_STEPS:
+                plans[key] = steps
+                return iter(steps)
+            plans[key] = None
+        else:
+            plans[key] = None
+        return frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
 
     def _finished(self, call: Call) -> None:
         call.finished.set()
@@ -442,9 +484,9 @@ class _Connection(asyncio.Protocol):
     # -- replies ------------------------------------------------------------------------
 
     def _reject(self, code: int, message: str) -> None:
+        # Keep reading (and discarding) until the close, so unread bytes in our receive
+        # buffer do not turn the close into a reset that could hide the error reply.
         self._broken = True
-        if self.transport is not None:
-            self.transport.pause_reading()
         self.queue.append(_Bad(code, message))
         if self.runner is None:
             self.next()
