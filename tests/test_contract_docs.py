@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -53,3 +54,11 @@ def test_update_without_markers_is_an_error() -> None:
     with pytest.raises(ValueError, match="markers not found"):
         update("# no markers here\n")
     assert update(f"a\n{BEGIN}\nold\n{END}\nb").startswith(f"a\n{BEGIN}\n\n| profile |")
+
+
+@pytest.mark.parametrize("module", ["mockhttp.sse", "mockhttp.contract"])
+def test_module_docstring_example_runs(module: str) -> None:
+    """The example in the public module's docstring runs as written."""
+    doc = importlib.import_module(module).__doc__ or ""
+    (code,) = BLOCK.findall(doc)
+    exec(compile(code, f"{module} docstring", "exec"), {})
