@@ -147,7 +147,7 @@ def _validate(paths: Sequence[str]) -> int:
 
 def _check(argv: list[str]) -> int:
     try:
-        from .contract import _cli as contract_cli  # type: ignore[attr-defined, unused-ignore]
+        from .contract import _cli as contract_cli
     except ModuleNotFoundError as exc:
         if exc.name != "mockhttp.contract._cli":
             raise
