@@ -240,6 +240,15 @@ def test_last_event_id_and_state_survive_between_feeds() -> None:
     assert (message.id, decoder.last_event_id) == ("7", "7")
 
 
+def test_id_in_a_block_cut_off_at_eof_never_takes_effect() -> None:
+    """SSE-ID-DISPATCH: the last event ID changes at a blank line, even with no event."""
+    decoder = Decoder()
+    decoder.feed(b"id: 1\n\ndata: a\n\nid: 2\ndata: b")
+    assert decoder.last_event_id == "1"
+    decoder.close()
+    assert decoder.last_event_id == "1"
+
+
 def test_closed_decoder_refuses_more_bytes() -> None:
     """Feeding a closed decoder is a usage error, and closing twice returns nothing."""
     decoder = Decoder()

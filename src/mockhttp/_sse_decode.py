@@ -202,8 +202,9 @@ class Decoder:
         self._block = _Block()
         self._count = 0
         self._closed = False
+        self._id_buffer = ""  # the spec's "last event ID buffer", set by each valid id field
         self.last_event_id = ""
-        """The last event ID string, as an EventSource would hold it."""
+        """The last event ID string, as an EventSource holds it: updated at each blank line."""
         self.reconnection_time: int | None = None
         """The last valid ``retry`` value seen anywhere in the stream, in milliseconds."""
 
@@ -280,9 +281,10 @@ class Decoder:
         return []
 
     def _dispatch(self, blank: Line) -> list[Item]:
-        # WHATWG "dispatch the event": the last-event-ID string was updated as the id field
-        # arrived (equivalent, as it is only observable at dispatch); empty data resets the
-        # buffers without an event (SSE-NODATA); one trailing LF is removed (SSE-DATA-JOIN).
+        # WHATWG "dispatch the event": the last-event-ID string takes the buffer's value
+        # even when no event fires (SSE-ID-DISPATCH); empty data resets the buffers without
+        # an event (SSE-NODATA); one trailing LF is removed (SSE-DATA-JOIN).
+        self.last_event_id = self._id_buffer
         block, self._block = self._block, _Block()
         if not block.data:
             return []
@@ -302,7 +304,7 @@ class Decoder:
 
     def _set_id(self, value: str) -> None:
         if "\0" not in value:  # SSE-ID: an id containing NUL is ignored
-            self.last_event_id = value
+            self._id_buffer = value
 
     def _set_retry(self, value: str) -> None:
         if value and value.isascii() and value.isdigit():  # SSE-RETRY: ASCII digits only
