@@ -155,3 +155,18 @@ def test_rule_finders_are_pure_functions_of_the_stream() -> None:
     for rule in rules(list(PROFILES)):
         first: list[Hit] = list(rule.find(stream))
         assert first == list(rule.find(stream)), rule.id
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule", "end"),
+    [
+        ("openai-chat", "openai.done", "without data: [DONE]"),
+        ("anthropic-messages", "anthropic.message-stop", "without message_stop"),
+    ],
+)
+def test_empty_stream_never_ended(profile: str, rule: str, end: str) -> None:
+    """A 200 event stream with no events at all is reported as never ending."""
+    findings = check(Transcript.from_body(b""), profile)
+    (violation,) = [f for f in findings if f.severity == "violation"]
+    assert violation.rule == rule
+    assert violation.message.startswith(f"the stream closed before any event {end}")

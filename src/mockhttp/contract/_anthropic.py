@@ -12,6 +12,7 @@ from typing import Any
 
 from .._sse_decode import Message
 from ._buffered import first_difference
+from ._openai import after_last
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
 
@@ -90,9 +91,9 @@ def _stop_reason(stream: Stream) -> Iterator[Hit]:
 
 
 def _message_stop(stream: Stream) -> Iterator[Hit]:
-    if stream.messages and not any(kind == "message_stop" for _, kind, _ in _typed(stream)):
+    if not any(kind == "message_stop" for _, kind, _ in _typed(stream)):
         yield Hit(
-            f"the stream closed after event {stream.messages[-1].index} without message_stop",
+            f"the stream closed {after_last(stream)} without message_stop",
             offset=len(stream.transcript.body),
         )
 

@@ -18,7 +18,7 @@ from .._sse_decode import Message
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
 
-__all__ = ["OPENAI_CHAT", "choice_entries", "chunks"]
+__all__ = ["OPENAI_CHAT", "after_last", "choice_entries", "chunks"]
 
 _DONE = "[DONE]"
 _OBJECT = "chat.completion.chunk"
@@ -106,13 +106,19 @@ def _json(stream: Stream) -> Iterator[Hit]:
 
 
 def _done(stream: Stream) -> Iterator[Hit]:
-    if stream.messages and not _done_messages(stream):
-        last = stream.messages[-1]
+    if not _done_messages(stream):
         yield Hit(
-            f"the stream closed after event {last.index} without data: [DONE]; "
+            f"the stream closed {after_last(stream)} without data: [DONE]; "
             "clients waiting for the sentinel must treat end-of-stream as the end",
             offset=len(stream.transcript.body),
         )
+
+
+def after_last(stream: Stream) -> str:
+    """``"after event 5"``, or ``"before any event"`` for a stream without events."""
+    if not stream.messages:
+        return "before any event"
+    return f"after event {stream.messages[-1].index}"
 
 
 def _done_last(stream: Stream) -> Iterator[Hit]:
