@@ -30,7 +30,8 @@ def record(
 
     Args:
         url: the endpoint, e.g. ``http://127.0.0.1:8000/v1/chat/completions``.
-        request: the JSON body to send (kept in the transcript for rules that need it).
+        request: the JSON body to send (kept in the transcript for rules that need it);
+            None sends an empty body.
         headers: extra request headers (authorization, API version).
         client: an httpx client to use (its base settings apply); a new one otherwise.
         timeout: seconds, for connecting and between reads.
@@ -43,7 +44,8 @@ def record(
     head: tuple[tuple[str, str], ...] = ()
     chunks: list[Chunk] = []
     try:
-        with http.stream("POST", url, content=json.dumps(request), headers=sent) as response:
+        content = b"" if request is None else json.dumps(request).encode()
+        with http.stream("POST", url, content=content, headers=sent) as response:
             status, head = response.status_code, tuple(response.headers.multi_items())
             for data in response.iter_raw():
                 chunks.append(Chunk(data, round(time.monotonic() - start, 6)))
