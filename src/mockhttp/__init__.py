@@ -7,6 +7,7 @@
 
 from . import fault as fault
 from . import match as match
+from . import sse as sse
 from ._errors import ConfigError as ConfigError
 from ._errors import MockfileError as MockfileError
 from ._errors import MockHTTPError as MockHTTPError
@@ -62,5 +63,6 @@ __all__ = [
     "post",
     "put",
     "request",
+    "sse",
     "status",
 ]
