@@ -1,0 +1,129 @@
+"""The server side of the benchmark: one mockhttp.Server in this process.
+
+It serves two mocks and prints ``PORT <n>`` on stdout once it listens:
+
+- ``POST /v1/chat/completions``: an event stream of ``--events`` events (OpenAI-style
+  ``chat.completion.chunk`` events, then ``data: [DONE]``), ``--delay`` seconds apart;
+- ``GET /small``: a small JSON body (``{"ok":true,"n":1}``).
+
+It serves until stdin closes (the driver, ``bench/run.py``, closes it) or SIGTERM/SIGINT,
+then prints one JSON line of server-side counts on stdout.  Pin it with ``taskset -c 0``.
+
+Run it alone to poke at it::
+
+    .venv/bin/python bench/serve.py --events 50 --delay 0.02
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+# MOCKHTTP_BENCH_SRC: another checkout's src/ to measure (bench/run.py --src)
+sys.path.insert(
+    0, os.environ.get("MOCKHTTP_BENCH_SRC") or str(Path(__file__).resolve().parent.parent / "src")
+)
+
+import mockhttp
+from mockhttp import Event
+
+
+def chunk(i: int) -> Event:
+    return Event(
+        data={
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 1700000000,
+            "model": "gpt-bench",
+            "choices": [{"index": 0, "delta": {"content": f"tok{i} "}, "finish_reason": None}],
+        }
+    )
+
+
+class GcPauses:
+    """Collections and their pauses per generation (gc.callbacks), reported at exit."""
+
+    def __init__(self) -> None:
+        self.start = 0.0
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        gc.callbacks.append(self.callback)
+
+    def callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.start = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append((time.perf_counter() - self.start) * 1e3)
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        return {
+            f"gen{g}": {"n": len(v), "max_ms": max(v, default=0.0), "total_ms": sum(v)}
+            for g, v in self.pauses.items()
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--backlog", type=int, default=4096)
+    parser.add_argument("--events", type=int, default=50, help="events per stream")
+    parser.add_argument("--delay", type=float, default=0.020, help="seconds between events")
+    parser.add_argument(
+        "--no-gc-freeze",
+        action="store_true",
+        help="skip gc.freeze() after start-up (DESIGN.md: a long collection was a whole p99)",
+    )
+    args = parser.parse_args()
+
+    events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
+    server = mockhttp.Server(port=args.port, backlog=args.backlog)
+    server.start()
+    server.mock(
+        mockhttp.post("/v1/chat/completions").reply(
+            mockhttp.ok().event_stream(*events[: args.events], event_delay=args.delay)
+        )
+    )
+    server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True, "n": 1})))
+    if not args.no_gc_freeze:
+        gc.collect()
+        gc.freeze()
+
+    pauses = GcPauses()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+
+    def wait_stdin() -> None:
+        sys.stdin.read()  # returns at EOF: the driver went away or closed our stdin
+        stop.set()
+
+    threading.Thread(target=wait_stdin, daemon=True).start()
+    print(f"PORT {server.port}", flush=True)
+    while not stop.wait(0.5):
+        pass
+    outcomes: dict[str, int] = {}
+    calls = list(server.journal)
+    for call in calls:
+        outcomes[call.outcome] = outcomes.get(call.outcome, 0) + 1
+    server.close()
+    print(
+        json.dumps(
+            {
+                "calls": len(calls),
+                "outcomes": outcomes,
+                "errors": len(server.errors),
+                "gc": pauses.summary(),
+            }
+        ),
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
