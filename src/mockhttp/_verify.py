@@ -13,12 +13,46 @@ if TYPE_CHECKING:
     from ._mock import Mock
     from ._server import Server
 
-__all__ = ["ActiveMock", "Call", "CallList", "Outcome"]
+__all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome"]
 
 Outcome = Literal["in progress", "complete", "closed", "reset", "stalled", "client hung up"]
 
 #: How much of each reply's body a call keeps (so tests can read what was delivered).
 BODY_KEPT = 1 << 20
+
+
+class Done:
+    """A one-shot ``threading.Event``: set once (by the server thread), waited on by any.
+
+    One call per request carries one, so it is built from a single lock (held until
+    :meth:`set`) rather than ``threading.Event``'s Condition: ~20x cheaper to create.
+    """
+
+    __slots__ = ("_flag", "_lock")
+
+    def __init__(self) -> None:
+        self._flag = False
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def is_set(self) -> bool:
+        """True once :meth:`set` was called."""
+        return self._flag
+
+    def set(self) -> None:
+        """Wake every waiter (idempotent)."""
+        if not self._flag:
+            self._flag = True
+            self._lock.release()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until set or ``timeout`` seconds passed; True when set."""
+        if self._flag:
+            return True
+        if self._lock.acquire(timeout=-1 if timeout is None else max(timeout, 0.0)):
+            self._lock.release()  # let the next waiter through
+            return True
+        return self._flag
 
 
 @dataclass(eq=False)
@@ -47,7 +81,7 @@ class Call:
     events: int = 0
     body_sent: bytearray = field(default_factory=bytearray)
     outcome: Outcome = "in progress"
-    finished: threading.Event = field(default_factory=threading.Event, repr=False)
+    finished: Done = field(default_factory=Done, repr=False)
 
     def __repr__(self) -> str:
         return f"<Call {self.summary()}, {self.body_bytes} body bytes, {self.events} events>"
