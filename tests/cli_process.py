@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -49,9 +51,10 @@ class Serving:
         self.url = self._read_url()
 
     def _read_url(self, timeout: float = 30) -> str:
-        assert self.proc.stdout is not None
+        stdout = self.proc.stdout
+        assert stdout is not None
         found: list[str] = []
-        reader = threading.Thread(target=lambda: found.append(self.proc.stdout.readline()))  # type: ignore[union-attr]
+        reader = threading.Thread(target=lambda: found.append(stdout.readline()))
         reader.start()
         reader.join(timeout)
         if not found or not found[0]:
@@ -103,3 +106,31 @@ class Serving:
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+CONSOLE = re.compile(r"^```console\n(.*?)^```$", re.S | re.M)
+
+
+def console_examples(page: str) -> list[tuple[str, str]]:
+    """The ``$ command`` lines of a page's console blocks, each with the output shown."""
+    examples: list[tuple[str, str]] = []
+    for block in CONSOLE.findall((ROOT / page).read_text()):
+        for part in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            command, _, output = part.partition("\n")
+            examples.append((command, output))
+    return examples
+
+
+def run_shown(command: str) -> str:
+    """Run a documented ``mockhttp …`` command; its stdout and stderr, interleaved."""
+    args = shlex.split(command)
+    assert args[0] == "mockhttp", command
+    done = subprocess.run(
+        mockhttp_command(*args[1:]),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    return done.stdout

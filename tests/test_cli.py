@@ -68,7 +68,9 @@ def test_defaults_anthropic_sdk_streams_and_buffers(defaults: Serving) -> None:
         assert "".join(stream.text_stream) == "Hello, world"
         assert stream.get_final_message().stop_reason == "end_turn"
     answer = client.messages.create(model="m", max_tokens=9, messages=messages)
-    assert answer.content[0].text == "Hello, world"  # type: ignore[union-attr]
+    block = answer.content[0]
+    assert block.type == "text"
+    assert block.text == "Hello, world"
 
 
 def test_defaults_models_list(defaults: Serving) -> None:

@@ -49,6 +49,7 @@ __all__ = [
     "files",
     "load",
     "loads",
+    "shape",
     "to_dict",
 ]
 
@@ -314,7 +315,7 @@ def _call(at: At, what: str, name: str, make: Callable[..., Any], args: list[At]
     if len(args) < required or (rest is None and len(args) > len(positional)):
         at.fail(
             f"{what} takes {_count(required, len(positional), rest is not None)}, "
-            f"found {len(args)}\n  expected: {_shape(name, positional, rest, keywords)}"
+            f"found {len(args)}\n  expected: {shape(name, make)}"
         )
     slots = [*positional, *([rest] * (len(args) - len(positional)) if rest else [])]
     values = [_typed(arg, p.annotation) for arg, p in zip(args, slots[: len(args)], strict=True)]
@@ -340,13 +341,15 @@ def _count(required: int, maximum: int, more: bool) -> str:
     return f"{text} argument{'' if n == 1 else 's'}"
 
 
-def _shape(name: str, positional: list[Any], rest: Any, keywords: Mapping[str, Any]) -> str:
+def shape(name: str, make: Callable[..., Any]) -> str:
+    """A file form's shape read off its constructor: ``[json_path, path, matcher?]``."""
+    positional = _params(make, inspect.Parameter.POSITIONAL_ONLY, _POSITIONAL).values()
     parts = [name]
     parts.extend(
         p.name if p.default is inspect.Parameter.empty else f"{p.name}?" for p in positional
     )
-    if rest is not None:
-        parts.append(f"{rest.name}...")
+    parts.extend(f"{p}..." for p in _params(make, inspect.Parameter.VAR_POSITIONAL))
+    keywords = _params(make, _KEYWORD)
     if keywords:
         parts.append("{" + ", ".join(f"{k}: ..." for k in keywords) + "}")
     return "[" + ", ".join(parts) + "]"
