@@ -534,3 +534,65 @@ def test_faults_are_frozen() -> None:
     f = fault.limit_data(1)
     with pytest.raises(AttributeError):
         f.n = 2  # type: ignore[misc]
+
+
+# -- plan hygiene ----------------------------------------------------------------------------
+
+EVERY_FAULT = [
+    fault.limit_data(3),
+    fault.limit_data(30),
+    fault.limit_data(3, count="wire"),
+    fault.reset_after_bytes(30),
+    fault.close_after_events(1),
+    fault.close_after_events(5),
+    fault.reset_after_events(1),
+    fault.empty_response(),
+    fault.reset(),
+    fault.stall(),
+    fault.stall(after_bytes=30),
+    fault.stall(after_events=5),
+    fault.latency(1),
+    fault.first_byte_delay(1),
+    fault.throttle(10),
+    fault.slice(2, delay=0.1),
+    fault.garbage(4),
+    fault.malformed_chunk(),
+    fault.truncate_event(0),
+    fault.truncate_event(5),
+    fault.sometimes(1, fault.limit_data(3)),
+    fault.first(1, fault.garbage(3)),
+]
+
+
+@pytest.mark.parametrize("f", EVERY_FAULT, ids=repr)
+def test_no_fault_passes_anything_after_the_end(f: fault.Fault) -> None:
+    """A hook that rewrites a plan stops at its first End, even if a broken plan goes on
+    (a hook that does not apply hands the plan back as it is)."""
+    ctx = FaultContext()
+    body_in = iter([*stream_plan(b"data: a\n\n", b"data: b\n\n"), Data(b"junk", 7), End("close")])
+    wire_in = iter([*run([], stream_plan(b"data: a\n\n")), Raw(b"junk"), End("close")])
+    for hook, steps, junk in ((f.body, body_in, Data(b"junk", 7)), (f.wire, wire_in, Raw(b"junk"))):
+        out = hook(steps, ctx)
+        if out is steps:
+            continue
+        listed = list(out)
+        assert junk not in listed
+        assert [type(s) for s in listed].count(End) == 1
+        assert isinstance(listed[-1], End)
+
+
+def test_limit_data_on_the_wire_counts_content_length_body_bytes() -> None:
+    """Cut on the wire inside a sized body, the body count is the bytes of it sent."""
+    head = (
+        len(wire_bytes(run([], body_plan(b""))))
+        + len("content-length: 12\r\n")
+        - len("content-length: 0\r\n")
+    )
+    steps = run([fault.limit_data(head + 4, count="wire")], body_plan(b"hello, world"))
+    assert [(s.data, s.body) for s in steps if isinstance(s, Raw)][-1] == (b"hell", 4)
+
+
+def test_wire_faults_after_an_empty_response_send_nothing() -> None:
+    """Garbage and malformed chunks need a head; with none, the connection just closes."""
+    for f in (fault.garbage(5), fault.malformed_chunk()):
+        assert run([fault.empty_response(), f], seed_plan()) == [End("close")]

@@ -14,11 +14,14 @@ past its limit, so a body no longer than the limit goes out untouched.
 Rule 4: byte counts are body bytes (what the client's HTTP library hands over after
 de-chunking) unless a fault says ``count="wire"``; then head and chunk framing count too.
 Rule 5: every piece a fault cuts keeps the ``event`` index of the bytes it holds.
+Rule 6: a hook that rewrites a plan yields nothing after the first ``End``; a hook that does
+not apply returns the plan it was given, unread.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import random
 from collections.abc import Iterator
@@ -223,6 +226,14 @@ def _cut_events(steps: Steps, k: int, end: End) -> Steps:
             return
 
 
+def _until_end(steps: Steps) -> Steps:
+    """The steps up to and including the first ``End`` (a hook never yields past it)."""
+    for step in steps:
+        yield step
+        if isinstance(step, End):
+            return
+
+
 def _end_before_head(steps: Steps, how: EndHow) -> Steps:
     """Keep the pauses before the head (``latency``), then end before any byte."""
     for step in steps:
@@ -421,7 +432,7 @@ class Latency(_Fault):
 
     def body(self, steps: Steps, ctx: FaultContext) -> Steps:
         yield Pause(self.seconds)
-        yield from steps
+        yield from _until_end(steps)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -440,11 +451,12 @@ class FirstByteDelay(_Fault):
         for step in steps:
             if headed and (isinstance(step, End) or (isinstance(step, Data) and step.data)):
                 yield Pause(self.seconds)
-                yield step
-                yield from steps
+                yield from _until_end(itertools.chain((step,), steps))
                 return
             headed = headed or isinstance(step, Head)
             yield step
+            if isinstance(step, End):
+                return
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -483,6 +495,8 @@ class Throttle(_Fault):
                     owed = len(chunk) / self.bytes_per_second
             else:
                 yield step
+                if isinstance(step, End):
+                    return
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -505,6 +519,8 @@ class Slice(_Fault):
         for step in steps:
             if not (isinstance(step, Data) and step.data):
                 yield step
+                if isinstance(step, End):
+                    return
                 continue
             for start in range(0, len(step.data), self.size):
                 if started and self.delay:
@@ -559,6 +575,8 @@ class MalformedChunk(_Fault):
             if isinstance(step, Head) and step.length is not None:
                 step = dataclasses.replace(step, length=None)
             yield step
+            if isinstance(step, End):
+                return
 
     def wire(self, steps: Steps, ctx: FaultContext) -> Steps:
         headed = False
