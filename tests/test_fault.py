@@ -254,6 +254,8 @@ def test_first_byte_delay_on_an_empty_body_delays_the_end() -> None:
 def test_first_byte_delay_after_empty_response_adds_nothing() -> None:
     """No head, no first byte: there is nothing to delay."""
     assert run([fault.empty_response(), fault.first_byte_delay(1)], seed_plan()) == [End("close")]
+    headless = iter([End("close"), Data(b"junk")])
+    assert list(fault.first_byte_delay(1).body(headless, FaultContext())) == [End("close")]
 
 
 def test_throttle_paces_pieces_at_the_rate() -> None:
