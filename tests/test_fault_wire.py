@@ -55,21 +55,30 @@ class RawResult:
         return client_view(self.data).body
 
 
-def raw_post(server: mockhttp.Server, *, timeout: float = 5.0) -> RawResult:
-    """POST the chat request over a plain socket and read until EOF or an error."""
-    head = (
-        f"POST {PATH} HTTP/1.1\r\nHost: {server.host}\r\nContent-Type: application/json\r\n"
-        f"Connection: close\r\nContent-Length: {len(REQUEST)}\r\n\r\n"
-    ).encode()
+def raw_exchange(
+    server: mockhttp.Server, request: bytes, *, timeout: float = 5.0, wait: float = 0.0
+) -> RawResult:
+    """Send ``request`` over a plain socket, wait ``wait`` seconds, then read until EOF or an
+    error."""
     reads: list[bytes] = []
     with socket.create_connection((server.host, server.port), timeout=timeout) as sock:
-        sock.sendall(head + REQUEST)
+        sock.sendall(request)
+        time.sleep(wait)
         try:
             while data := sock.recv(65536):
                 reads.append(data)
         except OSError as exc:
             return RawResult(reads, exc)
     return RawResult(reads, None)
+
+
+def raw_post(server: mockhttp.Server, *, timeout: float = 5.0) -> RawResult:
+    """POST the chat request over a plain socket and read until EOF or an error."""
+    head = (
+        f"POST {PATH} HTTP/1.1\r\nHost: {server.host}\r\nContent-Type: application/json\r\n"
+        f"Connection: close\r\nContent-Length: {len(REQUEST)}\r\n\r\n"
+    ).encode()
+    return raw_exchange(server, head + REQUEST, timeout=timeout)
 
 
 def sdk(server: mockhttp.Server, *, retries: int = 0) -> str:
@@ -235,6 +244,18 @@ def test_reset_after_bytes_delivers_the_bytes_then_econnreset(server: mockhttp.S
     assert got.body == SEED_BODY[:100]
     call = call_of(active)
     assert (call.outcome, call.body_bytes) == ("reset", 100)
+
+
+def test_reset_after_bytes_reaches_a_client_that_reads_late(server: mockhttp.Server) -> None:
+    """The reset waits until the bytes are sent: a client reading after it still gets them."""
+    server.mock(
+        mockhttp.get("/big")
+        .pipe(fault.reset_after_bytes(5000))
+        .reply(mockhttp.ok().body(b"y" * 50_000))
+    )
+    got = raw_exchange(server, b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n", wait=0.3)
+    assert isinstance(got.error, ConnectionResetError)
+    assert got.data.endswith(b"\r\n\r\n" + b"y" * 5000)
 
 
 def test_reset_after_events_fails_the_sdk_after_the_first_chunk(server: mockhttp.Server) -> None:
