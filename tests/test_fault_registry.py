@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
+import mockhttp
 from mockhttp import ConfigError, fault
+from mockhttp._mockfile import loads
 
 EXAMPLES: list[tuple[fault.Fault, list[Any], str]] = [
     (fault.limit_data(100), ["limit_data", 100], "limit_data(100)"),
@@ -128,3 +130,13 @@ def test_constructors_take_options_by_keyword_only() -> None:
         for param in inspect.signature(make).parameters.values():
             if param.default is not inspect.Parameter.empty:
                 assert param.kind is inspect.Parameter.KEYWORD_ONLY, (name, param.name)
+
+
+@pytest.mark.parametrize(("made", "form", "text"), EXAMPLES, ids=[t for _, _, t in EXAMPLES])
+def test_a_mock_with_the_fault_round_trips_through_yaml(
+    made: fault.Fault, form: list[Any], text: str
+) -> None:
+    """mock.to_yaml() writes the fault in its file form, and loading it gives it back."""
+    mock = mockhttp.post("/v1/chat/completions").pipe(made).reply(mockhttp.ok().body("x"))
+    (loaded,) = loads(mock.to_yaml())
+    assert loaded.faults == (made,)
