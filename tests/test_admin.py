@@ -139,3 +139,23 @@ def test_the_admin_api_is_off_by_default(server: mockhttp.Server) -> None:
     """Without admin=True the prefix is an ordinary path, unmatched here."""
     assert httpx.get(server.url + "/__mockhttp/mocks").status_code == 404
     server.reset()
+
+
+def test_unknown_refs_are_404_everywhere(admin: httpx.Client) -> None:
+    """Deleting, reading calls of, or filtering the journal by an unknown mock is a 404."""
+    for answer in (
+        admin.delete("/__mockhttp/mocks/ghost"),
+        admin.get("/__mockhttp/mocks/ghost/calls"),
+        admin.get("/__mockhttp/journal", params={"mock": "ghost"}),
+    ):
+        assert answer.status_code == 404
+        assert answer.json()["error"] == {
+            "type": "unknown_mock",
+            "message": "no mock with id or name 'ghost'",
+        }
+
+
+def test_names_with_spaces_are_percent_decoded(admin: httpx.Client) -> None:
+    """A mock named with a space is found by its percent-encoded name."""
+    admin.post("/__mockhttp/mocks", content="name: my mock\nrequest: {path: /m}\n")
+    assert admin.get("/__mockhttp/mocks/my%20mock").json()["name"] == "my mock"

@@ -8,6 +8,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -94,7 +95,7 @@ def test_defaults_log_one_line_per_request(defaults: Serving) -> None:
         LOG_TIME + r" GET /v1/nothing → no match \(closest: 'models'\) 404, \d+ bytes, complete\n",
         missing,
     ), missing
-    assert defaults.log[0].startswith("mockhttp: serving 5 mocks from the built-in mocks on ")
+    assert defaults.log[0].startswith("mockhttp: serving 6 mocks from the built-in mocks on ")
 
 
 # -- serve: files, logs, signals ------------------------------------------------------------
@@ -252,6 +253,25 @@ def test_version_and_help_on_every_command() -> None:
         assert shown.stdout.startswith(f"usage: mockhttp{''.join(' ' + c for c in command)}")
     assert "--watch" in run("serve", "--help").stdout
     assert "--profile" in run("check", "--help").stdout
+
+
+@pytest.mark.parametrize(
+    ("profile", "model"), [("openai-chat", "gpt-mock"), ("anthropic-messages", "claude-mock")]
+)
+def test_check_passes_on_the_built_in_mocks(defaults: Serving, profile: str, model: str) -> None:
+    """``mockhttp check`` finds no contract violation in what ``mockhttp serve`` streams."""
+    result = run("check", defaults.url, "--model", model, "--profile", profile)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "\n0 violations, 0 warnings" in result.stdout
+
+
+def test_check_without_the_contract_harness(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A build without mockhttp.contract says so and exits 2."""
+    monkeypatch.setitem(sys.modules, "mockhttp.contract._cli", None)
+    assert main(["check", "--help"]) == 2
+    assert capsys.readouterr().err == "mockhttp check: the contract harness is not available yet\n"
 
 
 def test_no_command_prints_help_and_fails() -> None:

@@ -308,6 +308,50 @@ BAD: dict[str, tuple[str, str]] = {
         "request: {path: /ok}\n---\nrequest: {path: nope}\n",
         "bad.yaml:3:17 at request.path: path='nope' must start with '/'",
     ),
+    "nested date": (
+        "response: {event_stream: {events: [{data: {a: [1, 2023-01-01]}}]}}\n",
+        "bad.yaml:1:51 at response.event_stream.events[0].data.a[1]: found a date 2023-01-01, "
+        "expected a JSON value; quote it to send text",
+    ),
+    "binary": (
+        "response: {json: !!binary aGVsbG8=}\n",
+        "bad.yaml:1:18 at response.json: found binary data, expected a JSON value",
+    ),
+    "list for a status": (
+        "response:\n  status: [200]\n",
+        "bad.yaml:2:11 at response.status: found a list, expected an HTTP status code such as 200",
+    ),
+    "bool for an int": ("times: true\n", "bad.yaml:1:8 at times: found true, expected an int"),
+    "fault not a list": (
+        "response: {pipe: [limit_data]}\n",
+        "bad.yaml:1:19 at response.pipe[0]: found text 'limit_data', expected a fault: "
+        "[name, arg, ...] such as [limit_data, 100]",
+    ),
+    "empty matcher": (
+        "request: {body: []}\n",
+        "bad.yaml:1:17 at request.body: found an empty list, expected a matcher: [name, arg, ...]",
+    ),
+    "matcher name not text": (
+        "request: {body: [1, 2]}\n",
+        "bad.yaml:1:18 at request.body[0]: found an int 1, expected a matcher name such as 'equal'",
+    ),
+    "too many arguments": (
+        "request: {body: [exists, 1]}\n",
+        "bad.yaml:1:17 at request.body: matcher 'exists' takes 0 arguments, found 1\n"
+        "  expected: [exists]",
+    ),
+    "any_of with nothing": (
+        "request: {body: [any_of]}\n",
+        "bad.yaml:1:17 at request.body: any_of() needs at least one matcher",
+    ),
+    "key not text": (
+        "request: {header: {1: a}}\n",
+        "bad.yaml:1:20 at request.header: found an int 1 as a key, expected text",
+    ),
+    "alias inside itself": (
+        "request: {body: &a [not, *a]}\n",
+        "bad.yaml: found a structure nested too deep (or inside itself)",
+    ),
     "not json": (
         '{"request": {"path": "/x"}\n\t}}',
         "bad.yaml:2:3: not valid JSON: Extra data",
@@ -343,6 +387,18 @@ def test_a_bad_file_in_a_set_refuses_the_whole_set(tmp_path: Path) -> None:
         f"{tmp_path / 'b.yml'}:1:11 at request.pth: unknown key 'pth' — did you mean 'path'?\n"
         "  expected one of: body, header, method, path, query"
     )
+
+
+def test_yaml_anchors_and_merge_keys_are_read() -> None:
+    """Anchors, aliases and merge keys work as in any YAML file."""
+    text = (
+        "- request: &chat {method: POST, path: /v1/chat}\n"
+        "  response: {status: 201}\n"
+        "- request: {<<: *chat, header: {x-a: b}}\n"
+    )
+    first, second = loads(text)
+    assert second == mockhttp.post("/v1/chat").header("x-a", "b")
+    assert first.response.status_code == 201
 
 
 def test_missing_paths_and_undecodable_files(tmp_path: Path) -> None:

@@ -87,7 +87,12 @@ def loads(text: str, source: str = "<string>") -> list[Mock]:
         MockfileError: the text does not load; the message names the line, column and path
             in the document.  Fix the text; no mock of it is returned.
     """
-    return [mock for doc in _documents(text, source) for mock in _document(doc)]
+    try:
+        return [mock for doc in _documents(text, source) for mock in _document(doc)]
+    except RecursionError:  # an alias inside itself: &a [not, *a]
+        raise MockfileError(
+            "found a structure nested too deep (or inside itself)", source=source
+        ) from None
 
 
 def load(*paths: str | os.PathLike[str]) -> list[Mock]:
@@ -379,15 +384,17 @@ def _typed(at: At, annotation: Any) -> Any:
     known = [_TYPES[p] for p in parts if p in _TYPES]
     if not known:
         return at.value()
-    value = at._scalar()
+    what = " or ".join(name for _, name in known)
+    value = at.scalar(what)
     allowed = tuple(t for types, _ in known for t in types)
     if (isinstance(value, bool) and bool not in allowed) or not isinstance(value, allowed):
-        at.expected(" or ".join(name for _, name in known))
+        at.expected(what)
     return value
 
 
 def _duration(at: At) -> Any:
-    value = at._scalar()
+    what = "a duration such as 20ms, 1.5s or a number of seconds"
+    value = at.scalar(what)
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        at.expected("a duration such as 20ms, 1.5s or a number of seconds")
+        at.expected(what)
     return value

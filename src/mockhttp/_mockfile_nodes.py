@@ -53,6 +53,8 @@ def describe(value: Any) -> str:
         return "a mapping"
     if isinstance(value, datetime.date):
         return f"a date {value.isoformat()}"
+    if isinstance(value, bytes):
+        return "binary data"
     return f"a {type(value).__name__}"
 
 
@@ -136,7 +138,7 @@ class At:
             key_at = At(key_node, self.source, self.path)
             name = _construct(key_node) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(name, str):
-                key_at.fail(f"found a key {describe(name)}, expected text")
+                key_at.fail(f"found {describe(name)} as a key, expected text")
             child = self.key(name, value_node)
             if name.lower() in seen:
                 At(key_node, self.source, child.path).fail(
@@ -170,21 +172,24 @@ class At:
     def value(self) -> Any:
         """The node as a JSON value (refusing dates, sets, binary data)."""
         value = _construct(self.node)
-        self._check_json(value)
+        self._check_json(value, set())
         return value
 
-    def _check_json(self, value: Any) -> None:
+    def _check_json(self, value: Any, seen: set[int]) -> None:
         if value is None or isinstance(value, str | bool | int | float):
             return
+        if id(value) in seen:
+            return  # an alias to a value already checked: walk each value once
+        seen.add(id(value))
         if isinstance(value, list):
             for i, item in enumerate(value):
-                self._at_index(i)._check_json(item)
+                self._at_index(i)._check_json(item, seen)
             return
         if isinstance(value, dict):
             for k, v in value.items():
                 if not isinstance(k, str):
-                    self.fail(f"found a key {describe(k)}, expected text (JSON object keys)")
-                self._at_key(k)._check_json(v)
+                    self.fail(f"found {describe(k)} as a key, expected text (JSON object keys)")
+                self._at_key(k)._check_json(v, seen)
             return
         hint = "; quote it to send text" if isinstance(value, datetime.date) else ""
         self.fail(f"found {describe(value)}, expected a JSON value{hint}")
@@ -205,21 +210,22 @@ class At:
 
     def text(self, what: str = "text") -> str:
         """A text scalar."""
-        value = self._scalar()
+        value = self.scalar(what)
         if not isinstance(value, str):
             self.expected(what)
         return value
 
     def integer(self, what: str = "an int") -> int:
         """An int scalar (not a bool)."""
-        value = self._scalar()
+        value = self.scalar(what)
         if isinstance(value, bool) or not isinstance(value, int):
             self.expected(what)
         return value
 
-    def _scalar(self) -> Any:
+    def scalar(self, what: str) -> Any:
+        """A single value (not a list or mapping); ``what`` is what an error expects."""
         if not isinstance(self.node, yaml.ScalarNode):
-            self.expected("a single value")
+            self.expected(what)
         return self.value()
 
 
