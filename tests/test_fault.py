@@ -254,7 +254,7 @@ def test_first_byte_delay_on_an_empty_body_delays_the_end() -> None:
 def test_first_byte_delay_after_empty_response_adds_nothing() -> None:
     """No head, no first byte: there is nothing to delay."""
     assert run([fault.empty_response(), fault.first_byte_delay(1)], seed_plan()) == [End("close")]
-    headless = iter([End("close"), Data(b"junk")])
+    headless: Iterator[Step] = iter([End("close"), Data(b"junk")])
     assert list(fault.first_byte_delay(1).body(headless, FaultContext())) == [End("close")]
 
 
@@ -287,14 +287,22 @@ def test_throttle_never_sends_ahead_of_its_rate() -> None:
     assert sent == len(b"".join(EVENTS * 20))
 
 
-def test_slice_sends_pieces_of_size_bytes_with_their_events() -> None:
-    """slice(4) cuts each event into 4-byte pieces, keeping the event index of each."""
+def test_slice_sends_pieces_of_size_bytes_across_events() -> None:
+    """slice(4) on events with no pause between: 4-byte pieces run on from one event into the
+    next, each tagged with the event of its last byte."""
     steps = run([fault.slice(4)], stream_plan(*EVENTS))
     pieces = body_data(fault.slice(4), stream_plan(*EVENTS))
-    assert [p.data for p in pieces][:3] == [b"data", b": on", b"e\n\n"]
-    assert [p.event for p in pieces] == [0] * 3 + [1] * 3 + [2] * 4
+    assert [p.data for p in pieces][:4] == [b"data", b": on", b"e\n\nd", b"ata:"]
+    assert [p.event for p in pieces] == [0, 0, 1, 1, 1, 2, 2, 2, 2]
     assert client_view(wire_bytes(steps)).body == b"".join(EVENTS)
     assert pauses(steps) == []
+
+
+def test_slice_sends_the_piece_being_filled_before_a_pause() -> None:
+    """A pause in the stream flushes the short last piece of an event: no byte is late."""
+    pieces = body_data(fault.slice(4), stream_plan(*EVENTS, delay=0.5))
+    assert [p.data for p in pieces][:4] == [b"data", b": on", b"e\n\n", b"data"]
+    assert [p.event for p in pieces] == [0, 0, 0, 1, 1, 1, 2, 2, 2, 2]
 
 
 def test_slice_one_byte_cuts_inside_utf8_sequences() -> None:

@@ -435,6 +435,20 @@ def test_slice_one_delivers_the_same_bytes_one_at_a_time(server: mockhttp.Server
     assert complete(server.url, "Say hello") == "Hello, world"
 
 
+def test_slice_pieces_can_end_one_event_and_start_the_next(server: mockhttp.Server) -> None:
+    """slice(100) without event delays: the first read holds event 0 and the start of event 1;
+    the SSE parser and the SDK still get every event."""
+    server.mock(seed_mock(fault.slice(100)))
+    with httpx.stream("POST", server.url + PATH, content=REQUEST) as response:
+        pieces = list(response.iter_raw())
+    first = SEED_EVENTS[0].encode()
+    assert pieces[0] == SEED_BODY[:100]
+    assert pieces[0].startswith(first)
+    assert len(first) < 100
+    assert sse_events(pieces) == sse_events([SEED_BODY])
+    assert sdk(server) == "Hello, world"
+
+
 def test_slice_with_a_delay_arrives_in_separate_reads(server: mockhttp.Server) -> None:
     """slice(16, delay=5ms): a raw socket needs many reads for one event."""
     server.mock(seed_mock(fault.slice(16, delay="5ms")))

@@ -13,7 +13,8 @@ Rule 3: never more than promised.  A cut fault stops *in place of* the first byt
 past its limit, so a body no longer than the limit goes out untouched.
 Rule 4: byte counts are body bytes (what the client's HTTP library hands over after
 de-chunking) unless a fault says ``count="wire"``; then head and chunk framing count too.
-Rule 5: every piece a fault cuts keeps the ``event`` index of the bytes it holds.
+Rule 5: every piece a fault cuts keeps the ``event`` index of the bytes it holds (a
+``slice`` piece that spans events: the index of the event of its last byte).
 Rule 6: a hook that rewrites a plan yields nothing after the first ``End``; a hook that does
 not apply returns the plan it was given, unread.
 """
@@ -515,18 +516,34 @@ class Slice(_Fault):
         seconds(self.delay, "delay")
 
     def body(self, steps: Steps, ctx: FaultContext) -> Steps:
-        started = False
+        # Pieces run on across Data steps (and so across events); the piece being filled
+        # goes out before any other step, so no byte leaves later than the plan says.
+        held = b""
+        event: int | None = None
+        first = True
         for step in steps:
-            if not (isinstance(step, Data) and step.data):
-                yield step
-                if isinstance(step, End):
-                    return
+            if isinstance(step, Data):
+                data = held + step.data
+                whole = len(data) - len(data) % self.size
+                for start in range(0, whole, self.size):
+                    yield from self._piece(data[start : start + self.size], step.event, first)
+                    first = False
+                held = data[whole:]
+                if step.data:
+                    event = step.event
                 continue
-            for start in range(0, len(step.data), self.size):
-                if started and self.delay:
-                    yield Pause(self.delay)
-                started = True
-                yield Data(step.data[start : start + self.size], step.event)
+            if held:
+                yield from self._piece(held, event, first)
+                held, first = b"", False
+            yield step
+            if isinstance(step, End):
+                return
+
+    def _piece(self, data: bytes, event: int | None, first: bool) -> Steps:
+        # A piece is tagged with the event of its last byte (Rule 5, for pieces that span).
+        if self.delay and not first:
+            yield Pause(self.delay)
+        yield Data(data, event)
 
 
 # -- framing breakers: garbage, malformed chunk -----------------------------------------

@@ -214,10 +214,14 @@ def slice(size: int, *, delay: Duration = 0.0) -> Slice:
     """Send the body in pieces of ``size`` bytes (1 is allowed), ``delay`` apart.
 
     Pieces cut across lines, events and UTF-8 sequences, to test parsers that assume one
-    read is one line or one event.  A piece never holds bytes of two events: each event (or
-    body part) is cut on its own, its last piece maybe shorter.  With chunked framing each
-    piece is one chunk, which HTTP libraries hand over separately; with ``delay=0`` and a
-    ``Content-Length`` body TCP may merge pieces, so give a delay to be sure.
+    read is one line or one event: where events follow each other without a pause
+    (``event_delay=0``), a piece may end one event and start the next.  A pause in the reply
+    sends the piece being filled first (it may be shorter), so no byte goes out later than
+    planned.  With chunked framing each piece is one chunk, which HTTP libraries hand over
+    separately; with ``delay=0`` and a ``Content-Length`` body TCP may merge pieces, so give
+    a delay to be sure.  Put faults that count events (``truncate_event``,
+    ``close_after_events``) before ``slice`` in a pipe: after it, a piece that spans two
+    events counts as the later one.
 
     Raises:
         ConfigError: ``size`` is not an int of at least 1, or ``delay`` is not a duration.
