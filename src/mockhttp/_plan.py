@@ -46,7 +46,8 @@ class Head:
 @dataclass(frozen=True, slots=True)
 class Data:
     """Body bytes, before transfer coding.  ``event`` is the index of the event they belong
-    to in an event stream, or None for a plain body."""
+    to in an event stream, or None for a plain body.  Bytes that span events (a piece made
+    by ``fault.slice``) carry the index of the event of their last byte."""
 
     data: bytes
     event: int | None = None
