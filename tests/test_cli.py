@@ -274,6 +274,15 @@ def test_check_without_the_contract_harness(
     assert capsys.readouterr().err == "mockhttp check: the contract harness is not available yet\n"
 
 
+def test_a_bad_port_is_a_usage_error() -> None:
+    """--port outside 0..65535 is refused by the parser, exit status 2."""
+    result = run("serve", "--port", "70000")
+    assert result.returncode == 2
+    assert result.stderr.endswith(
+        "mockhttp serve: error: argument --port: '70000' is not a port number from 0 to 65535\n"
+    )
+
+
 def test_no_command_prints_help_and_fails() -> None:
     """``mockhttp`` alone shows the commands and exits 2."""
     result = run()

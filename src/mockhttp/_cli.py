@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("paths", nargs="*", metavar="PATH", help="mock files or directories")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8080, help="port (8080; 0 picks a free one)")
+    serve.add_argument("--port", type=_port, default=8080, help="port (8080; 0 picks a free one)")
     loud = serve.add_mutually_exclusive_group()
     loud.add_argument("--quiet", action="store_true", help="log no requests, only errors")
     loud.add_argument("--verbose", action="store_true", help="log request headers and bodies")
@@ -81,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # -- serve ----------------------------------------------------------------------------------
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number from 0 to 65535")
+    return int(text)
 
 
 def _serve(args: argparse.Namespace) -> int:

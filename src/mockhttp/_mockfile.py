@@ -209,11 +209,7 @@ def _criteria(mock: Mock, field: str, at: At) -> Mock:
             return mock.body(_matcher_arg(at))
     for name, _, child in at.items(f"a mapping of {field} names to matchers"):
         with child.building():
-            mock = (
-                mock.header(name, _matcher_arg(child))
-                if field == "header"
-                else mock.query(name, _matcher_arg(child))
-            )
+            mock = getattr(mock, field)(name, _matcher_arg(child))  # mock.header, mock.query
     return mock
 
 
@@ -314,6 +310,7 @@ def _call(at: At, what: str, name: str, make: Callable[..., Any], args: list[At]
     rest = next(iter(_params(make, inspect.Parameter.VAR_POSITIONAL).values()), None)
     keywords = _params(make, _KEYWORD)
     required = sum(p.default is inspect.Parameter.empty for p in positional)
+    # A trailing mapping holds keyword options, unless a required argument needs it.
     options = None
     if keywords and args and args[-1].is_mapping and len(args) - 1 >= required:
         options = args.pop()
@@ -324,16 +321,22 @@ def _call(at: At, what: str, name: str, make: Callable[..., Any], args: list[At]
         )
     slots = [*positional, *([rest] * (len(args) - len(positional)) if rest else [])]
     values = [_typed(arg, p.annotation) for arg, p in zip(args, slots[: len(args)], strict=True)]
+    kw = _options(options, what, keywords) if options else {}
+    with at.building():
+        return make(*values, **kw)
+
+
+def _options(at: At, what: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword options of a file form: ``{count: wire}``."""
     kw: dict[str, Any] = {}
-    for key, key_at, child in options.items("options") if options else []:
+    for key, key_at, child in at.items("options"):
         if key not in keywords:
             key_at.fail(
                 f"unknown option {key!r} of {what}{suggest(key, keywords)}\n"
                 f"  expected one of: {', '.join(keywords)}"
             )
         kw[key] = _typed(child, keywords[key].annotation)
-    with at.building():
-        return make(*values, **kw)
+    return kw
 
 
 def _count(required: int, maximum: int, more: bool) -> str:
