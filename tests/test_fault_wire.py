@@ -294,6 +294,17 @@ def test_empty_response_closes_before_the_status_line(server: mockhttp.Server) -
     assert active.calls[0].wait() == "closed"
 
 
+@pytest.mark.xfail(
+    reason="_server records the mock's status in the call even when no head was sent",
+    strict=True,
+)
+def test_journal_has_no_status_when_no_head_was_sent(server: mockhttp.Server) -> None:
+    """Call.status is None when a fault ends the reply before the status line."""
+    active = server.mock(seed_mock(fault.empty_response()))
+    raw_post(server)
+    assert call_of(active).status is None
+
+
 def test_truncate_event_cuts_inside_a_data_line(server: mockhttp.Server) -> None:
     """truncate_event(1): the first event whole, half of the second, then EOF; the SDK raises."""
     server.mock(seed_mock(fault.truncate_event(1)))
@@ -447,6 +458,22 @@ def test_slice_pieces_can_end_one_event_and_start_the_next(server: mockhttp.Serv
     assert len(first) < 100
     assert sse_events(pieces) == sse_events([SEED_BODY])
     assert sdk(server) == "Hello, world"
+
+
+@pytest.mark.xfail(
+    reason="_server counts events by changes of Raw.event, so a piece spanning two events "
+    "hides the first; counting max(event) + 1 fixes it",
+    strict=True,
+)
+def test_journal_counts_events_touched_by_spanning_pieces(server: mockhttp.Server) -> None:
+    """slice(100) on four 86-byte events: the journal still counts four events."""
+    active = server.mock(
+        mockhttp.get("/x")
+        .pipe(fault.slice(100))
+        .reply(mockhttp.ok().event_stream(*[mockhttp.Event(data="x" * 78) for _ in range(4)]))
+    )
+    httpx.get(server.url + "/x")
+    assert call_of(active).events == 4
 
 
 def test_slice_with_a_delay_arrives_in_separate_reads(server: mockhttp.Server) -> None:
