@@ -2,8 +2,8 @@
 
 As in ``test_docs.py``: a ```python block runs as a script (the blocks of one page share a
 namespace, in order), a ```python test block is a pytest module run with the plugin enabled,
-a ```python excerpt block must appear verbatim in the example file it is taken from, and a
-```yaml block is a mock file that must load.
+a ```python excerpt block must appear verbatim in the example file it is taken from, a
+```yaml block is a mock file that must load, and a ```text block shows bytes of the stream.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import pytest
 from mockhttp import fault
 from mockhttp._mockfile import loads
 
+from .test_fault_support import SEED_BODY
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["docs/faults.md", "docs/guide-failure-paths.md"]
-BLOCK = re.compile(r"^```(python|python test|python excerpt|yaml)\n(.*?)^```$", re.S | re.M)
+BLOCK = re.compile(r"^```(python|python test|python excerpt|yaml|text)\n(.*?)^```$", re.S | re.M)
 GUIDE_EXAMPLE = ROOT / "examples" / "test_llm_client.py"
 
 
@@ -62,6 +64,12 @@ def test_guide_excerpts_come_from_the_example_file() -> None:
     source = GUIDE_EXAMPLE.read_text()
     for code in excerpts:
         assert code in source, code
+
+
+def test_guide_shows_the_bytes_of_a_chunk() -> None:
+    """The ```text block of the guide is a line of the stream as it goes out."""
+    (text,) = blocks("docs/guide-failure-paths.md", "text")
+    assert SEED_BODY.startswith(text.encode())
 
 
 def test_the_example_file_passes(pytester: pytest.Pytester) -> None:
