@@ -22,6 +22,7 @@ import mockhttp
 from mockhttp import fault
 from mockhttp.sse import Decoder, Message
 
+from . import clients
 from .test_fault_support import SEED_BODY, SEED_EVENTS, client_view
 
 PATH = "/v1/chat/completions"
@@ -185,10 +186,12 @@ def test_limit_data_makes_the_openai_sdk_raise(server: mockhttp.Server) -> None:
 
 
 def test_limit_data_makes_the_seed_client_fail(server: mockhttp.Server) -> None:
-    """The hand-written complete() fails rather than hand on half an answer."""
+    """Both hand-written complete() clients fail rather than hand on half an answer."""
     server.mock(seed_mock(fault.limit_data(100)))
     with pytest.raises(httpx.RemoteProtocolError):
         complete(server.url, "Say hello")
+    with pytest.raises(clients.StreamEnded, match="connection closed"):
+        clients.complete(server.url, "Say hello")  # the raw-socket version in tests/clients.py
 
 
 def test_without_the_fault_every_client_gets_the_answer(server: mockhttp.Server) -> None:
