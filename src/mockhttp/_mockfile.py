@@ -170,7 +170,7 @@ def _json_document(text: str, source: str) -> At:
         raise MockfileError(
             f"not valid JSON: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
         ) from None
-    node = yaml.representer.SafeRepresenter().represent_data(value)
+    node = yaml.representer.SafeRepresenter(sort_keys=False).represent_data(value)
     return At(node, source)
 
 
@@ -207,7 +207,8 @@ def _criteria(mock: Mock, field: str, at: At) -> Mock:
     with at.building():
         if field == "body":
             return mock.body(_matcher_arg(at))
-    for name, _, child in at.items(f"a mapping of {field} names to matchers"):
+    names = at.items(f"a mapping of {field} names to matchers", fold_case=field == "header")
+    for name, _, child in names:
         with child.building():
             mock = getattr(mock, field)(name, _matcher_arg(child))  # mock.header, mock.query
     return mock

@@ -9,7 +9,9 @@ Rule 1: ``loads(dump(mock)) == [mock]`` for every mock with a file form.  What h
 than being written differently.  Criteria are written grouped by field (``query``,
 ``header``, ``body``), in the order each field first appears, so a mock whose criteria
 interleave fields, or that matches one header or the body twice (written as ``all_of``),
-loads back as an equivalent mock rather than an equal one.
+loads back as an equivalent mock rather than an equal one.  Likewise a reply header sent
+several times is written as a list under its first name, so repeats of a name that are
+apart come back together.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ def _represent_flow_map(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.N
     return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
 
 
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    # PyYAML writes NEL and the Unicode line and paragraph separators raw in plain and
+    # single-quoted scalars, where its reader then folds them: double quotes escape them.
+    style = '"' if any(c in data for c in "\x85\u2028\u2029") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(_Flow, _represent_flow)
 _Dumper.add_representer(_FlowMap, _represent_flow_map)
 

@@ -126,27 +126,46 @@ class At:
     def is_null(self) -> bool:
         return isinstance(self.node, yaml.ScalarNode) and self.node.tag == "tag:yaml.org,2002:null"
 
-    def items(self, what: str) -> list[tuple[str, At, At]]:
-        """A mapping's entries as ``(key, key node, value node)``; keys must be unique text."""
+    def items(self, what: str, fold_case: bool = False) -> list[tuple[str, At, At]]:
+        """A mapping's entries as ``(key, key node, value node)``; keys must be unique text.
+
+        With ``fold_case``, keys differing only in case are duplicates (header names).
+        """
         if not self.is_mapping:
             self.expected(what)
-        assert isinstance(self.node, yaml.MappingNode)
-        yaml.constructor.SafeConstructor().flatten_mapping(self.node)  # merge keys (<<)
         seen: dict[str, str] = {}
         result: list[tuple[str, At, At]] = []
-        for key_node, value_node in self.node.value:
+        for key_node, value_node in self._entries():
             key_at = At(key_node, self.source, self.path)
             name = _construct(key_node) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(name, str):
                 key_at.fail(f"found {describe(name)} as a key, expected text")
             child = self.key(name, value_node)
-            if name.lower() in seen:
+            folded = name.lower() if fold_case else name
+            if folded in seen:
                 At(key_node, self.source, child.path).fail(
-                    f"duplicate key {name!r} (already given as {seen[name.lower()]!r})"
+                    f"duplicate key {name!r} (already given as {seen[folded]!r})"
                 )
-            seen[name.lower()] = name
+            seen[folded] = name
             result.append((name, At(key_node, self.source, child.path), child))
         return result
+
+    def _entries(self) -> list[tuple[yaml.Node, yaml.Node]]:
+        """The mapping's entries with merge keys (``<<: *base``) applied: own keys win."""
+        node = self.node
+        assert isinstance(node, yaml.MappingNode)
+        own = [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"]
+        if len(own) == len(node.value):
+            return own
+        yaml.constructor.SafeConstructor().flatten_mapping(node)
+        merged = node.value[: len(node.value) - len(own)]
+        taken = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
+        entries: list[tuple[yaml.Node, yaml.Node]] = []
+        for k, v in merged:
+            if isinstance(k, yaml.ScalarNode) and k.value not in taken:
+                taken.add(k.value)
+                entries.append((k, v))
+        return entries + own
 
     def fields(self, known: Collection[str], what: str) -> dict[str, At]:
         """A mapping with fixed keys; an unknown key is an error with a suggestion."""
