@@ -210,7 +210,10 @@ class Mock:
             return False
         if self.path_params(request) is None:
             return False
-        return all(c.matcher.matches(c.value(request)) for c in self.criteria)
+        for c in self.criteria:  # noqa: SIM110 (no genexpr: this runs for every request)
+            if not c.matcher.matches(c.value(request)):
+                return False
+        return True
 
     def _path_text(self) -> str:
         return repr(self.path)

@@ -33,7 +33,7 @@ from ._mock import Mock
 from ._plan import End, FaultContext, Pause, Raw, Step
 from ._reply import Reply, status
 from ._request import Headers, Request
-from ._verify import BODY_KEPT, ActiveMock, Call, CallList
+from ._verify import BODY_KEPT, ActiveMock, Call, CallList, Outcome
 from ._wire import frame
 
 __all__ = ["Server"]
@@ -42,6 +42,12 @@ MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
 _BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
 _ADMIN_PREFIX = "/__mockhttp/"
+_OUTCOMES: dict[str, Outcome] = {
+    "complete": "complete",
+    "close": "closed",
+    "reset": "reset",
+    "stall": "stalled",
+}
 _WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
 _WIRE_CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
 
@@ -304,9 +310,9 @@ class Server:
             call = Call(request, mock, mock.response.status_code, params)
             active.calls.append(call)
             self.journal.append(call)
-            ctx = FaultContext(call_index=len(active.calls) - 1)
             if not mock.faults:
                 return call, self._wire(mock.response, head_only, http10, keep_alive)
+            ctx = FaultContext(call_index=len(active.calls) - 1)
             steps: Iterator[Step] = iter(mock.response.plan())
             for fault in mock.faults:
                 steps = fault.body(steps, ctx)
@@ -652,12 +658,7 @@ class _Runner:
         call = self.call
         how = end.how
         if call is not None:
-            call.outcome = {
-                "complete": "complete",
-                "close": "closed",
-                "reset": "reset",
-                "stall": "stalled",
-            }[how]  # type: ignore[assignment]
+            call.outcome = _OUTCOMES[how]
             if how != "stall":
                 self.conn.server._finished(call)
         if how == "complete":
