@@ -12,7 +12,7 @@ import mockhttp
 from mockhttp import Event, match
 from mockhttp._mockfile import dump, loads, to_dict
 
-TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)
+TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=20)
 SCALARS = (
     st.none()
     | st.booleans()
@@ -26,7 +26,8 @@ JSON: st.SearchStrategy[Any] = st.recursive(
     max_leaves=8,
 )
 TOKEN = st.from_regex(r"\A[A-Za-z][A-Za-z0-9-]{0,12}\Z")
-LINE = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\r\n\0"), max_size=15)
+DELAYS: list[float | str] = [0, 0.001, 0.02, 1.5, "250ms", "20ms"]
+LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n\0"), max_size=15)
 
 
 @st.composite
@@ -37,7 +38,7 @@ def events(draw: st.DrawFn) -> Event:
         id=draw(st.none() | LINE),
         retry=draw(st.none() | st.integers(0, 10**6)),
         comment=draw(st.none() | TEXT),
-        delay=draw(st.none() | st.sampled_from([0, 0.02, 1.5, "250ms"])),
+        delay=draw(st.none() | st.sampled_from(DELAYS)),
     )
 
 
@@ -77,7 +78,7 @@ def mocks(draw: st.DrawFn) -> mockhttp.Mock:
     elif kind == "stream":
         reply = reply.event_stream(
             *draw(st.lists(events(), max_size=4)),
-            event_delay=draw(st.sampled_from([0, 0.001, "20ms"])),
+            event_delay=draw(st.sampled_from(DELAYS)),
             repeat=draw(st.sampled_from([1, 2, True])),
             line_ending=draw(st.sampled_from(["\n", "\r\n", "\r"])),
             space=draw(st.booleans()),
