@@ -91,6 +91,7 @@ def _port(text: str) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths] or [DEFAULTS]
+    snapshot = watch_snapshot(paths) if args.watch else None  # before loading: miss no change
     try:
         mocks = load(*paths)
     except MockfileError as exc:
@@ -107,7 +108,6 @@ def _serve(args: argparse.Namespace) -> int:
     previous = {sig: signal.signal(sig, _stopper(stop)) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         served.announce()
-        snapshot = watch_snapshot(paths) if args.watch else None
         while not stop.wait(_POLL):
             if snapshot is not None:
                 snapshot = served.reload_if_changed(snapshot)

@@ -128,7 +128,7 @@ class Served:
         """Log a finished call (the server's ``on_call_end``)."""
         if self.quiet:
             return
-        mocks = [a.mock for a in self.server.mocks]
+        mocks = [a.mock for a in self.server.mocks] if call.mock is None else []
         lines = [log_line(call, mocks, datetime.now())]
         if self.verbose:
             lines.extend(_details(call))
