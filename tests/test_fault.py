@@ -129,11 +129,26 @@ def test_limit_data_is_lazy_on_an_endless_stream() -> None:
     assert end_of(steps) == "close"
 
 
-def test_limit_data_on_a_head_request_sends_the_head_then_closes() -> None:
-    """A reply to HEAD has no body on the wire; the cut still ends the connection."""
+def test_limit_data_leaves_a_reply_to_head_untouched() -> None:
+    """A reply to HEAD has no body on the wire, so there is nothing to cut."""
     steps = run([fault.limit_data(5)], body_plan(b"hello, world"), head_only=True)
-    assert [type(s) for s in steps] == [Raw, End]
-    assert client_view(wire_bytes(steps), method=b"HEAD").result == "complete"
+    assert steps == run([], body_plan(b"hello, world"), head_only=True)
+    assert end_of(steps) == "complete"
+
+
+def test_limit_data_cuts_inside_a_chunk() -> None:
+    """The cut chunk's size line announces the whole event; only part of it follows."""
+    second = SEED_EVENTS[1].encode()
+    first = len(SEED_EVENTS[0].encode())
+    data = wire_bytes(run([fault.limit_data(100)], seed_plan()))
+    assert data.endswith(b"%x\r\n" % len(second) + second[: 100 - first])
+
+
+def test_limit_data_at_an_event_boundary_does_not_start_the_next_chunk() -> None:
+    """When no byte of the next chunk may go, its size line is not sent either."""
+    first = SEED_EVENTS[0].encode()
+    data = wire_bytes(run([fault.limit_data(len(first))], seed_plan()))
+    assert data.endswith(first + b"\r\n")
 
 
 # -- resets, closes and stalls after bytes or events ----------------------------------------

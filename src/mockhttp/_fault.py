@@ -13,6 +13,8 @@ Rule 3: never more than promised.  A cut fault stops *in place of* the first byt
 past its limit, so a body no longer than the limit goes out untouched.
 Rule 4: byte counts are body bytes (what the client's HTTP library hands over after
 de-chunking) unless a fault says ``count="wire"``; then head and chunk framing count too.
+Byte cuts work on the wire plan either way (``Raw.body`` says how many body bytes a step
+holds), so a cut can fall inside a chunk, as a real dropped connection does.
 Rule 5: every piece a fault cuts keeps the ``event`` index of the bytes it holds (a
 ``slice`` piece that spans events: the index of the event of its last byte).
 Rule 6: a hook that rewrites a plan yields nothing after the first ``End``; a hook that does
@@ -163,20 +165,33 @@ def _duration_form(value: float) -> str | float:
 
 
 def _cut_body(steps: Steps, n: int, end: End) -> Steps:
-    """Pass ``n`` body bytes, then ``end`` in place of byte ``n + 1``."""
+    """On the wire plan: pass ``n`` body bytes, then ``end`` in place of byte ``n + 1``.
+
+    The cut may fall inside a chunk: its size line, already sent, announces more bytes than
+    follow, as when a connection drops mid-write.  A chunk of which no body byte may go is
+    not started.
+    """
     sent = 0
     for step in steps:
-        if isinstance(step, Data) and step.data:
+        if isinstance(step, Raw) and step.body:
             room = n - sent
-            if len(step.data) > room:
+            if step.body > room:
                 if room:
-                    yield Data(step.data[:room], step.event)
+                    yield Raw(step.data[: _wire_offset(step, room)], room, step.event)
                 yield end
                 return
-            sent += len(step.data)
+            sent += step.body
         yield step
         if isinstance(step, End):
             return
+
+
+def _wire_offset(raw: Raw, k: int) -> int:
+    """Where the first ``k`` body bytes of ``raw`` end in ``raw.data``."""
+    if raw.body == len(raw.data):
+        return k
+    # A chunk frame: "<hex size>\r\n<body>\r\n" (RFC 9112 §7.1).
+    return raw.data.index(b"\r\n") + 2 + k
 
 
 def _body_within(raw: Raw, k: int) -> int:
@@ -259,11 +274,9 @@ class LimitData(_Fault):
         _check_size("n", self.n)
         _check_count(self.count)
 
-    def body(self, steps: Steps, ctx: FaultContext) -> Steps:
-        return _cut_body(steps, self.n, End("close")) if self.count == "body" else steps
-
     def wire(self, steps: Steps, ctx: FaultContext) -> Steps:
-        return _cut_wire(steps, self.n, End("close")) if self.count == "wire" else steps
+        cut = _cut_body if self.count == "body" else _cut_wire
+        return cut(steps, self.n, End("close"))
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -278,11 +291,9 @@ class ResetAfterBytes(_Fault):
         _check_size("n", self.n)
         _check_count(self.count)
 
-    def body(self, steps: Steps, ctx: FaultContext) -> Steps:
-        return _cut_body(steps, self.n, End("reset")) if self.count == "body" else steps
-
     def wire(self, steps: Steps, ctx: FaultContext) -> Steps:
-        return _cut_wire(steps, self.n, End("reset")) if self.count == "wire" else steps
+        cut = _cut_body if self.count == "body" else _cut_wire
+        return cut(steps, self.n, End("reset"))
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -354,10 +365,15 @@ class Stall(_Fault):
 
     def body(self, steps: Steps, ctx: FaultContext) -> Steps:
         if self.after_bytes is not None:
-            return _cut_body(steps, self.after_bytes, End("stall"))
+            return steps
         if self.after_events is not None:
             return _cut_events(steps, self.after_events, End("stall"))
         return _end_before_head(steps, "stall")
+
+    def wire(self, steps: Steps, ctx: FaultContext) -> Steps:
+        if self.after_bytes is None:
+            return steps
+        return _cut_body(steps, self.after_bytes, End("stall"))
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -90,9 +90,9 @@ def limit_data(n: int, *, count: Count = "body") -> LimitData:
     """Let exactly ``n`` bytes reach the client, then close the connection mid-body.
 
     The client reads ``n`` body bytes (the status line and headers come first, whole), then
-    EOF: a chunked body without its last chunk, or a ``Content-Length`` body shorter than
-    announced -- an incomplete read, never a clean end.  A body of ``n`` bytes or fewer goes
-    out untouched.
+    EOF: a chunked body without its last chunk (cut inside a chunk when byte ``n`` falls in
+    one), or a ``Content-Length`` body shorter than announced -- an incomplete read, never a
+    clean end.  A body of ``n`` bytes or fewer goes out untouched.
 
     Args:
         n: bytes to deliver (0 closes right after the headers).
