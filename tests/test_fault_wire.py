@@ -297,10 +297,6 @@ def test_empty_response_closes_before_the_status_line(server: mockhttp.Server) -
     assert active.calls[0].wait() == "closed"
 
 
-@pytest.mark.xfail(
-    reason="_server records the mock's status in the call even when no head was sent",
-    strict=True,
-)
 def test_journal_has_no_status_when_no_head_was_sent(server: mockhttp.Server) -> None:
     """Call.status is None when a fault ends the reply before the status line."""
     active = server.mock(seed_mock(fault.empty_response()))
@@ -379,11 +375,6 @@ def test_stall_trips_a_read_timeout_while_the_server_serves_others(
     assert active.calls[0].outcome == "stalled"
 
 
-@pytest.mark.xfail(
-    reason="_server: eof_received keeps a stalled connection half-open, so a client's "
-    "hang-up is not seen until the server closes",
-    strict=True,
-)
 def test_a_stall_ends_when_the_client_hangs_up(server: mockhttp.Server) -> None:
     """Once the client closes its socket, the stalled call is finished in the journal."""
     active = server.mock(seed_mock(fault.stall(after_events=1)))
@@ -463,11 +454,6 @@ def test_slice_pieces_can_end_one_event_and_start_the_next(server: mockhttp.Serv
     assert sdk(server) == "Hello, world"
 
 
-@pytest.mark.xfail(
-    reason="_server counts events by changes of Raw.event, so a piece spanning two events "
-    "hides the first; counting max(event) + 1 fixes it",
-    strict=True,
-)
 def test_journal_counts_events_touched_by_spanning_pieces(server: mockhttp.Server) -> None:
     """slice(100) on four 86-byte events: the journal still counts four events."""
     active = server.mock(

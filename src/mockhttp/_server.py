@@ -437,8 +437,9 @@ class _Connection(asyncio.Protocol):
 
     def eof_received(self) -> bool:
         # Keep the connection half-open while a reply runs; the client may have shut down
-        # its write side after sending the request.
-        return self.runner is not None
+        # its write side after sending the request.  A stalled reply writes nothing that
+        # would reveal a client that has gone, so there EOF counts as the hang-up.
+        return self.runner is not None and not self.runner.stalled
 
     # -- parser callbacks -----------------------------------------------------------------
 
@@ -563,8 +564,9 @@ class _Runner:
         "deadline",
         "handle",
         "keep_alive",
-        "last_event",
         "loop",
+        "stalled",
+        "status",
         "steps",
         "waiting",
     )
@@ -578,9 +580,13 @@ class _Runner:
         self.loop = asyncio.get_running_loop()
         self.deadline = self.loop.time()
         self.handle: asyncio.TimerHandle | asyncio.Handle | None = None
-        self.last_event: int | None = None
         self.waiting = False
+        self.stalled = False
         self.keep_alive = keep_alive
+        # the call's status counts as sent once the first byte (of the head) is written
+        self.status = None if call is None else call.status
+        if call is not None:
+            call.status = None
 
     def run(self) -> None:
         self.handle = None
@@ -640,6 +646,8 @@ class _Runner:
     def _record(self, step: Raw) -> None:
         call = self.call
         assert call is not None
+        if call.status is None:
+            call.status = self.status
         call.wire_bytes += len(step.data)
         if step.body:
             call.body_bytes += step.body
@@ -649,9 +657,9 @@ class _Runner:
                     start = data.find(b"\r\n") + 2
                     data = data[start : start + step.body]
                 call.body_sent += data[: BODY_KEPT - len(call.body_sent)]
-        if step.event is not None and step.event != self.last_event:
-            self.last_event = step.event
-            call.events += 1
+        # events go out in order, and a piece spanning events carries its last byte's event
+        if step.event is not None and step.event >= call.events:
+            call.events = step.event + 1
 
     def _end(self, end: End) -> None:
         conn = self.conn
@@ -669,7 +677,8 @@ class _Runner:
         elif how == "reset":
             conn.runner = None
             conn.reset()
-        # "stall": keep the runner; connection_lost ends it
+        else:  # "stall": keep the runner; the client's hang-up (EOF or reset) ends it
+            self.stalled = True
 
     def _failed(self, exc: Exception) -> None:
         self.conn.server.errors.append(exc)
