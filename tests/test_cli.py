@@ -269,7 +269,10 @@ def test_check_without_the_contract_harness(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A build without mockhttp.contract says so and exits 2."""
+    import mockhttp.contract
+
     monkeypatch.setitem(sys.modules, "mockhttp.contract._cli", None)
+    monkeypatch.delattr(mockhttp.contract, "_cli", raising=False)
     assert main(["check", "--help"]) == 2
     assert capsys.readouterr().err == "mockhttp check: the contract harness is not available yet\n"
 
