@@ -10,7 +10,7 @@ from ._errors import ConfigError
 
 Duration = float | int | timedelta | str
 
-_TEXT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|us|µs)?\s*$")
+_TEXT = re.compile(r"^\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(ms|s|m|us|µs)?\s*$")
 _UNIT = {"ms": 1e-3, "s": 1.0, "m": 60.0, "us": 1e-6, "µs": 1e-6, None: 1.0}
 
 
