@@ -149,6 +149,31 @@ def test_a_mock_without_file_form_is_refused() -> None:
         mock.to_yaml()
 
 
+class Odd(Matcher):
+    """A matcher defined outside mockhttp, without a file form."""
+
+    def explain(self, value: object) -> str | None:
+        return None
+
+
+class Quiet:
+    """A fault defined outside mockhttp, without a file form."""
+
+    def body(self, steps: object, ctx: object) -> object:
+        return steps
+
+    def wire(self, steps: object, ctx: object) -> object:
+        return steps
+
+
+def test_matchers_and_faults_without_file_form_are_refused() -> None:
+    """A user's own matcher or fault cannot be written: ConfigError names it."""
+    with pytest.raises(mockhttp.ConfigError, match=r"^Odd has no file form \(no to_args method\)$"):
+        mockhttp.get("/").body(Odd()).to_yaml()
+    with pytest.raises(mockhttp.ConfigError, match=r"^Quiet has no file form"):
+        mockhttp.get("/").pipe(Quiet()).to_yaml()  # type: ignore[arg-type]  # duck-typed fault
+
+
 def test_json_documents_and_lists_of_mocks() -> None:
     """JSON loads like YAML, and a document may be a list of mocks."""
     docs = [to_dict(streamed_answer()), to_dict(named_events())]

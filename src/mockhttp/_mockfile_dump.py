@@ -138,9 +138,13 @@ def _matcher(matchers: list[Matcher]) -> Any:
 
 def _form(value: Matcher | Fault) -> _Flow:
     to_args = getattr(value, "to_args", None)
-    if to_args is None:
-        raise ConfigError(f"{value!r} has no file form (no to_args method)")
-    return _flow(to_args())
+    try:
+        if to_args is None:
+            raise NotImplementedError
+        return _flow(to_args())
+    except NotImplementedError:  # a matcher or fault defined outside mockhttp
+        name = type(value).__name__  # its repr may need the missing arguments too
+        raise ConfigError(f"{name} has no file form (no to_args method)") from None
 
 
 def _flow(form: list[Any]) -> _Flow:
