@@ -23,6 +23,9 @@ from ._mock import patch as patch
 from ._mock import post as post
 from ._mock import put as put
 from ._mock import request as request
+from ._mockfile import dump as dump
+from ._mockfile import load as load
+from ._mockfile import loads as loads
 from ._reply import Reply as Reply
 from ._reply import ok as ok
 from ._reply import status as status
@@ -53,9 +56,12 @@ __all__ = [
     "UnmatchedRequestError",
     "VerificationError",
     "delete",
+    "dump",
     "fault",
     "get",
     "head",
+    "load",
+    "loads",
     "match",
     "ok",
     "options",
