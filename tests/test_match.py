@@ -122,3 +122,16 @@ def test_bad_arguments_raise_config_error_at_construction(call, message) -> None
     with pytest.raises(ConfigError, match=None) as info:
         call()
     assert message in str(info.value)
+
+
+def test_a_users_own_matcher_composes_and_explains() -> None:
+    """A Matcher subclass with only explain() works with the operators and has a repr."""
+
+    class Even(match.Matcher):
+        def explain(self, value: object) -> str | None:
+            return None if isinstance(value, int) and value % 2 == 0 else f"got {value!r}, odd"
+
+    m = Even() & match.not_(0)
+    assert m.matches(2)
+    assert m.explain(3) == "got 3, odd"
+    assert repr(m) == "all_of(<Even>, not_(equal(0)))"

@@ -313,3 +313,38 @@ def test_oversized_body_gets_413(server: mockhttp.Server, monkeypatch: pytest.Mo
     assert got.startswith(b"HTTP/1.1 413 ")
     assert b"request body is larger than 1000 bytes" in got
     assert httpx.post(server.url + "/u", content=b"small").status_code == 200
+
+
+def test_respond_with_builds_a_reply_per_request(server: mockhttp.Server) -> None:
+    """A handler answers from the request (here it echoes the prompt as a stream)."""
+
+    def echo(request: mockhttp.Request) -> mockhttp.Reply:
+        prompt = request.json()["messages"][-1]["content"]
+        return mockhttp.ok().event_stream(Event(data={"echo": prompt}), Event(data="[DONE]"))
+
+    mock = server.mock(mockhttp.post("/v1/chat/completions").respond_with(echo))
+    for prompt in ("one", "two"):
+        response = httpx.post(
+            server.url + "/v1/chat/completions", json={"messages": [{"content": prompt}]}
+        )
+        assert response.text == f'data: {{"echo":"{prompt}"}}\n\ndata: [DONE]\n\n'
+    assert mock.call_count == 2
+    with pytest.raises(mockhttp.ConfigError, match="Python handler, which has no file form"):
+        mock.mock.to_yaml()
+
+
+def test_a_failing_handler_gives_500_and_check_raises(server: mockhttp.Server) -> None:
+    """A handler that raises gets the client a 500 with the traceback; check() re-raises."""
+
+    def broken(request: mockhttp.Request) -> mockhttp.Reply:
+        raise KeyError("model")
+
+    mock = server.mock(mockhttp.post("/x").respond_with(broken))
+    response = httpx.post(server.url + "/x")
+    assert response.status_code == 500
+    assert "KeyError: 'model'" in response.text
+    assert mock.calls.last.status == 500
+    assert len(server.journal) == 1
+    with pytest.raises(KeyError, match="model"):
+        server.check()
+    server.reset()

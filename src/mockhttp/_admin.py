@@ -126,7 +126,7 @@ class AdminAPI:
         if active is None:
             return _missing(ref)
         calls = [_call_json(c, self._ids()) for c in active.calls]
-        return _json(200, {"id": active._seq, "call_count": active.call_count, "calls": calls})
+        return _json(200, {"id": active.id, "call_count": active.call_count, "calls": calls})
 
     def journal(self, request: Request, ref: str) -> Reply:
         wanted = request.query_value("mock")
@@ -151,12 +151,12 @@ class AdminAPI:
     def _find(self, ref: str) -> ActiveMock | None:
         mocks: tuple[ActiveMock, ...] = self.server.mocks
         for active in mocks:
-            if ref.isdigit() and active._seq == int(ref):
+            if ref.isdigit() and active.id == int(ref):
                 return active
         return next((a for a in mocks if a.mock.name == ref), None)
 
     def _ids(self) -> dict[int, int]:
-        return {id(a.mock): a._seq for a in self.server.mocks}
+        return {id(a.mock): a.id for a in self.server.mocks}
 
 
 def _missing(ref: str) -> Reply:
@@ -169,7 +169,7 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
     except ConfigError:
         document = None  # a mock built in Python with no file form (a binary body)
     return {
-        "id": active._seq,
+        "id": active.id,
         "name": active.mock.name,
         "describe": active.mock.describe(),
         "call_count": active.call_count,

@@ -143,8 +143,12 @@ class Matcher:
         return not_(self)
 
     def __repr__(self) -> str:
+        try:
+            args = self._args()
+        except NotImplementedError:  # a user's matcher that has no file form
+            return f"<{type(self).__name__}>"
         parts: list[str] = []
-        for arg in self._args():
+        for arg in args:
             if isinstance(arg, Options):
                 parts.extend(f"{k}={v!r}" for k, v in arg.items())
             else:

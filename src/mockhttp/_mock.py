@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -106,6 +107,7 @@ class Mock:
     name: str | None = None
     priority: int = 0
     times: int | None = None
+    handler: Callable[[Request], Reply] | None = None
 
     def __post_init__(self) -> None:
         if self.method is not None and (
@@ -152,7 +154,33 @@ class Mock:
         """Answer with ``response``."""
         if not isinstance(response, Reply):
             raise ConfigError(f"reply={response!r} must be a Reply (mockhttp.ok(), ...)")
-        return dataclasses.replace(self, response=response)
+        return dataclasses.replace(self, response=response, handler=None)
+
+    def respond_with(self, handler: Callable[[Request], Reply]) -> Mock:
+        """Answer with the reply ``handler(request)`` builds, per request (Python only).
+
+        The handler runs on the server thread; if it raises, or returns something other
+        than a ``Reply``, the client gets a 500 and ``server.check()`` re-raises the error.
+        A mock with a handler has no file form.
+        """
+        if not callable(handler):
+            raise ConfigError(f"respond_with() handler={handler!r} must be callable")
+        return dataclasses.replace(self, handler=handler)
+
+    def reply_for(self, request: Request) -> Reply:
+        """The reply to ``request``: the handler's, or the fixed one.
+
+        Raises:
+            ConfigError: the handler returned something other than a ``Reply``.
+        """
+        if self.handler is None:
+            return self.response
+        reply = self.handler(request)
+        if not isinstance(reply, Reply):
+            raise ConfigError(
+                f"the handler of mock {self.describe()} returned {reply!r}, not a Reply"
+            )
+        return reply
 
     def pipe(self, *faults: Fault) -> Mock:
         """Apply ``faults`` to the reply, in order (see :mod:`mockhttp.fault`)."""

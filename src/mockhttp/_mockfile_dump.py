@@ -89,6 +89,10 @@ def dump(mocks: Mock | Iterable[Mock]) -> str:
 
 def to_dict(mock: Mock) -> dict[str, Any]:
     """A mock as its document: ``{"request": {...}, "response": {...}, ...}``."""
+    if mock.handler is not None:
+        raise ConfigError(
+            f"mock {mock.describe()} answers with a Python handler, which has no file form"
+        )
     doc: dict[str, Any] = {}
     if mock.name is not None:
         doc["name"] = mock.name

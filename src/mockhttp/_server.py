@@ -307,13 +307,19 @@ class Server:
             if active.exhausted or not mock.matches(request):
                 continue
             params = mock.path_params(request) or {}
-            call = Call(request, mock, mock.response.status_code, params)
+            call = Call(request, mock, None, params)
             active.calls.append(call)
             self.journal.append(call)
+            try:
+                reply = mock.reply_for(request)
+            except Exception as exc:  # the user's handler: kept for server.check()
+                self.errors.append(exc)
+                reply = _error_reply(exc)
+            call.status = reply.status_code
             if not mock.faults:
-                return call, self._wire(mock.response, head_only, http10, keep_alive)
+                return call, self._wire(reply, head_only, http10, keep_alive)
             ctx = FaultContext(call_index=len(active.calls) - 1)
-            steps: Iterator[Step] = iter(mock.response.plan())
+            steps: Iterator[Step] = iter(reply.plan())
             for fault in mock.faults:
                 steps = fault.body(steps, ctx)
             wire = frame(steps, head_only=head_only, http10=http10, keep_alive=keep_alive)
@@ -372,6 +378,12 @@ class Server:
                 self.on_call_end(call)
             except Exception as exc:
                 self.errors.append(exc)
+
+
+def _error_reply(exc: BaseException) -> Reply:
+    """A 500 whose body is the traceback, for errors raised while producing a reply."""
+    text = "".join(traceback.format_exception(exc))
+    return status(500).header("Content-Type", "text/plain; charset=utf-8").body(text)
 
 
 class _Connection(asyncio.Protocol):
@@ -514,9 +526,7 @@ class _Connection(asyncio.Protocol):
                 call, wire = self.server._dispatch(request, keep_alive)
             except Exception as exc:
                 self.server.errors.append(exc)
-                text = "".join(traceback.format_exception(exc))
-                reply = status(500).header("Content-Type", "text/plain; charset=utf-8")
-                wire = frame(reply.body(text).plan(), keep_alive=False)
+                wire = frame(_error_reply(exc).plan(), keep_alive=False)
                 call = Call(request, None, 500)
                 self.server.journal.append(call)
                 keep_alive = False
