@@ -62,3 +62,24 @@ def test_plugin_is_registered_by_entry_point() -> None:
 
     names = {ep.name: ep.value for ep in entry_points(group="pytest11")}
     assert names["mockhttp"] == "mockhttp.pytest_plugin"
+
+
+def test_mockfile_marker_loads_mock_files(pytester: pytest.Pytester) -> None:
+    """@pytest.mark.mockhttp(mockfile=...) registers a file's mocks before the test."""
+    pytester.makefile(
+        ".yaml",
+        models="request: {method: GET, path: /v1/models}\nresponse: {json: {data: []}}\n",
+    )
+    pytester.makepyfile(
+        """
+        import httpx
+        import pytest
+
+        @pytest.mark.mockhttp(mockfile="models.yaml")
+        def test_models(mockhttp_server):
+            assert httpx.get(mockhttp_server.url + "/v1/models").json() == {"data": []}
+            mockhttp_server.mocks[0].assert_called_once()
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "mockhttp(allow_unmatched=False): options for the mockhttp_server fixture; "
-        "allow_unmatched=True keeps unmatched requests from failing the test.",
+        "mockhttp(allow_unmatched=False, mockfile=None): options for the mockhttp_server "
+        "fixture; allow_unmatched=True keeps unmatched requests from failing the test; "
+        "mockfile='mocks/' loads mock files (a path relative to the test's file) first.",
     )
 
 
@@ -55,9 +56,15 @@ def mockhttp_server(
     """
     server = mockhttp_session_server
     server.reset()
-    yield server
     marker = request.node.get_closest_marker("mockhttp")
-    allow = bool(marker and marker.kwargs.get("allow_unmatched", False))
+    options = marker.kwargs if marker else {}
+    if options.get("mockfile"):
+        from ._mockfile import load
+
+        for mock in load(request.path.parent / options["mockfile"]):
+            server.mock(mock)
+    yield server
+    allow = bool(options.get("allow_unmatched", False))
     try:
         if server.errors:
             server.check()
