@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
+import httpx
+
 
 class StreamEnded(Exception):
     """The stream ended before [DONE]."""
@@ -44,6 +46,53 @@ def complete(url: str, prompt: str, *, timeout: float = 5.0) -> str:
             chunk = json.loads(data)
             answer.extend(c["delta"].get("content", "") for c in chunk["choices"])
     raise StreamEnded("the stream ended before [DONE]")
+
+
+def complete_httpx(url: str, prompt: str, *, timeout: float = 5.0) -> str:
+    """The seed's ``complete`` client over httpx: read ``data:`` lines until [DONE].
+
+    Like the Go original, it fails on a non-200 status, on a read error, and when the stream
+    ends before [DONE] -- it never returns half an answer.
+    """
+    body = {"model": "gpt-test", "stream": True, "messages": [{"role": "user", "content": prompt}]}
+    headers = {"Accept": "text/event-stream", "Authorization": "Bearer sk-test"}
+    with httpx.stream(
+        "POST", url + "/v1/chat/completions", json=body, headers=headers, timeout=timeout
+    ) as response:
+        if response.status_code != 200:
+            raise RuntimeError(f"status {response.status_code}")
+        answer: list[str] = []
+        for line in response.iter_lines():
+            data = line.removeprefix("data: ")
+            if data == line:
+                continue  # a blank line between events, or another field
+            if data == "[DONE]":
+                return "".join(answer)
+            chunk = json.loads(data)
+            answer.extend(c["delta"].get("content", "") for c in chunk["choices"])
+    raise StreamEnded("the stream ended before [DONE]")
+
+
+def anthropic_text(url: str) -> str:
+    """A client that splits events at blank lines and reads event: and data: lines."""
+    text = []
+    with httpx.stream(
+        "POST",
+        url + "/v1/messages",
+        json={"model": "claude-test", "max_tokens": 16, "stream": True, "messages": []},
+        headers={"x-api-key": "test-key", "anthropic-version": "2023-06-01"},
+    ) as response:
+        buffer = ""
+        for piece in response.iter_text():
+            buffer += piece
+            while "\n\n" in buffer:
+                block, buffer = buffer.split("\n\n", 1)
+                fields = dict(line.split(": ", 1) for line in block.split("\n"))
+                if fields["event"] == "content_block_delta":
+                    text.append(json.loads(fields["data"])["delta"]["text"])
+                elif fields["event"] == "message_stop":
+                    return "".join(text)
+    raise AssertionError("no message_stop")
 
 
 class _HTTPBody:

@@ -93,33 +93,6 @@ def sdk(server: mockhttp.Server, *, retries: int = 0) -> str:
     return "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
 
 
-class StreamEnded(Exception):
-    """The stream ended before [DONE]."""
-
-
-def complete(url: str, prompt: str, *, timeout: float = 5.0) -> str:
-    """The seed's ``complete`` client in Python: read ``data:`` lines until [DONE].
-
-    Like the Go original, it fails on a non-200 status, on a read error, and when the stream
-    ends before [DONE] -- it never returns half an answer.
-    """
-    body = {"model": "gpt-test", "stream": True, "messages": [{"role": "user", "content": prompt}]}
-    headers = {"Accept": "text/event-stream", "Authorization": "Bearer sk-test"}
-    with httpx.stream("POST", url + PATH, json=body, headers=headers, timeout=timeout) as response:
-        if response.status_code != 200:
-            raise RuntimeError(f"status {response.status_code}")
-        answer: list[str] = []
-        for line in response.iter_lines():
-            data = line.removeprefix("data: ")
-            if data == line:
-                continue  # a blank line between events, or another field
-            if data == "[DONE]":
-                return "".join(answer)
-            chunk = json.loads(data)
-            answer.extend(c["delta"].get("content", "") for c in chunk["choices"])
-    raise StreamEnded("the stream ended before [DONE]")
-
-
 def sse_events(pieces: list[bytes]) -> list[tuple[str, str]]:
     """Events as a spec-following SSE parser (mockhttp.sse.Decoder) dispatches them."""
     decoder = Decoder()
@@ -189,7 +162,7 @@ def test_limit_data_makes_the_seed_client_fail(server: mockhttp.Server) -> None:
     """Both hand-written complete() clients fail rather than hand on half an answer."""
     server.mock(seed_mock(fault.limit_data(100)))
     with pytest.raises(httpx.RemoteProtocolError):
-        complete(server.url, "Say hello")
+        clients.complete_httpx(server.url, "Say hello")
     with pytest.raises(clients.StreamEnded, match="unexpected EOF inside a chunk"):
         clients.complete(server.url, "Say hello")  # the raw-socket version in tests/clients.py
 
@@ -197,7 +170,7 @@ def test_limit_data_makes_the_seed_client_fail(server: mockhttp.Server) -> None:
 def test_without_the_fault_every_client_gets_the_answer(server: mockhttp.Server) -> None:
     """The control: the same stream, unbroken, reads as 'Hello, world' everywhere."""
     server.mock(seed_mock())
-    assert complete(server.url, "Say hello") == "Hello, world"
+    assert clients.complete_httpx(server.url, "Say hello") == "Hello, world"
     assert sdk(server) == "Hello, world"
     assert raw_post(server).body == SEED_BODY
 
@@ -284,7 +257,7 @@ def test_close_after_events_delivers_whole_events_then_eof(server: mockhttp.Serv
     call = call_of(active)
     assert (call.outcome, call.events) == ("closed", 2)
     with pytest.raises(httpx.RemoteProtocolError):
-        complete(server.url, "Say hello")
+        clients.complete_httpx(server.url, "Say hello")
 
 
 def test_empty_response_closes_before_the_status_line(server: mockhttp.Server) -> None:
@@ -398,7 +371,7 @@ def test_latency_delays_the_status_line(server: mockhttp.Server) -> None:
     with pytest.raises(httpx.ReadTimeout):
         httpx.post(server.url + PATH, content=REQUEST, timeout=httpx.Timeout(5, read=0.2))
     start = time.monotonic()
-    assert complete(server.url, "Say hello") == "Hello, world"
+    assert clients.complete_httpx(server.url, "Say hello") == "Hello, world"
     assert time.monotonic() - start >= 0.5
 
 
@@ -437,7 +410,7 @@ def test_slice_one_delivers_the_same_bytes_one_at_a_time(server: mockhttp.Server
     assert sse_events(pieces) == sse_events([SEED_BODY])
     assert len(sse_events(pieces)) == 4
     assert sdk(server) == "Hello, world"
-    assert complete(server.url, "Say hello") == "Hello, world"
+    assert clients.complete_httpx(server.url, "Say hello") == "Hello, world"
 
 
 def test_slice_pieces_can_end_one_event_and_start_the_next(server: mockhttp.Server) -> None:

@@ -17,8 +17,7 @@ import pytest
 import mockhttp
 from mockhttp._mockfile import load
 
-from .clients import complete
-from .test_seed import anthropic_text
+from .clients import anthropic_text, complete
 
 SEED = Path(__file__).parent / "data" / "seed"
 CHAT = '{"model": "gpt-test", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'

@@ -16,7 +16,7 @@ import pytest
 import mockhttp
 from mockhttp import Event, match
 
-from .clients import complete
+from .clients import anthropic_text, complete
 
 
 def chunk(content: str) -> Event:
@@ -187,28 +187,6 @@ def named_events() -> mockhttp.Mock:
         .body(match.json_path("$.stream", match.equal(True)))
         .reply(mockhttp.ok().event_stream(*(Event(data=d, event=e) for e, d in NAMED)))
     )
-
-
-def anthropic_text(url: str) -> str:
-    """A client that splits events at blank lines and reads event: and data: lines."""
-    text = []
-    with httpx.stream(
-        "POST",
-        url + "/v1/messages",
-        json={"model": "claude-test", "max_tokens": 16, "stream": True, "messages": []},
-        headers={"x-api-key": "test-key", "anthropic-version": "2023-06-01"},
-    ) as response:
-        buffer = ""
-        for piece in response.iter_text():
-            buffer += piece
-            while "\n\n" in buffer:
-                block, buffer = buffer.split("\n\n", 1)
-                fields = dict(line.split(": ", 1) for line in block.split("\n"))
-                if fields["event"] == "content_block_delta":
-                    text.append(json.loads(fields["data"])["delta"]["text"])
-                elif fields["event"] == "message_stop":
-                    return "".join(text)
-    raise AssertionError("no message_stop")
 
 
 def test_named_events_raw_bytes(server: mockhttp.Server) -> None:
