@@ -33,7 +33,7 @@ from ._mock import Mock
 from ._plan import End, FaultContext, Pause, Raw, Step
 from ._reply import Reply, status
 from ._request import Headers, Request
-from ._verify import BODY_KEPT, ActiveMock, Call, CallList, Outcome
+from ._verify import BODY_KEPT, ActiveMock, Call, CallList, Outcome, mark_ended
 from ._wire import frame
 
 __all__ = ["Server"]
@@ -316,8 +316,12 @@ class Server:
                 self.errors.append(exc)
                 reply = _error_reply(exc)
             call.status = reply.status_code
-            if not mock.faults:
+            if not mock.faults and reply is mock.response:  # fixed replies: framed once
                 return call, self._wire(reply, head_only, http10, keep_alive)
+            if not mock.faults:  # a handler's reply, likely built for this request
+                return call, frame(
+                    reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive
+                )
             ctx = FaultContext(call_index=len(active.calls) - 1)
             steps: Iterator[Step] = iter(reply.plan())
             for fault in mock.faults:
@@ -372,7 +376,7 @@ class Server:
         return frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
 
     def _finished(self, call: Call) -> None:
-        call.finished.set()
+        mark_ended(call)  # call.finished.set(), without building the view
         if self.on_call_end is not None:
             try:
                 self.on_call_end(call)
@@ -468,7 +472,9 @@ class _Connection(asyncio.Protocol):
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
-        self._grow_head(len(name) + len(value) + 4)
+        self._head_size += len(name) + len(value) + 4  # _grow_head, inlined: every header
+        if self._head_size > MAX_HEAD:
+            raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
 
     def _grow_head(self, n: int) -> None:
         self._head_size += n

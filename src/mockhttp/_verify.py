@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ._mock import Mock
     from ._server import Server
 
-__all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome"]
+__all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome", "mark_ended"]
 
 Outcome = Literal["in progress", "complete", "closed", "reset", "stalled", "client hung up"]
 
@@ -26,6 +26,14 @@ BODY_KEPT = 1 << 20
 # fewer objects for the garbage collector to scan as the journal grows).
 _ENDED = threading.Condition()
 _waiting = [0]  # threads inside Done.wait; the server notifies only when there are some
+
+
+def mark_ended(call: Call) -> None:
+    """The server's end of :class:`Done`: mark ``call`` ended and wake its waiters."""
+    call._ended = True
+    if _waiting[0]:  # read after the flag is set: a waiter that came later sees it
+        with _ENDED:
+            _ENDED.notify_all()
 
 
 class Done:
@@ -43,10 +51,7 @@ class Done:
 
     def set(self) -> None:
         """Mark the reply ended and wake the waiters (idempotent)."""
-        self._call._ended = True
-        if _waiting[0]:  # read after the flag is set: a waiter that came later sees it
-            with _ENDED:
-                _ENDED.notify_all()
+        mark_ended(self._call)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the reply has ended or ``timeout`` seconds passed; True when ended."""
@@ -139,6 +144,11 @@ class ActiveMock:
         self.calls = CallList()
         self._server = server
         self._seq = seq
+
+    @property
+    def id(self) -> int:
+        """The mock's number on its server (1 for the first mock added, and so on)."""
+        return self._seq
 
     @property
     def call_count(self) -> int:
