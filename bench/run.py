@@ -55,9 +55,11 @@ def pinned(cpu: str, argv: list[str], pin: bool) -> list[str]:
 class ServerProcess:
     """``bench/serve.py`` (or ``reference.py``) in a child process; ``port`` once it listens."""
 
-    def __init__(self, script: str, pin: bool, args: argparse.Namespace) -> None:
+    def __init__(
+        self, script: str, pin: bool, args: argparse.Namespace, extra: tuple[str, ...] = ()
+    ) -> None:
         argv = [sys.executable, str(HERE / script), "--events", str(args.events)]
-        argv += ["--delay", str(args.delay_ms / 1000)]
+        argv += ["--delay", str(args.delay_ms / 1000), *extra]
         if script == "serve.py":
             argv += args.serve_arg
         self.proc = subprocess.Popen(
@@ -145,8 +147,10 @@ def run_streams(
     return result
 
 
-def run_wrk(script: str, wrk: str, args: argparse.Namespace, pin: bool) -> dict[str, Any]:
-    server = ServerProcess(script, pin, args)
+def run_wrk(
+    script: str, wrk: str, args: argparse.Namespace, pin: bool, extra: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    server = ServerProcess(script, pin, args, extra)
     try:
         url = f"http://127.0.0.1:{server.port}/small"
         base = [wrk, "-t1", "-c50", "--latency"]
@@ -274,6 +278,14 @@ def report(results: dict[str, Any]) -> None:
                 f"   server CPU {cpu:.1f} us per request "
                 f"(= {1e6 / cpu:.0f} requests/s on a core of its own); "
                 f"server preempted {wrk['server_preempted']} times"
+            )
+        frozen = wrk.get("gc_frozen")
+        if frozen:
+            print(
+                f"   with the journal gc.freeze()d every second (serve.py --gc-freeze-every 1): "
+                f"{frozen['requests_per_s'] or 0:.0f} requests/s, latency p99 "
+                f"{frozen['latency_p99']}, {frozen['server_cpu_us_per_request'] or 0:.1f} us CPU "
+                "per request"
             )
         ref = wrk.get("reference")
         if ref:
@@ -404,6 +416,13 @@ def main() -> None:
         }
         results["requests"] = best_wrk["serve.py"]
         results["requests"]["reference"] = best_wrk.get("reference.py")
+        # the journal keeps every call, and every full collection scans it: the same load
+        # with the journal frozen every second shows what that costs
+        frozen = [
+            run_wrk("serve.py", wrk, args, pin, ("--gc-freeze-every", "1"))
+            for _ in range(args.repeat)
+        ]
+        results["requests"]["gc_frozen"] = max(frozen, key=lambda r: r["requests_per_s"] or 0.0)
     if "startup" in only:
         log("start-up ...")
         results["startup"] = run_startup(args.startup_runs, pin)

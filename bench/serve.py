@@ -79,6 +79,14 @@ def main() -> None:
         action="store_true",
         help="skip gc.freeze() after start-up (DESIGN.md: a long collection was a whole p99)",
     )
+    parser.add_argument(
+        "--gc-freeze-every",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="also gc.freeze() every SECONDS (what a dedicated server process such as "
+        "`mockhttp serve` can do: the journal grows, and each full collection scans it)",
+    )
     args = parser.parse_args()
 
     events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
@@ -105,8 +113,10 @@ def main() -> None:
 
     threading.Thread(target=wait_stdin, daemon=True).start()
     print(f"PORT {server.port}", flush=True)
-    while not stop.wait(0.5):
-        pass
+    every = args.gc_freeze_every
+    while not stop.wait(every if every > 0 else 0.5):
+        if every > 0:
+            gc.freeze()  # the journal so far: later full collections skip it
     outcomes: dict[str, int] = {}
     calls = list(server.journal)
     for call in calls:
