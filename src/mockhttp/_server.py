@@ -68,6 +68,46 @@ class _TooLarge(Exception):
         self.status = status
 
 
+class _Whole:
+    """A short cached wire plan without pauses (``Raw`` steps, then ``End("complete")``),
+    with what ``_Runner`` would record for it: written in one call, no runner needed.
+
+    Fixed small replies (JSON, errors) are most requests; this skips a ``_Runner`` and its
+    per-step bookkeeping for them.  ``steps`` is still there for when the connection is
+    paused and a runner has to wait.
+    """
+
+    __slots__ = ("body", "body_bytes", "data", "events", "steps", "wire_bytes")
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        raws = [s for s in steps if type(s) is Raw]
+        self.steps = steps
+        self.data = b"".join(r.data for r in raws)
+        self.wire_bytes = len(self.data)
+        # the body bytes of each piece, as _Runner._record cuts them out
+        pieces = []
+        for r in raws:
+            if r.body:
+                data = r.data
+                if r.body != len(data):
+                    start = data.find(b"\r\n") + 2
+                    data = data[start : start + r.body]
+                pieces.append(data)
+        self.body = b"".join(pieces)
+        self.body_bytes = sum(r.body for r in raws)
+        self.events = max((r.event + 1 for r in raws if r.event is not None), default=0)
+
+    @staticmethod
+    def fits(steps: tuple[Step, ...]) -> bool:
+        """True for ``Raw``... ``End("complete")`` under one burst, with at least one Raw."""
+        if len(steps) < 2 or steps[-1] != End("complete"):
+            return False
+        body = steps[:-1]
+        return all(type(s) is Raw for s in body) and (
+            sum(len(s.data) for s in body if isinstance(s, Raw)) < _BURST
+        )
+
+
 class Server:
     """A mock HTTP/1.1 server on 127.0.0.1 and a free port, in a background thread.
 
@@ -115,10 +155,11 @@ class Server:
         self._thread: threading.Thread | None = None
         self._listener: asyncio.base_events.Server | None = None
         self._connections: set[_Connection] = set()
-        # id(reply) -> (reply, {(head_only, http10, keep_alive): wire steps, or None when
-        # the reply is endless or too long to keep}); loop thread only
+        # id(reply) -> (reply, {(head_only, http10, keep_alive): wire steps (a _Whole when
+        # short and pause-free), or None when the reply is endless or too long to keep});
+        # loop thread only
         self._wires: dict[
-            int, tuple[Reply, dict[tuple[bool, bool, bool], tuple[Step, ...] | None]]
+            int, tuple[Reply, dict[tuple[bool, bool, bool], tuple[Step, ...] | _Whole | None]]
         ] = {}
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -291,7 +332,9 @@ class Server:
 
     # -- on the loop thread ----------------------------------------------------------
 
-    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Iterator[Step]]:
+    def _dispatch(
+        self, request: Request, keep_alive: bool
+    ) -> tuple[Call, Iterator[Step] | _Whole]:
         head_only = request.method == "HEAD"
         http10 = request.http_version == "1.0"
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
@@ -345,7 +388,7 @@ class Server:
 
     def _wire(
         self, reply: Reply, head_only: bool, http10: bool, keep_alive: bool
-    ) -> Iterator[Step]:
+    ) -> Iterator[Step] | _Whole:
         """The wire plan of a fault-free reply.
 
         A reply's plan depends only on the reply and the framing options, and steps are
@@ -362,11 +405,17 @@ class Server:
         plans = entry[1]
         if key in plans:
             steps = plans[key]
+            if type(steps) is _Whole:
+                return steps
             if steps is not None:
+                assert isinstance(steps, tuple)
                 return iter(steps)
         elif reply.stream is None or reply.stream.repeat is not None:
             wire = frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
             steps = tuple(itertools.islice(wire, _WIRE_CACHE_STEPS + 1))
+            if _Whole.fits(steps):
+                whole = plans[key] = _Whole(steps)
+                return whole
             if len(steps) <= _WIRE_CACHE_STEPS:
                 plans[key] = steps
                 return iter(steps)
@@ -521,6 +570,7 @@ class _Connection(asyncio.Protocol):
         if not self.queue or self.closed:
             return
         item = self.queue.popleft()
+        wire: Iterator[Step] | _Whole
         if isinstance(item, _Bad):
             reply = status(item.status).header("Content-Type", "text/plain; charset=utf-8")
             wire = frame(reply.body(item.message + "\n").plan(), keep_alive=False)
@@ -536,8 +586,29 @@ class _Connection(asyncio.Protocol):
                 call = Call(request, None, 500)
                 self.server.journal.append(call)
                 keep_alive = False
+        if type(wire) is _Whole:
+            if call is not None and not self.paused:
+                self._write_whole(wire, call, keep_alive)
+                return
+            wire = iter(wire.steps)
+        assert not isinstance(wire, _Whole)
         self.runner = _Runner(self, wire, call, keep_alive)
         self.runner.run()
+
+    def _write_whole(self, whole: _Whole, call: Call, keep_alive: bool) -> None:
+        """Send a short pause-free reply in one write, recording what ``_Runner`` would."""
+        call.wire_bytes += whole.wire_bytes
+        if whole.body_bytes:
+            call.body_bytes += whole.body_bytes
+            if len(call.body_sent) < BODY_KEPT:
+                call.body_sent += whole.body[: BODY_KEPT - len(call.body_sent)]
+        if whole.events > call.events:
+            call.events = whole.events
+        if self.transport is not None:
+            self.transport.write(whole.data)
+        call.outcome = "complete"
+        self.server._finished(call)
+        self.done(keep_alive)
 
     def done(self, keep_alive: bool) -> None:
         """The current reply ended completely."""
