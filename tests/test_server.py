@@ -348,3 +348,66 @@ def test_a_failing_handler_gives_500_and_check_raises(server: mockhttp.Server) -
     with pytest.raises(KeyError, match="model"):
         server.check()
     server.reset()
+
+
+def test_thousands_of_pipelined_requests_behind_a_slow_stream(server: mockhttp.Server) -> None:
+    """Requests queued behind a stream are all answered when it ends (no deep recursion)."""
+    server.mock(
+        mockhttp.get("/s").reply(
+            mockhttp.ok().event_stream(Event(data="x"), event_delay=0.1, first_event_delay=0.1)
+        )
+    )
+    server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("A")))
+    got = raw_exchange(
+        server.url,
+        b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n"
+        + b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n" * 3000
+        + b"GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    assert got.count(b"HTTP/1.1 200 OK\r\n") == 3002
+    assert not server.errors
+
+
+@pytest.mark.parametrize(
+    ("mock", "request_bytes"),
+    [
+        (mockhttp.get("/r").reply(mockhttp.ok().json({"a": 1})), b"GET /r HTTP/1.1\r\n"),
+        (mockhttp.get("/r").reply(mockhttp.status(204)), b"GET /r HTTP/1.1\r\n"),
+        (mockhttp.request(None, "/r").reply(mockhttp.ok().body("x" * 10)), b"HEAD /r HTTP/1.1\r\n"),
+        (mockhttp.get("/r").reply(mockhttp.ok().body("y" * 70_000)), b"GET /r HTTP/1.1\r\n"),
+        (
+            mockhttp.get("/r").reply(mockhttp.ok().event_stream(Event(data="1"), Event(data="2"))),
+            b"GET /r HTTP/1.0\r\n",
+        ),
+        (
+            mockhttp.get("/r").reply(mockhttp.ok().event_stream(Event(data="1"), Event(data="2"))),
+            b"GET /r HTTP/1.1\r\n",
+        ),
+    ],
+)
+def test_short_replies_are_the_same_on_the_fast_and_the_general_path(
+    server: mockhttp.Server, mock: mockhttp.Mock, request_bytes: bytes
+) -> None:
+    """A reply written in one go equals the same reply run step by step, bytes and journal."""
+    from mockhttp import fault
+
+    general = mock.pipe(fault.first(0, fault.reset()))  # a fault that never applies
+    results = []
+    for m in (mock, general):
+        server.reset()
+        active = server.mock(m)
+        got = raw_exchange(server.url, request_bytes + b"Host: x\r\nConnection: close\r\n\r\n")
+        call = active.calls.last
+        call.wait()
+        results.append(
+            (
+                got,
+                call.status,
+                call.body_bytes,
+                call.wire_bytes,
+                call.events,
+                bytes(call.body_sent),
+                call.outcome,
+            )
+        )
+    assert results[0] == results[1]

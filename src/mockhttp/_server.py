@@ -456,6 +456,7 @@ class _Connection(asyncio.Protocol):
         self._head_size = 0
         self._body_size = 0
         self._broken = False
+        self._starting = False  # inside next(): replies that end at once don't recurse
 
     # -- transport callbacks ------------------------------------------------------------
 
@@ -566,10 +567,25 @@ class _Connection(asyncio.Protocol):
             self.next()
 
     def next(self) -> None:
-        """Start the next queued reply, if any."""
-        if not self.queue or self.closed:
+        """Start queued replies until one is still running (or none is left).
+
+        A loop, not recursion: a reply that ends at once calls ``done``, which leaves the
+        next one to this loop, so thousands of pipelined requests don't nest calls.
+        """
+        if self._starting:
             return
-        item = self.queue.popleft()
+        self._starting = True
+        try:
+            while self.queue and self.runner is None and not self._closing():
+                self._start(self.queue.popleft())
+        finally:
+            self._starting = False
+
+    def _closing(self) -> bool:
+        return self.closed or self.transport is None or self.transport.is_closing()
+
+    def _start(self, item: tuple[Request, bool] | _Bad) -> None:
+        """Start the reply to one queued request."""
         wire: Iterator[Step] | _Whole
         if isinstance(item, _Bad):
             reply = status(item.status).header("Content-Type", "text/plain; charset=utf-8")
