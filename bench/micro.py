@@ -1,7 +1,7 @@
 """CPU cost per request and per event, without sockets: for comparing changes.
 
 The wire figures of ``bench/run.py`` move with whatever else runs on the machine; these
-do much less.  A ``_Connection`` is fed requests through a fake transport, on a running
+do much less.  A ``Connection`` is fed requests through a fake transport, on a running
 loop, and the process CPU time is divided by the work done:
 
 - ``request_us``: one keep-alive ``GET /small`` (parse, match, journal, reply, write);
@@ -32,7 +32,7 @@ if "--src" in sys.argv:
 sys.path.insert(0, SRC)
 
 import mockhttp  # noqa: E402
-from mockhttp import Event, _server  # noqa: E402
+from mockhttp import Event, _connection  # noqa: E402
 
 SMALL = b"GET /small HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 STREAM = (
@@ -91,7 +91,7 @@ def make_server(events: int, delay: float) -> mockhttp.Server:
 
 
 def connect(server: mockhttp.Server) -> tuple[Any, FakeTransport]:
-    conn = _server._Connection(server)
+    conn = _connection.Connection(server)
     transport = FakeTransport()
     conn.connection_made(transport)
     return conn, transport

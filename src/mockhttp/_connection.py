@@ -1,0 +1,275 @@
+"""One client connection: parse requests with httptools, run one reply at a time.
+
+Pipelined requests queue up and are answered in order.  A request that cannot be parsed
+gets a 400 (431 for a head over ``MAX_HEAD``, 413 for a body over ``MAX_BODY``) and the
+connection closes; the server goes on serving others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import struct
+import traceback
+from collections import deque
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import httptools
+
+from ._plan import Step
+from ._reply import Reply, status
+from ._request import Headers, Request
+from ._runner import Runner, Whole
+from ._verify import BODY_KEPT, Call
+from ._wire import frame
+
+if TYPE_CHECKING:
+    from ._server import Server
+
+__all__ = ["MAX_BODY", "MAX_HEAD", "Connection", "error_reply"]
+
+MAX_HEAD = 64 * 1024
+MAX_BODY = 64 * 1024 * 1024
+
+
+class _Bad:
+    """A request that could not be parsed: answer ``status`` and close."""
+
+    __slots__ = ("message", "status")
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+
+
+class _TooLarge(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def error_reply(exc: BaseException) -> Reply:
+    """A 500 whose body is the traceback, for errors raised while producing a reply."""
+    text = "".join(traceback.format_exception(exc))
+    return status(500).header("Content-Type", "text/plain; charset=utf-8").body(text)
+
+
+class Connection(asyncio.Protocol):
+    """One client connection: parse requests, run one reply at a time (pipelining kept)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.parser = httptools.HttpRequestParser(self)
+        self.transport: asyncio.Transport | None = None
+        self.queue: deque[tuple[Request, bool] | _Bad] = deque()
+        self.runner: Runner | None = None
+        self.paused = False
+        self.closed = False
+        self._url = b""
+        self._headers: list[tuple[str, str]] = []
+        self._body: list[bytes] = []
+        self._head_size = 0
+        self._body_size = 0
+        self._broken = False
+        self._starting = False  # inside next(): replies that end at once don't recurse
+
+    # -- transport callbacks ------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server._connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.server._connections.discard(self)
+        if self.runner is not None:
+            self.runner.lost()
+            self.runner = None
+
+    def pause_writing(self) -> None:
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        if self.runner is not None and self.runner.waiting:
+            self.runner.run()
+
+    def data_received(self, data: bytes) -> None:
+        if self._broken:
+            return
+        try:
+            self.parser.feed_data(data)
+        except _TooLarge as exc:
+            self._reject(exc.status, str(exc))
+        except httptools.HttpParserUpgrade:
+            pass  # upgrades are answered like any request; the rest is ignored
+        except httptools.HttpParserError as exc:
+            # httptools wraps exceptions raised in callbacks; ours says what was too large
+            cause = exc.__context__
+            if isinstance(cause, _TooLarge):
+                self._reject(cause.status, str(cause))
+            else:
+                self._reject(400, f"malformed request: {exc}")
+
+    def eof_received(self) -> bool:
+        # Keep the connection half-open while a reply runs; the client may have shut down
+        # its write side after sending the request.  A stalled reply writes nothing that
+        # would reveal a client that has gone, so there EOF counts as the hang-up.
+        return self.runner is not None and not self.runner.stalled
+
+    # -- parser callbacks -----------------------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        self._url = b""
+        self._headers = []
+        self._body = []
+        self._head_size = 0
+        self._body_size = 0
+
+    def on_url(self, url: bytes) -> None:
+        self._url += url
+        self._grow_head(len(url))
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
+        self._head_size += len(name) + len(value) + 4  # _grow_head, inlined: every header
+        if self._head_size > MAX_HEAD:
+            raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
+
+    def _grow_head(self, n: int) -> None:
+        self._head_size += n
+        if self._head_size > MAX_HEAD:
+            raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
+
+    def on_headers_complete(self) -> None:
+        if self.runner is None and not self.queue and self.transport is not None:
+            for name, value in self._headers:
+                if name.lower() == "expect" and value.lower() == "100-continue":
+                    self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def on_body(self, body: bytes) -> None:
+        self._body_size += len(body)
+        if self._body_size > MAX_BODY:
+            raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        request = Request(
+            method=self.parser.get_method().decode("ascii", "replace").upper(),
+            target=self._url.decode("latin-1"),
+            headers=Headers(tuple(self._headers)),
+            body=b"".join(self._body),
+            http_version=self.parser.get_http_version(),
+        )
+        keep_alive = bool(self.parser.should_keep_alive()) and request.http_version != "1.0"
+        self.queue.append((request, keep_alive))
+        if self.runner is None:
+            self.next()
+
+    # -- replies ------------------------------------------------------------------------
+
+    def _reject(self, code: int, message: str) -> None:
+        # Keep reading (and discarding) until the close, so unread bytes in our receive
+        # buffer do not turn the close into a reset that could hide the error reply.
+        self._broken = True
+        self.queue.append(_Bad(code, message))
+        if self.runner is None:
+            self.next()
+
+    def next(self) -> None:
+        """Start queued replies until one is still running (or none is left).
+
+        A loop, not recursion: a reply that ends at once calls ``done``, which leaves the
+        next one to this loop, so thousands of pipelined requests don't nest calls.
+        """
+        if self._starting:
+            return
+        self._starting = True
+        try:
+            while self.queue and self.runner is None and not self._closing():
+                self._start(self.queue.popleft())
+        finally:
+            self._starting = False
+
+    def _closing(self) -> bool:
+        return self.closed or self.transport is None or self.transport.is_closing()
+
+    def _start(self, item: tuple[Request, bool] | _Bad) -> None:
+        """Start the reply to one queued request."""
+        wire: Iterator[Step] | Whole
+        if isinstance(item, _Bad):
+            reply = status(item.status).header("Content-Type", "text/plain; charset=utf-8")
+            wire = frame(reply.body(item.message + "\n").plan(), keep_alive=False)
+            call = None
+            keep_alive = False
+        else:
+            request, keep_alive = item
+            try:
+                call, wire = self.server._dispatch(request, keep_alive)
+            except Exception as exc:
+                self.server.errors.append(exc)
+                wire = frame(error_reply(exc).plan(), keep_alive=False)
+                call = Call(request, None, 500)
+                self.server.journal.append(call)
+                keep_alive = False
+        if type(wire) is Whole:
+            if call is not None and not self.paused:
+                self._write_whole(wire, call, keep_alive)
+                return
+            wire = iter(wire.steps)
+        assert not isinstance(wire, Whole)
+        self.runner = Runner(self, wire, call, keep_alive)
+        self.runner.run()
+
+    def _write_whole(self, whole: Whole, call: Call, keep_alive: bool) -> None:
+        """Send a short pause-free reply in one write, recording what ``Runner`` would."""
+        call.wire_bytes += whole.wire_bytes
+        if whole.body_bytes:
+            call.body_bytes += whole.body_bytes
+            if len(call.body_sent) < BODY_KEPT:
+                call.body_sent += whole.body[: BODY_KEPT - len(call.body_sent)]
+        if whole.events > call.events:
+            call.events = whole.events
+        if self.transport is not None:
+            self.transport.write(whole.data)
+        call.outcome = "complete"
+        self.server._finished(call)
+        self.done(keep_alive)
+
+    def done(self, keep_alive: bool) -> None:
+        """The current reply ended completely."""
+        self.runner = None
+        if not keep_alive or (self._broken and not self.queue):
+            self.close()
+        elif self.queue:
+            self.next()
+
+    def close(self) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.close()
+
+    def reset(self) -> None:
+        """Close with a TCP reset (RST) once what was written has left."""
+        transport = self.transport
+        if transport is None or self.closed:
+            return
+        if transport.get_write_buffer_size():
+            asyncio.get_running_loop().call_later(0.001, self.reset)
+            return
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+
+    def shutdown(self) -> None:
+        """The server is closing: end whatever runs."""
+        if self.transport is not None and not self.closed:
+            self.transport.abort()

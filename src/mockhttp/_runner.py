@@ -1,0 +1,221 @@
+"""The executor: runs one wire plan on a connection.
+
+``Runner`` pulls steps until a pause, writes what it collected in one ``transport.write``,
+and schedules itself with ``loop.call_at`` on the absolute deadline (the reply's start plus
+the pauses so far), so a stream does not drift.  It honours ``pause_writing`` /
+``resume_writing``, yields to the loop every 64 KiB when a plan has no pauses, keeps the
+call's record (bytes, events, outcome) as bytes go out, and ends the connection as the
+plan's ``End`` says.  ``Whole`` is the shortcut for short replies without pauses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ._plan import End, Pause, Raw, Step
+from ._verify import BODY_KEPT, Call, Outcome
+
+if TYPE_CHECKING:
+    from ._connection import Connection
+
+__all__ = ["BURST", "Runner", "Whole"]
+
+BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
+_OUTCOMES: dict[str, Outcome] = {
+    "complete": "complete",
+    "close": "closed",
+    "reset": "reset",
+    "stall": "stalled",
+}
+
+
+class Whole:
+    """A short cached wire plan without pauses (``Raw`` steps, then ``End("complete")``),
+    with what ``Runner`` would record for it: written in one call, no runner needed.
+
+    Fixed small replies (JSON, errors) are most requests; this skips a ``Runner`` and its
+    per-step bookkeeping for them.  ``steps`` is still there for when the connection is
+    paused and a runner has to wait.
+    """
+
+    __slots__ = ("body", "body_bytes", "data", "events", "steps", "wire_bytes")
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        raws = [s for s in steps if type(s) is Raw]
+        self.steps = steps
+        self.data = b"".join(r.data for r in raws)
+        self.wire_bytes = len(self.data)
+        # the body bytes of each piece, as Runner._record cuts them out
+        pieces = []
+        for r in raws:
+            if r.body:
+                data = r.data
+                if r.body != len(data):
+                    start = data.find(b"\r\n") + 2
+                    data = data[start : start + r.body]
+                pieces.append(data)
+        self.body = b"".join(pieces)
+        self.body_bytes = sum(r.body for r in raws)
+        self.events = max((r.event + 1 for r in raws if r.event is not None), default=0)
+
+    @staticmethod
+    def fits(steps: tuple[Step, ...]) -> bool:
+        """True for ``Raw``... ``End("complete")`` under one burst, with at least one Raw."""
+        if len(steps) < 2 or steps[-1] != End("complete"):
+            return False
+        body = steps[:-1]
+        return all(type(s) is Raw for s in body) and (
+            sum(len(s.data) for s in body if isinstance(s, Raw)) < BURST
+        )
+
+
+class Runner:
+    """Runs one wire plan on a connection, keeping the call's record up to date."""
+
+    __slots__ = (
+        "call",
+        "conn",
+        "deadline",
+        "handle",
+        "keep_alive",
+        "loop",
+        "stalled",
+        "status",
+        "steps",
+        "waiting",
+    )
+
+    def __init__(
+        self, conn: Connection, steps: Iterator[Step], call: Call | None, keep_alive: bool
+    ) -> None:
+        self.conn = conn
+        self.steps = steps
+        self.call = call
+        self.loop = asyncio.get_running_loop()
+        self.deadline = self.loop.time()
+        self.handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self.waiting = False
+        self.stalled = False
+        self.keep_alive = keep_alive
+        # the call's status counts as sent once the first byte (of the head) is written
+        self.status = None if call is None else call.status
+        if call is not None:
+            call.status = None
+
+    def run(self) -> None:
+        self.handle = None
+        self.waiting = False
+        conn = self.conn
+        if conn.closed:
+            return
+        if conn.paused:
+            self.waiting = True
+            return
+        out: list[bytes] = []
+        size = 0
+        try:
+            for step in self.steps:
+                kind = type(step)
+                if kind is Raw:
+                    assert isinstance(step, Raw)
+                    out.append(step.data)
+                    size += len(step.data)
+                    if self.call is not None:
+                        self._record(step)
+                    if size >= BURST:
+                        self._write(out)
+                        self.waiting = self._paused()
+                        if not self.waiting:
+                            self.handle = self.loop.call_soon(self.run)
+                        return
+                elif kind is Pause:
+                    assert isinstance(step, Pause)
+                    self.deadline += step.seconds
+                    if self.deadline > self.loop.time():
+                        self._write(out)
+                        self.handle = self.loop.call_at(self.deadline, self.run)
+                        return
+                elif kind is End:
+                    assert isinstance(step, End)
+                    self._write(out)
+                    self._end(step)
+                    return
+                else:
+                    raise TypeError(f"unexpected step in a wire plan: {step!r}")
+        except Exception as exc:
+            self._write(out)
+            self._failed(exc)
+            return
+        self._write(out)
+        self._end(End("complete"))
+
+    def _paused(self) -> bool:
+        return self.conn.paused
+
+    def _write(self, out: list[bytes]) -> None:
+        if out and self.conn.transport is not None and not self.conn.closed:
+            self.conn.transport.write(out[0] if len(out) == 1 else b"".join(out))
+            out.clear()
+
+    def _record(self, step: Raw) -> None:
+        call = self.call
+        assert call is not None
+        if call.status is None:
+            call.status = self.status
+        call.wire_bytes += len(step.data)
+        if step.body:
+            call.body_bytes += step.body
+            if len(call.body_sent) < BODY_KEPT:
+                data = step.data
+                if step.body != len(data):
+                    start = data.find(b"\r\n") + 2
+                    data = data[start : start + step.body]
+                call.body_sent += data[: BODY_KEPT - len(call.body_sent)]
+        # events go out in order, and a piece spanning events carries its last byte's event
+        if step.event is not None and step.event >= call.events:
+            call.events = step.event + 1
+
+    def _end(self, end: End) -> None:
+        conn = self.conn
+        call = self.call
+        how = end.how
+        if call is not None:
+            call.outcome = _OUTCOMES[how]
+            if how != "stall":
+                self.conn.server._finished(call)
+        if how == "complete":
+            conn.done(self.keep_alive)
+        elif how == "close":
+            conn.runner = None
+            conn.close()
+        elif how == "reset":
+            conn.runner = None
+            conn.reset()
+        else:  # "stall": keep the runner; the client's hang-up (EOF or reset) ends it
+            self.stalled = True
+
+    def _failed(self, exc: Exception) -> None:
+        self.conn.server.errors.append(exc)
+        if self.call is not None:
+            self.call.outcome = "closed"
+            self.conn.server._finished(self.call)
+        self.conn.runner = None
+        if self.conn.transport is not None:
+            self.conn.transport.abort()
+
+    def lost(self) -> None:
+        """The connection went away (the client hung up, or the server closed)."""
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        call = self.call
+        if call is not None and call.outcome == "in progress":
+            call.outcome = "client hung up"
+            self.conn.server._finished(call)
+        elif call is not None and call.outcome == "stalled":
+            self.conn.server._finished(call)
+        close = getattr(self.steps, "close", None)
+        if close is not None:
+            close()
