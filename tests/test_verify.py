@@ -68,3 +68,23 @@ def test_assertion_errors_are_assertion_errors() -> None:
     assert issubclass(mockhttp.ConfigError, mockhttp.MockHTTPError)
     with pytest.raises(VerificationError, match="no calls were made"):
         _ = mockhttp.CallList().last
+
+
+def test_journal_limit_keeps_the_newest_calls_and_exact_counts() -> None:
+    """With journal_limit, old calls are dropped; call_count and times stay exact."""
+    with mockhttp.Server(journal_limit=10) as server:
+        mock = server.mock(mockhttp.get("/a"))
+        once = server.mock(mockhttp.get("/b", times=1))
+        with httpx.Client() as client:
+            for i in range(50):
+                client.get(server.url + f"/a?i={i}")
+            assert [client.get(server.url + "/b").status_code for _ in range(2)] == [200, 404]
+        assert mock.call_count == 50
+        mock.assert_called_times(50)
+        assert 10 <= len(mock.calls) <= 11
+        assert mock.calls.last.request.query == (("i", "49"),)
+        assert 10 <= len(server.journal) <= 11
+        assert server.journal[-1].mock is None
+        once.assert_called_once()
+    with pytest.raises(mockhttp.ConfigError, match="journal_limit=0 must be a positive int"):
+        mockhttp.Server(journal_limit=0)

@@ -10,6 +10,7 @@ and a bad file on ``--watch`` keeps the mocks already served.
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 import threading
@@ -64,6 +65,13 @@ def _parser() -> argparse.ArgumentParser:
     loud.add_argument("--quiet", action="store_true", help="log no requests, only errors")
     loud.add_argument("--verbose", action="store_true", help="log request headers and bodies")
     serve.add_argument("--watch", action="store_true", help="reload files when they change")
+    serve.add_argument(
+        "--journal-limit",
+        type=_positive,
+        default=10_000,
+        metavar="N",
+        help="keep the newest N calls in the journal (10000); counts stay exact",
+    )
     validate = commands.add_parser(
         "validate",
         help="check mock files",
@@ -89,6 +97,12 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return int(text)
+
+
 def _serve(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths] or [DEFAULTS]
     snapshot = watch_snapshot(paths) if args.watch else None  # before loading: miss no change
@@ -97,13 +111,16 @@ def _serve(args: argparse.Namespace) -> int:
     except MockfileError as exc:
         print(exc, file=sys.stderr)
         return 1
-    server = Server(args.host, args.port)
+    server = Server(args.host, args.port, journal_limit=args.journal_limit)
     served = Served(server, paths, mocks, args.quiet, args.verbose)
     try:
         server.start()
     except ServerError as exc:
         print(f"mockhttp: {exc}", file=sys.stderr)
         return 1
+    # What exists now (modules, mocks, the loop) lives as long as the process: keep it out of
+    # the collector's full passes, which otherwise stall every stream (see docs/performance.md).
+    gc.freeze()
     stop = threading.Event()
     previous = {sig: signal.signal(sig, _stopper(stop)) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:

@@ -22,14 +22,14 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 
 from ._connection import Connection, error_reply
-from ._errors import ServerError, UnmatchedRequestError
+from ._errors import ConfigError, ServerError, UnmatchedRequestError
 from ._explain import no_match_json, no_match_text
 from ._mock import Mock
 from ._plan import FaultContext, Step
 from ._reply import Reply, status
 from ._request import Request
 from ._runner import Whole
-from ._verify import ActiveMock, Call, CallList, mark_ended
+from ._verify import ActiveMock, Call, CallList, append_call, mark_ended
 from ._wire import frame
 
 __all__ = ["Server"]
@@ -55,6 +55,9 @@ class Server:
             (the CLI logs with it).
         admin: serve the admin API under ``/__mockhttp/`` (add, list and remove mocks,
             read the journal over HTTP; see ``docs/cli.md``), as ``mockhttp serve`` does.
+        journal_limit: keep only about the newest this many calls in :attr:`journal` and
+            in each mock's ``calls`` (None: all).  Counts (``call_count``, ``times``) stay
+            exact.  For long-running servers; ``mockhttp serve`` keeps 10,000.
     """
 
     def __init__(
@@ -66,7 +69,15 @@ class Server:
         backlog: int = 4096,
         on_call_end: Callable[[Call], None] | None = None,
         admin: bool = False,
+        journal_limit: int | None = None,
     ) -> None:
+        if journal_limit is not None and (
+            isinstance(journal_limit, bool)
+            or not isinstance(journal_limit, int)
+            or journal_limit < 1
+        ):
+            raise ConfigError(f"journal_limit={journal_limit!r} must be a positive int or None")
+        self.journal_limit = journal_limit
         self.host = host
         self.port = port
         self.unmatched_status = unmatched_status
@@ -280,8 +291,8 @@ class Server:
                 continue
             params = mock.path_params(request) or {}
             call = Call(request, mock, None, params)
-            active.calls.append(call)
-            self.journal.append(call)
+            index = active._record(call, self.journal_limit)
+            append_call(self.journal, call, self.journal_limit)
             try:
                 reply = mock.reply_for(request)
             except Exception as exc:  # the user's handler: kept for server.check()
@@ -294,7 +305,7 @@ class Server:
                 return call, frame(
                     reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive
                 )
-            ctx = FaultContext(call_index=len(active.calls) - 1)
+            ctx = FaultContext(call_index=index)
             steps: Iterator[Step] = iter(reply.plan())
             for fault in mock.faults:
                 steps = fault.body(steps, ctx)
@@ -303,7 +314,7 @@ class Server:
                 wire = fault.wire(wire, ctx)
             return call, wire
         call = Call(request, None, self.unmatched_status)
-        self.journal.append(call)
+        append_call(self.journal, call, self.journal_limit)
         mocks = [a.mock for a in self._active]
         accept = request.headers.get("accept", "")
         reply = status(self.unmatched_status)

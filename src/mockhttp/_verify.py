@@ -144,6 +144,13 @@ class ActiveMock:
         self.calls = CallList()
         self._server = server
         self._seq = seq
+        self._count = 0  # exact, even when a journal limit trims ``calls``
+
+    def _record(self, call: Call, limit: int | None) -> int:
+        """Add a call (keeping at most about ``limit`` of them); return its 0-based index."""
+        self._count += 1
+        append_call(self.calls, call, limit)
+        return self._count - 1
 
     @property
     def id(self) -> int:
@@ -152,18 +159,18 @@ class ActiveMock:
 
     @property
     def call_count(self) -> int:
-        """How many requests this mock answered."""
-        return len(self.calls)
+        """How many requests this mock answered (whatever a journal limit dropped)."""
+        return self._count
 
     @property
     def called(self) -> bool:
         """True when it answered at least one request."""
-        return bool(self.calls)
+        return self._count > 0
 
     @property
     def exhausted(self) -> bool:
         """True when it has answered its ``times`` requests."""
-        return self.mock.times is not None and len(self.calls) >= self.mock.times
+        return self.mock.times is not None and self._count >= self.mock.times
 
     def remove(self) -> None:
         """Stop answering requests (calls stay readable)."""
@@ -172,7 +179,7 @@ class ActiveMock:
     def assert_called(self) -> None:
         """Fail unless the mock answered at least one request."""
         __tracebackhide__ = True
-        if not self.calls:
+        if not self._count:
             self._fail("to be called", 0)
 
     def assert_called_once(self) -> None:
@@ -183,14 +190,14 @@ class ActiveMock:
     def assert_called_times(self, n: int) -> None:
         """Fail unless the mock answered exactly ``n`` requests."""
         __tracebackhide__ = True
-        if len(self.calls) != n:
-            self._fail(f"to be called {_times(n)}", len(self.calls))
+        if self._count != n:
+            self._fail(f"to be called {_times(n)}", self._count)
 
     def assert_not_called(self) -> None:
         """Fail if the mock answered any request."""
         __tracebackhide__ = True
-        if self.calls:
-            self._fail("not to be called", len(self.calls))
+        if self._count:
+            self._fail("not to be called", self._count)
 
     def _fail(self, expected: str, count: int) -> None:
         lines = [f"expected mock {self.mock.describe()} {expected}, it was called {_times(count)}"]
@@ -198,8 +205,15 @@ class ActiveMock:
         raise VerificationError("\n".join(lines))
 
     def __repr__(self) -> str:
-        return f"<ActiveMock {self.mock.describe()} calls={len(self.calls)}>"
+        return f"<ActiveMock {self.mock.describe()} calls={self._count}>"
 
 
 def _times(n: int) -> str:
     return {0: "0 times", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def append_call(calls: CallList, call: Call, limit: int | None) -> None:
+    """Append ``call``; past ``limit`` (and an eighth of slack), drop the oldest at once."""
+    calls.append(call)
+    if limit is not None and len(calls) > limit + max(1, limit // 8):
+        del calls[: len(calls) - limit]
