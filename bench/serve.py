@@ -87,10 +87,19 @@ def main() -> None:
         help="also gc.freeze() every SECONDS (what a dedicated server process such as "
         "`mockhttp serve` can do: the journal grows, and each full collection scans it)",
     )
+    parser.add_argument(
+        "--journal-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Server(journal_limit=N), as `mockhttp serve` runs with 10,000",
+    )
     args = parser.parse_args()
 
     events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
-    server = mockhttp.Server(port=args.port, backlog=args.backlog)
+    server = mockhttp.Server(
+        port=args.port, backlog=args.backlog, journal_limit=args.journal_limit
+    )
     server.start()
     server.mock(
         mockhttp.post("/v1/chat/completions").reply(
