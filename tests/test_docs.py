@@ -21,6 +21,7 @@ PAGES = [
     "docs/pytest.md",
 ]
 BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
+YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)
 
 
 def blocks(page: str) -> list[tuple[bool, str]]:
@@ -43,3 +44,12 @@ def test_page_examples_run(page: str, pytester: pytest.Pytester) -> None:
             assert not outcomes.get("failed"), result.stdout.str()
         else:
             exec(compile(code, f"{page}:example", "exec"), namespace)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_mock_files_load(page: str) -> None:
+    """Every YAML mock shown on the page loads."""
+    import mockhttp
+
+    for text in YAML.findall((ROOT / page).read_text()):
+        assert mockhttp.loads(text, page)
