@@ -411,3 +411,40 @@ def test_short_replies_are_the_same_on_the_fast_and_the_general_path(
             )
         )
     assert results[0] == results[1]
+
+
+def test_a_client_that_half_closes_gets_the_stream_then_eof(server: mockhttp.Server) -> None:
+    """A client that shuts down its write side after the request reads the reply to EOF."""
+    server.mock(
+        mockhttp.get("/s").reply(
+            mockhttp.ok().event_stream(Event(data="a"), Event(data="b"), event_delay=0.05)
+        )
+    )
+    with connect(server) as sock:
+        sock.sendall(b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while piece := sock.recv(65536):  # ends only if the server closes
+            received += piece
+    assert received.endswith(b"data: b\n\n\r\n0\r\n\r\n")
+
+
+def test_reset_after_many_bytes_delivers_them_all_first(server: mockhttp.Server) -> None:
+    """reset_after_bytes(n) far past the socket buffers: all n bytes arrive, then ECONNRESET."""
+    from mockhttp import fault
+
+    n = 3_000_000
+    server.mock(
+        mockhttp.get("/r")
+        .pipe(fault.reset_after_bytes(n))
+        .reply(mockhttp.ok().body(b"z" * (2 * n)))
+    )
+    with connect(server) as sock:
+        sock.sendall(b"GET /r HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        time.sleep(0.3)  # a client that starts reading late
+        with pytest.raises(ConnectionResetError):
+            while piece := sock.recv(1 << 20):
+                received += piece
+    body = received.split(b"\r\n\r\n", 1)[1]
+    assert len(body) == n

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import socket
 import struct
+import termios
 import traceback
 from collections import deque
 from collections.abc import Iterator
@@ -32,6 +34,18 @@ __all__ = ["MAX_BODY", "MAX_HEAD", "Connection", "error_reply"]
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
+RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
+_TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
+
+
+def _kernel_unsent(sock: socket.socket | None) -> int:
+    """Bytes the kernel has not yet sent (or had acknowledged) on ``sock``; 0 if unknown."""
+    if sock is None or _TIOCOUTQ is None:
+        return 0
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), _TIOCOUTQ, b"\0" * 4))[0]
+    except OSError:
+        return 0
 
 
 class _Bad:
@@ -73,6 +87,7 @@ class Connection(asyncio.Protocol):
         self._head_size = 0
         self._body_size = 0
         self._broken = False
+        self._eof = False  # the client shut down its side: close once the replies are done
         self._starting = False  # inside next(): replies that end at once don't recurse
 
     # -- transport callbacks ------------------------------------------------------------
@@ -120,8 +135,10 @@ class Connection(asyncio.Protocol):
 
     def eof_received(self) -> bool:
         # Keep the connection half-open while a reply runs; the client may have shut down
-        # its write side after sending the request.  A stalled reply writes nothing that
-        # would reveal a client that has gone, so there EOF counts as the hang-up.
+        # its write side after sending the request (and is reading until our EOF: `done`
+        # closes once the replies are out).  A stalled reply writes nothing that would
+        # reveal a client that has gone, so there EOF counts as the hang-up.
+        self._eof = True
         return self.runner is not None and not self.runner.stalled
 
     # -- parser callbacks -----------------------------------------------------------------
@@ -246,7 +263,7 @@ class Connection(asyncio.Protocol):
     def done(self, keep_alive: bool) -> None:
         """The current reply ended completely."""
         self.runner = None
-        if not keep_alive or (self._broken and not self.queue):
+        if not keep_alive or ((self._broken or self._eof) and not self.queue):
             self.close()
         elif self.queue:
             self.next()
@@ -255,15 +272,22 @@ class Connection(asyncio.Protocol):
         if self.transport is not None and not self.closed:
             self.transport.close()
 
-    def reset(self) -> None:
-        """Close with a TCP reset (RST) once what was written has left."""
+    def reset(self, waited: float = 0.0) -> None:
+        """Close with a TCP reset (RST) once what was written has reached the client.
+
+        A reset throws away what is still queued, in asyncio's buffer or the kernel's send
+        queue, so it waits for both to empty (polling; up to ``RESET_WAIT`` seconds for a
+        client that does not read, then it resets anyway).
+        """
         transport = self.transport
         if transport is None or self.closed:
             return
-        if transport.get_write_buffer_size():
-            asyncio.get_running_loop().call_later(0.001, self.reset)
-            return
         sock = transport.get_extra_info("socket")
+        unsent = transport.get_write_buffer_size() + _kernel_unsent(sock)
+        if unsent and waited < RESET_WAIT:
+            pause = 0.001 if waited < 0.05 else 0.01
+            asyncio.get_running_loop().call_later(pause, self.reset, waited + pause)
+            return
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
