@@ -43,9 +43,10 @@ def _kernel_unsent(sock: socket.socket | None) -> int:
     if sock is None or _TIOCOUTQ is None:
         return 0
     try:
-        return struct.unpack("i", fcntl.ioctl(sock.fileno(), _TIOCOUTQ, b"\0" * 4))[0]
+        queued: int = struct.unpack("i", fcntl.ioctl(sock.fileno(), _TIOCOUTQ, b"\0" * 4))[0]
     except OSError:
         return 0
+    return queued
 
 
 class _Bad:
