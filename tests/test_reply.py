@@ -162,3 +162,12 @@ def test_bad_reply_and_mock_arguments_raise(call, message) -> None:
     with pytest.raises(ConfigError) as info:
         call()
     assert message in str(info.value)
+
+
+def test_header_values_and_reasons_must_be_latin1() -> None:
+    """Text that cannot go in a header block is refused when the reply is built."""
+    assert mockhttp.ok().header("X-Name", "café").headers == (("X-Name", "café"),)
+    with pytest.raises(ConfigError, match="header bytes are latin-1"):
+        mockhttp.ok().header("X-Price", "5 €")
+    with pytest.raises(ConfigError, match="one line of latin-1 text"):
+        mockhttp.status(200, "Ok ✓")

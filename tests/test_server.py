@@ -229,15 +229,32 @@ def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) ->
     assert as_json["type"] == "mockhttp_no_match"
     assert as_json["closest"][0] == {
         "mock": "'chat'",
+        "name": "chat",
         "differences": [
             {
                 "field": "header 'authorization'",
                 "reason": "got nothing (absent), expected 'Bearer sk-test'",
+                "expected": "equal('Bearer sk-test')",
+                "actual": None,
             }
         ],
     }
-    assert len(server.unmatched) == 2
-    with pytest.raises(mockhttp.UnmatchedRequestError, match="2 request\\(s\\) matched no mock"):
+    wrong_stream = httpx.post(
+        server.url + "/v1/chat/completions",
+        json={"stream": "yes"},
+        headers={"Accept": "application/json", "Authorization": "Bearer sk-test"},
+    ).json()["error"]["closest"][0]["differences"]
+    assert wrong_stream == [
+        {
+            "field": "body",
+            "reason": "$.stream: got 'yes', expected true",
+            "expected": "json_path('$.stream', equal(True))",
+            "actual": "yes",
+            "path": "$.stream",
+        }
+    ]
+    assert len(server.unmatched) == 3
+    with pytest.raises(mockhttp.UnmatchedRequestError, match="3 request\\(s\\) matched no mock"):
         server.check()
 
 
@@ -452,3 +469,39 @@ def test_reset_after_many_bytes_delivers_them_all_first(server: mockhttp.Server)
             read_all()
     body = bytes(received).split(b"\r\n\r\n", 1)[1]
     assert len(body) == n
+
+
+def test_numbers_in_header_and_query_matchers_mean_their_text(server: mockhttp.Server) -> None:
+    """.header("x-api-version", 2) and .query("page", 1) match the text "2" and "1"."""
+    server.mock(mockhttp.get("/v").header("x-api-version", 2).query("page", 1).query("all", True))
+    assert httpx.get(server.url + "/v?page=1&all=true", headers={"X-Api-Version": "2"}).is_success
+
+
+def test_a_get_mock_answers_head_unless_a_head_mock_does(server: mockhttp.Server) -> None:
+    """HEAD is GET without the content: a GET mock answers it; a HEAD mock comes first."""
+    server.mock(mockhttp.get("/m").reply(mockhttp.ok().json({"data": []})))
+    response = httpx.head(server.url + "/m")
+    assert (response.status_code, response.headers["content-length"], response.content) == (
+        200,
+        "11",
+        b"",
+    )
+    server.mock(mockhttp.head("/m", priority=-1).reply(mockhttp.status(204)))
+    assert httpx.head(server.url + "/m").status_code == 204
+    assert httpx.get(server.url + "/m").status_code == 200
+
+
+def test_a_reply_that_cannot_be_framed_is_one_failed_call(server: mockhttp.Server) -> None:
+    """A handler's reply whose head cannot be encoded: a 500, one call, error kept for check()."""
+
+    def euro(request: mockhttp.Request) -> mockhttp.Reply:
+        return mockhttp.Reply(headers=(("X-Price", "5 €"),))
+
+    mock = server.mock(mockhttp.get("/eur").respond_with(euro))
+    assert httpx.get(server.url + "/eur").status_code == 500
+    assert [(c.status, c.wait()) for c in server.journal] == [(500, "complete")]
+    assert mock.call_count == 1
+    assert not server.unmatched
+    with pytest.raises(UnicodeEncodeError):
+        server.check()
+    server.reset()

@@ -64,7 +64,7 @@ class AdminAPI:
         self.server = server
         self.on_reset = on_reset
 
-    def __call__(self, request: Request) -> Reply | None:
+    def __call__(self, request: Request) -> Reply:
         """The reply to an admin request (404 for an unknown endpoint, 405 a wrong method)."""
         route = request.path[len(PREFIX) :].strip("/")
         for pattern, methods in _ROUTES:

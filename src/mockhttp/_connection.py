@@ -13,7 +13,6 @@ import fcntl
 import socket
 import struct
 import termios
-import traceback
 from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING
 import httptools
 
 from ._plan import Step
-from ._reply import Reply, status
+from ._reply import error_reply, status
 from ._request import Headers, Request
 from ._runner import Runner, Whole
 from ._verify import BODY_KEPT, Call
@@ -30,7 +29,7 @@ from ._wire import frame
 if TYPE_CHECKING:
     from ._server import Server
 
-__all__ = ["MAX_BODY", "MAX_HEAD", "Connection", "error_reply"]
+__all__ = ["MAX_BODY", "MAX_HEAD", "Connection"]
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
@@ -63,12 +62,6 @@ class _TooLarge(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
-
-
-def error_reply(exc: BaseException) -> Reply:
-    """A 500 whose body is the traceback, for errors raised while producing a reply."""
-    text = "".join(traceback.format_exception(exc))
-    return status(500).header("Content-Type", "text/plain; charset=utf-8").body(text)
 
 
 class Connection(asyncio.Protocol):

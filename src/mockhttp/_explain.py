@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,9 +48,30 @@ def no_match_json(request: Request, mocks: Sequence[Mock]) -> dict[str, Any]:
             "closest": [
                 {
                     "mock": mock.describe(),
-                    "differences": [{"field": d.field, "reason": d.reason} for d in diffs],
+                    "name": mock.name,
+                    "differences": [_difference(d) for d in diffs],
                 }
                 for mock, diffs in closest(request, mocks)[:SHOWN]
             ],
         }
     }
+
+
+def _difference(mismatch: Mismatch) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "field": mismatch.field,
+        "reason": mismatch.reason,
+        "expected": mismatch.expected,
+        "actual": _jsonable(mismatch.actual),
+    }
+    if mismatch.path is not None:
+        found["path"] = mismatch.path
+    return found
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+    return value

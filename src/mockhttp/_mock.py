@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ._errors import ConfigError
-from ._match import MISSING, Matcher, as_matcher
+from ._match import MISSING, JSONPath, Matcher, as_matcher
 from ._plan import Fault
 from ._reply import Reply, ok
 from ._request import Request
@@ -36,11 +36,18 @@ Field = Literal["query", "header", "body"]
 
 @dataclass(frozen=True, slots=True)
 class Mismatch:
-    """One field of a request that a mock did not accept."""
+    """One field of a request that a mock did not accept.
+
+    ``reason`` says it in words; ``expected`` is the matcher (or value) as text, ``actual``
+    the request's value (None when absent), ``path`` the JSONPath a body matcher queried.
+    """
 
     field: str
     reason: str
     weight: int = 1
+    expected: str = ""
+    actual: Any = None
+    path: str | None = None
 
     def __str__(self) -> str:
         return f"{self.field}: {self.reason}"
@@ -202,6 +209,8 @@ class Mock:
     def _add(self, field: Field, name: str | None, matcher: Matcher | Any) -> Mock:
         from ._match import exists
 
+        if field != "body":
+            matcher = _as_text(matcher)
         m = exists() if matcher is None else as_matcher(matcher, f"{field} matcher")
         return dataclasses.replace(self, criteria=(*self.criteria, Criterion(field, name, m)))
 
@@ -222,19 +231,23 @@ class Mock:
     def differences(self, request: Request) -> list[Mismatch]:
         """Every field of ``request`` this mock does not accept (empty: it matches)."""
         found: list[Mismatch] = []
-        if self.method is not None and request.method != self.method:
-            found.append(Mismatch("method", f"got {request.method!r}, expected {self.method!r}", 2))
+        method = request.method
+        if self.method is not None and self.method not in (method, _AS_GET.get(method)):
+            reason = f"got {method!r}, expected {self.method!r}"
+            found.append(Mismatch("method", reason, 2, self.method, method))
         if self.path_params(request) is None:
-            found.append(Mismatch("path", f"got {request.path!r}, expected {self._path_text()}", 3))
+            reason = f"got {request.path!r}, expected {self._path_text()}"
+            found.append(Mismatch("path", reason, 3, self._path_text(), request.path))
         for c in self.criteria:
-            reason = c.matcher.explain(c.value(request))
-            if reason is not None:
-                found.append(Mismatch(c.label(), reason))
+            value = c.value(request)
+            why = c.matcher.explain(value)
+            if why is not None:
+                found.append(_mismatch(c, value, why))
         return found
 
-    def matches(self, request: Request) -> bool:
-        """True when the mock accepts ``request``."""
-        if self.method is not None and request.method != self.method:
+    def matches(self, request: Request, method: str | None = None) -> bool:
+        """True when the mock accepts ``request`` (taken as a ``method`` request if given)."""
+        if self.method is not None and (method or request.method) != self.method:
             return False
         if self.path_params(request) is None:
             return False
@@ -250,8 +263,34 @@ class Mock:
         """``'name'`` or ``METHOD /path``."""
         if self.name:
             return repr(self.name)
-        path = self.path if isinstance(self.path, str) else repr(self.path)
-        return f"{self.method or '*'} {path or '*'}"
+        if self.path is None:
+            path = "*"
+        else:
+            path = self.path if isinstance(self.path, str) else repr(self.path)
+        return f"{self.method or '*'} {path}"
+
+
+_AS_GET = {"HEAD": "GET"}  # a GET mock answers HEAD when no HEAD mock does (RFC 9110 §9.3.2)
+
+
+def _as_text(value: Any) -> Any:
+    """Header and query values are text: a plain number or bool means its text form
+    (``2`` → ``"2"``, ``True`` → ``"true"``), as a YAML file would mean it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+def _mismatch(criterion: Criterion, value: Any, reason: str) -> Mismatch:
+    """A criterion's miss, with the value it saw (for a JSONPath: what the path selected)."""
+    matcher = criterion.matcher
+    path = matcher.path if isinstance(matcher, JSONPath) else None
+    if isinstance(value, Request):
+        value = matcher.select(value) if isinstance(matcher, JSONPath) else value.text
+    actual = None if value is MISSING else value
+    return Mismatch(criterion.label(), reason, 1, repr(matcher), actual, path)
 
 
 def _name(field: str, name: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import traceback
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -18,10 +19,18 @@ from ._errors import ConfigError
 from ._plan import Data, End, Head, Pause, Step
 from ._sse import Event, LineEnding, dumps_compact
 
-__all__ = ["EventStream", "Reply", "ok", "status"]
+__all__ = ["EventStream", "Reply", "error_reply", "ok", "status"]
 
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _LINE_ENDINGS = ("\n", "\r\n", "\r")
+
+
+def _latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _reason(code: int) -> str:
@@ -95,6 +104,11 @@ class Reply:
         text = str(value)
         if any(c in text for c in "\r\n\0"):
             raise ConfigError(f"header {name!r} value={text!r} must not contain CR, LF or NUL")
+        if not text.isascii() and not _latin1(text):
+            raise ConfigError(
+                f"header {name!r} value={text!r} cannot be sent: header bytes are latin-1 "
+                "(encode other text, e.g. percent-encoding or RFC 8187)"
+            )
         return dataclasses.replace(self, headers=(*self.headers, (name, text)))
 
     def headers_from(self, headers: Mapping[str, str | int]) -> Reply:
@@ -221,11 +235,19 @@ def status(code: int, reason: str | None = None) -> Reply:
     """
     if isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 999:
         raise ConfigError(f"status code={code!r} must be an int from 100 to 999")
-    if reason is not None and (not isinstance(reason, str) or any(c in reason for c in "\r\n")):
-        raise ConfigError(f"status reason={reason!r} must be one line of text")
+    if reason is not None and (
+        not isinstance(reason, str) or any(c in reason for c in "\r\n") or not _latin1(reason)
+    ):
+        raise ConfigError(f"status reason={reason!r} must be one line of latin-1 text")
     return Reply(status_code=code, reason=_reason(code) if reason is None else reason)
 
 
 def ok() -> Reply:
     """A ``200 OK`` reply."""
     return Reply()
+
+
+def error_reply(exc: BaseException) -> Reply:
+    """A 500 whose body is the traceback, for errors raised while producing a reply."""
+    text = "".join(traceback.format_exception(exc))
+    return status(500).header("Content-Type", "text/plain; charset=utf-8").body(text)

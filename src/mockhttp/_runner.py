@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ._plan import End, Pause, Raw, Step
+from ._reply import error_reply
 from ._verify import BODY_KEPT, Call, Outcome
+from ._wire import frame
 
 if TYPE_CHECKING:
     from ._connection import Connection
@@ -197,13 +199,33 @@ class Runner:
             self.stalled = True
 
     def _failed(self, exc: Exception) -> None:
-        self.conn.server.errors.append(exc)
-        if self.call is not None:
-            self.call.outcome = "closed"
-            self.conn.server._finished(self.call)
-        self.conn.runner = None
-        if self.conn.transport is not None:
-            self.conn.transport.abort()
+        """Producing the reply raised: keep the error for ``server.check()``; a client that
+        has had no byte yet gets a 500 with the traceback, any other is cut off."""
+        conn = self.conn
+        conn.server.errors.append(exc)
+        call = self.call
+        untouched = call is None or call.wire_bytes == 0
+        if call is not None:
+            call.outcome = "complete" if untouched else "closed"
+            if untouched:
+                call.status = 500
+            conn.server._finished(call)
+        conn.runner = None
+        if conn.transport is None:
+            return
+        if untouched:
+            self._write(
+                [
+                    b"".join(
+                        s.data
+                        for s in frame(error_reply(exc).plan(), keep_alive=False)
+                        if isinstance(s, Raw)
+                    )
+                ]
+            )
+            conn.close()
+        else:
+            conn.transport.abort()
 
     def lost(self) -> None:
         """The connection went away (the client hung up, or the server closed)."""

@@ -18,15 +18,16 @@ import asyncio
 import itertools
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
+from typing import NamedTuple
 
-from ._connection import Connection, error_reply
+from ._connection import Connection
 from ._errors import ConfigError, ServerError, UnmatchedRequestError
 from ._explain import no_match_json, no_match_text
 from ._mock import Mock
 from ._plan import FaultContext, Step
-from ._reply import Reply, status
+from ._reply import Reply, error_reply, status
 from ._request import Request
 from ._runner import Whole
 from ._verify import ActiveMock, Call, CallList, append_call, mark_ended
@@ -37,6 +38,19 @@ __all__ = ["Server"]
 _ADMIN_PREFIX = "/__mockhttp/"
 _WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
 _WIRE_CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
+
+
+class _Framing(NamedTuple):
+    """How replies to one request are framed (see ``_wire.frame``)."""
+
+    head_only: bool
+    http10: bool
+    keep_alive: bool
+
+    def frame(self, steps: Iterable[Step]) -> Iterator[Step]:
+        return frame(
+            steps, head_only=self.head_only, http10=self.http10, keep_alive=self.keep_alive
+        )
 
 
 class Server:
@@ -85,7 +99,7 @@ class Server:
         self.on_call_end = on_call_end
         self.journal = CallList()
         self.errors: list[BaseException] = []
-        self.admin: Callable[[Request], Reply | None] | None = None
+        self.admin: Callable[[Request], Reply] | None = None
         if admin:
             from ._admin import AdminAPI
 
@@ -100,9 +114,7 @@ class Server:
         # id(reply) -> (reply, {(head_only, http10, keep_alive): wire steps (a Whole when
         # short and pause-free), or None when the reply is endless or too long to keep});
         # loop thread only
-        self._wires: dict[
-            int, tuple[Reply, dict[tuple[bool, bool, bool], tuple[Step, ...] | Whole | None]]
-        ] = {}
+        self._wires: dict[int, tuple[Reply, dict[_Framing, tuple[Step, ...] | Whole | None]]] = {}
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -275,44 +287,55 @@ class Server:
     # -- on the loop thread ----------------------------------------------------------
 
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Iterator[Step] | Whole]:
-        head_only = request.method == "HEAD"
-        http10 = request.http_version == "1.0"
+        """The call to journal and the wire plan to run for ``request``."""
+        framing = _Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             reply = self.admin(request)
-            if reply is not None:
-                call = Call(request, None, reply.status_code, outcome="in progress")
-                wire = frame(
-                    reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive
-                )
-                return call, wire
-        for active in self._active:
-            mock = active.mock
-            if active.exhausted or not mock.matches(request):
-                continue
-            params = mock.path_params(request) or {}
-            call = Call(request, mock, None, params)
-            index = active._record(call, self.journal_limit)
-            append_call(self.journal, call, self.journal_limit)
-            try:
-                reply = mock.reply_for(request)
-            except Exception as exc:  # the user's handler: kept for server.check()
-                self.errors.append(exc)
-                reply = error_reply(exc)
+            return Call(request, None, reply.status_code), framing.frame(reply.plan())
+        active = self._find(request, request.method)
+        if active is None and request.method == "HEAD":
+            active = self._find(request, "GET")  # HEAD is GET without the content (RFC 9110)
+        if active is None:
+            return self._unmatched(request, framing)
+        mock = active.mock
+        call = Call(request, mock, None, mock.path_params(request) or {})
+        index = active._record(call, self.journal_limit)
+        append_call(self.journal, call, self.journal_limit)
+        try:
+            reply = mock.reply_for(request)
             call.status = reply.status_code
-            if not mock.faults and reply is mock.response:  # fixed replies: framed once
-                return call, self._wire(reply, head_only, http10, keep_alive)
-            if not mock.faults:  # a handler's reply, likely built for this request
-                return call, frame(
-                    reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive
-                )
-            ctx = FaultContext(call_index=index)
-            steps: Iterator[Step] = iter(reply.plan())
-            for fault in mock.faults:
-                steps = fault.body(steps, ctx)
-            wire = frame(steps, head_only=head_only, http10=http10, keep_alive=keep_alive)
-            for fault in mock.faults:
-                wire = fault.wire(wire, ctx)
-            return call, wire
+            return call, self._planned(mock, reply, index, framing)
+        except Exception as exc:  # a handler, or a reply that cannot be framed: for check()
+            self.errors.append(exc)
+            call.status = 500
+            return call, framing.frame(error_reply(exc).plan())
+
+    def _find(self, request: Request, method: str) -> ActiveMock | None:
+        """The mock that answers ``request`` as if its method were ``method``."""
+        for active in self._active:
+            if not active.exhausted and active.mock.matches(request, method):
+                return active
+        return None
+
+    def _planned(
+        self, mock: Mock, reply: Reply, index: int, framing: _Framing
+    ) -> Iterator[Step] | Whole:
+        """The wire plan of ``reply``, with the mock's faults applied."""
+        if not mock.faults:
+            if reply is mock.response:  # a fixed reply: framed once, replayed
+                return self._wire(reply, framing)
+            return framing.frame(reply.plan())  # a handler's reply, built for this request
+        ctx = FaultContext(call_index=index)
+        steps: Iterator[Step] = iter(reply.plan())
+        for fault in mock.faults:
+            steps = fault.body(steps, ctx)
+        wire = framing.frame(steps)
+        for fault in mock.faults:
+            wire = fault.wire(wire, ctx)
+        return wire
+
+    def _unmatched(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step]]:
+        """Journal an unmatched request; answer with the closest mocks explained."""
         call = Call(request, None, self.unmatched_status)
         append_call(self.journal, call, self.journal_limit)
         mocks = [a.mock for a in self._active]
@@ -324,11 +347,9 @@ class Server:
             reply = reply.header("Content-Type", "text/plain; charset=utf-8").body(
                 no_match_text(request, mocks) + "\n"
             )
-        return call, frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
+        return call, framing.frame(reply.plan())
 
-    def _wire(
-        self, reply: Reply, head_only: bool, http10: bool, keep_alive: bool
-    ) -> Iterator[Step] | Whole:
+    def _wire(self, reply: Reply, framing: _Framing) -> Iterator[Step] | Whole:
         """The wire plan of a fault-free reply.
 
         A reply's plan depends only on the reply and the framing options, and steps are
@@ -341,7 +362,7 @@ class Server:
                 self._wires.clear()
             entry = (reply, {})
             self._wires[id(reply)] = entry
-        key = (head_only, http10, keep_alive)
+        key = framing
         plans = entry[1]
         if key in plans:
             steps = plans[key]
@@ -351,8 +372,7 @@ class Server:
                 assert isinstance(steps, tuple)
                 return iter(steps)
         elif reply.stream is None or reply.stream.repeat is not None:
-            wire = frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
-            steps = tuple(itertools.islice(wire, _WIRE_CACHE_STEPS + 1))
+            steps = tuple(itertools.islice(framing.frame(reply.plan()), _WIRE_CACHE_STEPS + 1))
             if Whole.fits(steps):
                 whole = plans[key] = Whole(steps)
                 return whole
@@ -362,7 +382,7 @@ class Server:
             plans[key] = None
         else:
             plans[key] = None
-        return frame(reply.plan(), head_only=head_only, http10=http10, keep_alive=keep_alive)
+        return framing.frame(reply.plan())
 
     def _finished(self, call: Call) -> None:
         mark_ended(call)  # call.finished.set(), without building the view
