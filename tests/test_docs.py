@@ -42,6 +42,7 @@ def test_page_examples_run(page: str, pytester: pytest.Pytester) -> None:
             outcomes = result.parseoutcomes()
             assert outcomes.get("passed", 0) >= 1, result.stdout.str()
             assert not outcomes.get("failed"), result.stdout.str()
+            assert not outcomes.get("errors"), result.stdout.str()  # e.g. unmatched at teardown
         else:
             exec(compile(code, f"{page}:example", "exec"), namespace)
 

@@ -83,3 +83,19 @@ def test_mockfile_marker_loads_mock_files(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_misspelled_marker_option_fails_the_test(pytester: pytest.Pytester) -> None:
+    """An unknown @pytest.mark.mockhttp option is an error, not silently ignored."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.mockhttp(allow_unmatch=True)
+        def test_x(mockhttp_server):
+            pass
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.re_match_lines([r".*takes keyword options .*, not \['allow_unmatch'\]"])

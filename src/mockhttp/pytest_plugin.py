@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from ._server import Server
 
 
+_MARKER_OPTIONS = {"allow_unmatched", "mockfile"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -58,6 +61,13 @@ def mockhttp_server(
     server.reset()
     marker = request.node.get_closest_marker("mockhttp")
     options = marker.kwargs if marker else {}
+    unknown = sorted(set(options) - _MARKER_OPTIONS)
+    if unknown or (marker and marker.args):
+        pytest.fail(
+            f"@pytest.mark.mockhttp takes keyword options {sorted(_MARKER_OPTIONS)}, "
+            f"not {unknown or list(marker.args if marker else ())}",
+            pytrace=False,
+        )
     if options.get("mockfile"):
         from ._mockfile import load
 
