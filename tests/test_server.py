@@ -505,3 +505,39 @@ def test_a_reply_that_cannot_be_framed_is_one_failed_call(server: mockhttp.Serve
     with pytest.raises(UnicodeEncodeError):
         server.check()
     server.reset()
+
+
+def test_closing_the_server_ends_open_streams_as_server_closed() -> None:
+    """Server.close() with streams open ends them at once; their calls say "server closed"."""
+    server = mockhttp.Server().start()
+    mock = server.mock(
+        mockhttp.get("/hb").reply(
+            mockhttp.ok().event_stream(Event(comment="ping"), event_delay=0.05, repeat=True)
+        )
+    )
+    sockets = [connect(server) for _ in range(3)]
+    for sock in sockets:
+        sock.sendall(b"GET /hb HTTP/1.1\r\nHost: x\r\n\r\n")
+        read_until(sock, b": ping\n\n")
+    server.close()
+    for sock in sockets:
+        with sock:
+            while sock.recv(65536):  # EOF (or a reset) comes at once
+                pass
+    assert [c.wait(2) for c in mock.calls] == ["server closed"] * 3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"port": 70000}, "port=70000 must be an int from 0 to 65535"),
+        ({"port": "80"}, "port='80' must be an int"),
+        ({"host": 5}, "host=5 must be an address"),
+        ({"unmatched_status": 99}, "unmatched_status=99 must be an int from 100 to 999"),
+    ],
+)
+def test_bad_server_arguments_raise_config_error(kwargs, message) -> None:
+    """Server arguments are checked when the server is built."""
+    with pytest.raises(mockhttp.ConfigError) as info:
+        mockhttp.Server(**kwargs)
+    assert message in str(info.value)

@@ -81,6 +81,7 @@ class Connection(asyncio.Protocol):
         self._head_size = 0
         self._body_size = 0
         self._broken = False
+        self.server_closed = False
         self._eof = False  # the client shut down its side: close once the replies are done
         self._starting = False  # inside next(): replies that end at once don't recurse
 
@@ -288,6 +289,7 @@ class Connection(asyncio.Protocol):
         transport.abort()
 
     def shutdown(self) -> None:
-        """The server is closing: end whatever runs."""
+        """The server is closing: end whatever runs (its call says "server closed")."""
+        self.server_closed = True
         if self.transport is not None and not self.closed:
             self.transport.abort()

@@ -234,7 +234,7 @@ class Runner:
             self.handle = None
         call = self.call
         if call is not None and call.outcome == "in progress":
-            call.outcome = "client hung up"
+            call.outcome = "server closed" if self.conn.server_closed else "client hung up"
             self.conn.server._finished(call)
         elif call is not None and call.outcome == "stalled":
             self.conn.server._finished(call)

@@ -92,6 +92,7 @@ class Server:
         ):
             raise ConfigError(f"journal_limit={journal_limit!r} must be a positive int or None")
         self.journal_limit = journal_limit
+        _check_server_args(host, port, unmatched_status)
         self.host = host
         self.port = port
         self.unmatched_status = unmatched_status
@@ -131,7 +132,7 @@ class Server:
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self.port))
-        except OSError as exc:
+        except (OSError, UnicodeError) as exc:
             sock.close()
             raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc}") from None
         self.port = sock.getsockname()[1]
@@ -225,7 +226,7 @@ class Server:
         equal priorities the most recently added one.
         """
         if not isinstance(mock, Mock):
-            raise ServerError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+            raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
         with self._lock:
             self._seq += 1
             active = ActiveMock(mock, self, self._seq)
@@ -391,3 +392,13 @@ class Server:
                 self.on_call_end(call)
             except Exception as exc:
                 self.errors.append(exc)
+
+
+def _check_server_args(host: object, port: object, unmatched_status: object) -> None:
+    """Refuse arguments that would fail later, or turn every unmatched request into a 500."""
+    if not isinstance(host, str) or not host:
+        raise ConfigError(f"host={host!r} must be an address such as '127.0.0.1'")
+    if type(port) is not int or not 0 <= port <= 65535:
+        raise ConfigError(f"port={port!r} must be an int from 0 to 65535 (0: a free port)")
+    if type(unmatched_status) is not int or not 100 <= unmatched_status <= 999:
+        raise ConfigError(f"unmatched_status={unmatched_status!r} must be an int from 100 to 999")

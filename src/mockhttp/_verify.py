@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome", "mark_ended"]
 
-Outcome = Literal["in progress", "complete", "closed", "reset", "stalled", "client hung up"]
+Outcome = Literal[
+    "in progress", "complete", "closed", "reset", "stalled", "client hung up", "server closed"
+]
 
 #: How much of each reply's body a call keeps (so tests can read what was delivered).
 BODY_KEPT = 1 << 20
@@ -80,7 +82,8 @@ class Call:
         events: events of which at least one byte was written.
         body_sent: the body bytes written (the first MiB of them).
         outcome: how the reply ended: ``complete``, ``closed`` (clean close before the end),
-            ``reset``, ``stalled``, ``client hung up``, or ``in progress``.
+            ``reset``, ``stalled``, ``client hung up``, ``server closed`` (the server was
+            closed mid-reply), or ``in progress``.
     """
 
     request: Request
