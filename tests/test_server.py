@@ -541,3 +541,33 @@ def test_bad_server_arguments_raise_config_error(kwargs, message) -> None:
     with pytest.raises(mockhttp.ConfigError) as info:
         mockhttp.Server(**kwargs)
     assert message in str(info.value)
+
+
+def test_expect_continue_behind_a_stream_comes_when_the_stream_ends(
+    server: mockhttp.Server,
+) -> None:
+    """A request pipelined behind a stream gets its 100 Continue once the stream is done."""
+    server.mock(
+        mockhttp.get("/s").reply(mockhttp.ok().event_stream(Event(data="x"), first_event_delay=0.2))
+    )
+    server.mock(mockhttp.post("/u"))
+    with connect(server) as sock:
+        sock.sendall(
+            b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n"
+            b"POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"
+        )
+        got = read_until(sock, b"HTTP/1.1 100 Continue\r\n\r\n")
+        assert got.index(b"0\r\n\r\n") < got.index(b"HTTP/1.1 100 Continue")  # after the stream
+        sock.sendall(b"{}")
+        assert b"HTTP/1.1 200 OK" in read_until(sock, b"content-length: 0\r\n\r\n")
+
+
+def test_expect_continue_from_http10_is_ignored(server: mockhttp.Server) -> None:
+    """An HTTP/1.0 client gets no 100 Continue (RFC 9110 §10.1.1), just the reply."""
+    server.mock(mockhttp.post("/u"))
+    got = raw_exchange(
+        server.url,
+        b"POST /u HTTP/1.0\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n{}",
+    )
+    assert got.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"100 Continue" not in got

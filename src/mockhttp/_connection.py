@@ -81,6 +81,7 @@ class Connection(asyncio.Protocol):
         self._head_size = 0
         self._body_size = 0
         self._broken = False
+        self._continue = False  # a request head asked for "100 Continue" not yet sent
         self.server_closed = False
         self._eof = False  # the client shut down its side: close once the replies are done
         self._starting = False  # inside next(): replies that end at once don't recurse
@@ -161,10 +162,20 @@ class Connection(asyncio.Protocol):
             raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
 
     def on_headers_complete(self) -> None:
-        if self.runner is None and not self.queue and self.transport is not None:
-            for name, value in self._headers:
-                if name.lower() == "expect" and value.lower() == "100-continue":
-                    self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        # RFC 9110 §10.1.1: answer "Expect: 100-continue" (ignored from HTTP/1.0 clients)
+        # when this request is next in line; behind a running reply, once that reply ends.
+        if self.parser.get_http_version() == "1.0":
+            return
+        for name, value in self._headers:
+            if name.lower() == "expect" and value.lower() == "100-continue":
+                self._continue = True
+                self._send_continue()
+
+    def _send_continue(self) -> None:
+        if self._continue and self.runner is None and not self.queue and not self._closing():
+            self._continue = False
+            assert self.transport is not None
+            self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
 
     def on_body(self, body: bytes) -> None:
         self._body_size += len(body)
@@ -173,6 +184,7 @@ class Connection(asyncio.Protocol):
         self._body.append(body)
 
     def on_message_complete(self) -> None:
+        self._continue = False  # the body came (the client did not wait for the 100)
         request = Request(
             method=self.parser.get_method().decode("ascii", "replace").upper(),
             target=self._url.decode("latin-1"),
@@ -209,6 +221,7 @@ class Connection(asyncio.Protocol):
                 self._start(self.queue.popleft())
         finally:
             self._starting = False
+        self._send_continue()
 
     def _closing(self) -> bool:
         return self.closed or self.transport is None or self.transport.is_closing()
@@ -262,6 +275,8 @@ class Connection(asyncio.Protocol):
             self.close()
         elif self.queue:
             self.next()
+        else:
+            self._send_continue()
 
     def close(self) -> None:
         if self.transport is not None and not self.closed:
