@@ -195,6 +195,21 @@ def test_watch_reloads_without_dropping_open_streams(tmp_path: Path) -> None:
         assert httpx.get(serving.url + "/s").text == "data: new\n\n"
 
 
+def test_watch_reload_keeps_mocks_added_through_the_admin_api(tmp_path: Path) -> None:
+    """A mock added over HTTP still wins after the files it overrides are reloaded."""
+    mocks = tmp_path / "mocks.yaml"
+    mocks.write_text("request: {path: /x}\nresponse: {body: file v1}\n")
+    with Serving(str(tmp_path), "--watch") as serving:
+        added = httpx.post(
+            serving.url + "/__mockhttp/mocks",
+            content="request: {path: /x}\nresponse: {body: override}\n",
+        )
+        assert added.status_code == 201, added.text
+        mocks.write_text("request: {path: /x}\nresponse: {body: file v2}\n")
+        serving.wait_for_log("mockhttp: reloaded 1 mocks")
+        assert httpx.get(serving.url + "/x").text == "override"
+
+
 # -- the admin API on the CLI's server --------------------------------------------------------
 
 

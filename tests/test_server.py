@@ -571,3 +571,13 @@ def test_expect_continue_from_http10_is_ignored(server: mockhttp.Server) -> None
     )
     assert got.startswith(b"HTTP/1.1 200 OK\r\n")
     assert b"100 Continue" not in got
+
+
+def test_replace_keeps_the_place_of_the_mocks_it_replaces(server: mockhttp.Server) -> None:
+    """Replaced mocks rank where the old ones did: a mock added since still wins."""
+    old = [server.mock(mockhttp.get("/x").reply(mockhttp.ok().body("file v1")))]
+    server.mock(mockhttp.get("/x").reply(mockhttp.ok().body("override")))
+    new = server.replace(old, [mockhttp.get("/x").reply(mockhttp.ok().body("file v2"))])
+    assert httpx.get(server.url + "/x").text == "override"
+    assert [a.mock.response.content for a in server.mocks] == [b"override", b"file v2"]
+    assert new[0] in server.mocks and old[0] not in server.mocks

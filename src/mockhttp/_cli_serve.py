@@ -117,10 +117,8 @@ class Served:
             self._err(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
             return current
         with self._lock:
-            old, self.mocks = self.active, mocks
-            self.active = [self.server.mock(m) for m in mocks]
-            for active in old:
-                self.server.remove(active)
+            self.active = self.server.replace(self.active, mocks)
+            self.mocks = mocks
         self._err(f"mockhttp: reloaded {len(mocks)} mocks")
         return current
 

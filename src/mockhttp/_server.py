@@ -18,7 +18,7 @@ import asyncio
 import itertools
 import socket
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import NamedTuple
 
@@ -230,9 +230,33 @@ class Server:
         with self._lock:
             self._seq += 1
             active = ActiveMock(mock, self, self._seq)
-            ranked = sorted((*self._active, active), key=lambda a: (-a.mock.priority, -a._seq))
-            self._active = tuple(ranked)
+            self._rerank([*self._active, active])
         return active
+
+    def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
+        """Swap mocks at once: ``old`` go, ``new`` come in their place.
+
+        The new mocks rank where the old ones did (among mocks of equal priority, mocks
+        added after the old ones still win), so reloading a file does not put its mocks
+        above those added since.  No request sees a moment with neither.
+        """
+        for mock in new:
+            if not isinstance(mock, Mock):
+                raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+        with self._lock:
+            base = min((a._rank for a in old), default=0.0)
+            created = []
+            for i, mock in enumerate(new, 1):
+                self._seq += 1
+                active = ActiveMock(mock, self, self._seq)
+                active._rank = base + i / (len(new) + 1)
+                created.append(active)
+            gone = {id(a) for a in old}
+            self._rerank([a for a in self._active if id(a) not in gone] + created)
+        return created
+
+    def _rerank(self, actives: list[ActiveMock]) -> None:
+        self._active = tuple(sorted(actives, key=lambda a: (-a.mock.priority, -a._rank)))
 
     def remove(self, active: ActiveMock) -> None:
         """Unregister a mock (its calls stay readable)."""

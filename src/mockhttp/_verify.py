@@ -147,6 +147,7 @@ class ActiveMock:
         self.calls = CallList()
         self._server = server
         self._seq = seq
+        self._rank: float = seq  # order among equal priorities (newest first)
         self._count = 0  # exact, even when a journal limit trims ``calls``
 
     def _record(self, call: Call, limit: int | None) -> int:
