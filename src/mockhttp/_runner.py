@@ -33,6 +33,17 @@ _OUTCOMES: dict[str, Outcome] = {
 }
 
 
+def body_of(raw: Raw) -> bytes:
+    """The body bytes inside a ``Raw`` step: all of it, or what a chunk frame wraps (after
+    its ``size\\r\\n`` line; a cut frame may lack its end)."""
+    if raw.body == len(raw.data):
+        return raw.data
+    if not raw.body:
+        return b""
+    start = raw.data.find(b"\r\n") + 2
+    return raw.data[start : start + raw.body]
+
+
 class Whole:
     """A short cached wire plan without pauses (``Raw`` steps, then ``End("complete")``),
     with what ``Runner`` would record for it: written in one call, no runner needed.
@@ -49,16 +60,7 @@ class Whole:
         self.steps = steps
         self.data = b"".join(r.data for r in raws)
         self.wire_bytes = len(self.data)
-        # the body bytes of each piece, as Runner._record cuts them out
-        pieces = []
-        for r in raws:
-            if r.body:
-                data = r.data
-                if r.body != len(data):
-                    start = data.find(b"\r\n") + 2
-                    data = data[start : start + r.body]
-                pieces.append(data)
-        self.body = b"".join(pieces)
+        self.body = b"".join(body_of(r) for r in raws)
         self.body_bytes = sum(r.body for r in raws)
         self.events = max((r.event + 1 for r in raws if r.event is not None), default=0)
 
@@ -170,11 +172,7 @@ class Runner:
         if step.body:
             call.body_bytes += step.body
             if len(call.body_sent) < BODY_KEPT:
-                data = step.data
-                if step.body != len(data):
-                    start = data.find(b"\r\n") + 2
-                    data = data[start : start + step.body]
-                call.body_sent += data[: BODY_KEPT - len(call.body_sent)]
+                call.body_sent += body_of(step)[: BODY_KEPT - len(call.body_sent)]
         # events go out in order, and a piece spanning events carries its last byte's event
         if step.event is not None and step.event >= call.events:
             call.events = step.event + 1
