@@ -582,3 +582,36 @@ def test_replace_keeps_the_place_of_the_mocks_it_replaces(server: mockhttp.Serve
     assert [a.mock.response.content for a in server.mocks] == [b"override", b"file v2"]
     assert new[0] in server.mocks
     assert old[0] not in server.mocks
+
+
+def test_requests_in_flight_while_other_threads_churn_mocks(server: mockhttp.Server) -> None:
+    """Clients keep being served by a stable mock while other mocks come and go."""
+    server.mock(mockhttp.get("/stable").reply(mockhttp.ok().body("s")))
+    stop = threading.Event()
+    failures: list[object] = []
+
+    def churn() -> None:
+        while not stop.is_set():
+            h = server.mock(mockhttp.get("/stable", priority=-1).reply(mockhttp.status(500)))
+            server.mock(mockhttp.get("/other")).remove()
+            h.remove()
+
+    def client() -> None:
+        with httpx.Client() as c:
+            for _ in range(100):
+                response = c.get(server.url + "/stable")
+                if (response.status_code, response.text) != (200, "s"):
+                    failures.append(response)
+
+    churner = threading.Thread(target=churn)
+    churner.start()
+    clients = [threading.Thread(target=client) for _ in range(4)]
+    for t in clients:
+        t.start()
+    for t in clients:
+        t.join()
+    stop.set()
+    churner.join()
+    assert failures == []
+    assert not server.errors
+    assert len(server.mocks) == 1
