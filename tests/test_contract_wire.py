@@ -103,11 +103,17 @@ def test_connection_refused_is_a_finding_not_a_traceback() -> None:
 
 
 def test_connection_cut_mid_stream_is_a_transport_finding(server: mockhttp.Server) -> None:
-    """A body cut after 300 bytes keeps what arrived and reports http.transport."""
+    """A body cut after 300 bytes: http.transport, and the rules check what arrived."""
     transcript = served(server, REFERENCE_BY_NAME["openai reference"], fault.limit_data(300))
     assert len(transcript.body) == 300
     assert transcript.error is not None
-    assert [f.rule for f in check(transcript)] == ["http.transport"]
+    assert [f.rule for f in check(transcript)] == [
+        "http.transport",  # the cut itself, then what it cost:
+        "sse.unterminated",
+        "openai.done",
+        "openai.finish-once",
+        "openai.usage-once",
+    ]
 
 
 def test_assert_conforms_lists_every_finding(server: mockhttp.Server) -> None:

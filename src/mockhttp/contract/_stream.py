@@ -57,9 +57,13 @@ class Stream:
 
     @property
     def failed(self) -> bool:
-        """No stream to check: no response, a non-200 status, or a reply that is not SSE."""
+        """No stream to check: no response, a non-200 status, or a reply that is not SSE.
+
+        A stream cut mid-body is still checked: the rules see what arrived (so a missing
+        ``[DONE]`` or an unfinished event is reported along with ``http.transport``).
+        """
         t = self.transcript
-        return t.error is not None or t.status != 200 or not (self.is_event_stream or self.messages)
+        return t.status != 200 or not (self.is_event_stream or self.messages)
 
 
 def _parse(message: Message) -> Payload:
