@@ -615,3 +615,16 @@ def test_requests_in_flight_while_other_threads_churn_mocks(server: mockhttp.Ser
     assert failures == []
     assert not server.errors
     assert len(server.mocks) == 1
+
+
+def test_requests_after_an_upgrade_request_are_served(server: mockhttp.Server) -> None:
+    """An Upgrade request is answered as plain HTTP, and the requests after it still are."""
+    server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("A")))
+    server.mock(mockhttp.get("/b").reply(mockhttp.ok().body("B")))
+    got = raw_exchange(
+        server.url,
+        b"GET /a HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+        b"GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    assert got.count(b"HTTP/1.1 200 OK") == 2
+    assert got.endswith(b"\r\n\r\nB")

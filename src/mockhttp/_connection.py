@@ -119,8 +119,13 @@ class Connection(asyncio.Protocol):
             self.parser.feed_data(data)
         except _TooLarge as exc:
             self._reject(exc.status, str(exc))
-        except httptools.HttpParserUpgrade:
-            pass  # upgrades are answered like any request; the rest is ignored
+        except httptools.HttpParserUpgrade as upgrade:
+            # We answer an upgrade request like any other (no 101), so the connection stays
+            # HTTP/1.1: parse what follows it with a fresh parser.
+            self.parser = httptools.HttpRequestParser(self)
+            rest = data[upgrade.args[0] :] if upgrade.args else b""
+            if rest:
+                self.data_received(rest)
         except httptools.HttpParserError as exc:
             # httptools wraps exceptions raised in callbacks; ours says what was too large
             cause = exc.__context__
