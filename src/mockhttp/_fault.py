@@ -263,65 +263,66 @@ def _end_before_head(steps: Steps, how: EndHow) -> Steps:
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class LimitData(_Fault):
+class _BytesCut(_Fault):
+    """``n`` bytes reach the client, then the connection ends as ``end`` says."""
+
+    end: ClassVar[EndHow]
+    n: int
+    count: Count = "body"
+
+    def __post_init__(self) -> None:
+        _check_size("n", self.n)
+        _check_count(self.count)
+
+    def wire(self, steps: Steps, ctx: FaultContext) -> Steps:
+        cut = _cut_body if self.count == "body" else _cut_wire
+        return cut(steps, self.n, End(self.end))
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class LimitData(_BytesCut):
     """Exactly ``n`` bytes reach the client, then a clean close mid-body."""
 
     name: ClassVar[str] = "limit_data"
-    n: int
-    count: Count = "body"
-
-    def __post_init__(self) -> None:
-        _check_size("n", self.n)
-        _check_count(self.count)
-
-    def wire(self, steps: Steps, ctx: FaultContext) -> Steps:
-        cut = _cut_body if self.count == "body" else _cut_wire
-        return cut(steps, self.n, End("close"))
+    end: ClassVar[EndHow] = "close"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class ResetAfterBytes(_Fault):
+class ResetAfterBytes(_BytesCut):
     """``n`` bytes reach the client, then a TCP reset."""
 
     name: ClassVar[str] = "reset_after_bytes"
-    n: int
-    count: Count = "body"
-
-    def __post_init__(self) -> None:
-        _check_size("n", self.n)
-        _check_count(self.count)
-
-    def wire(self, steps: Steps, ctx: FaultContext) -> Steps:
-        cut = _cut_body if self.count == "body" else _cut_wire
-        return cut(steps, self.n, End("reset"))
+    end: ClassVar[EndHow] = "reset"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class CloseAfterEvents(_Fault):
+class _EventsCut(_Fault):
+    """``k`` whole events reach the client, then the connection ends as ``end`` says."""
+
+    end: ClassVar[EndHow]
+    k: int
+
+    def __post_init__(self) -> None:
+        _check_size("k", self.k)
+
+    def body(self, steps: Steps, ctx: FaultContext) -> Steps:
+        return _cut_events(steps, self.k, End(self.end))
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class CloseAfterEvents(_EventsCut):
     """``k`` whole events reach the client, then a clean close."""
 
     name: ClassVar[str] = "close_after_events"
-    k: int
-
-    def __post_init__(self) -> None:
-        _check_size("k", self.k)
-
-    def body(self, steps: Steps, ctx: FaultContext) -> Steps:
-        return _cut_events(steps, self.k, End("close"))
+    end: ClassVar[EndHow] = "close"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
-class ResetAfterEvents(_Fault):
+class ResetAfterEvents(_EventsCut):
     """``k`` whole events reach the client, then a TCP reset."""
 
     name: ClassVar[str] = "reset_after_events"
-    k: int
-
-    def __post_init__(self) -> None:
-        _check_size("k", self.k)
-
-    def body(self, steps: Steps, ctx: FaultContext) -> Steps:
-        return _cut_events(steps, self.k, End("reset"))
+    end: ClassVar[EndHow] = "reset"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
