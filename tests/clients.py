@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 from urllib.parse import urlsplit
 
+import anthropic
 import httpx
 
 
@@ -93,6 +94,31 @@ def anthropic_text(url: str) -> str:
                 elif fields["event"] == "message_stop":
                     return "".join(text)
     raise AssertionError("no message_stop")
+
+
+def anthropic_sdk_text(url: str) -> str:
+    """The text the official anthropic SDK builds from a streamed message at ``url``.
+
+    This SDK release sends its key as a bearer token and a newer anthropic-version; the
+    guide's mocks pin x-api-key and 2023-06-01, so the client is told to send those.
+    """
+    client = anthropic.Anthropic(
+        base_url=url,
+        api_key="test-key",
+        max_retries=0,
+        default_headers={"x-api-key": "test-key", "anthropic-version": "2023-06-01"},
+    )
+    stream = client.messages.create(
+        model="claude-test",
+        max_tokens=16,
+        messages=[{"role": "user", "content": "hi"}],
+        stream=True,
+    )
+    return "".join(
+        e.delta.text
+        for e in stream
+        if e.type == "content_block_delta" and e.delta.type == "text_delta"
+    )
 
 
 class _HTTPBody:

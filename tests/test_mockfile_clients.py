@@ -9,7 +9,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import anthropic
 import httpx
 import openai
 import pytest
@@ -17,7 +16,7 @@ import pytest
 import mockhttp
 from mockhttp._mockfile import load
 
-from .clients import anthropic_text, complete
+from .clients import anthropic_sdk_text, anthropic_text, complete
 
 SEED = Path(__file__).parent / "data" / "seed"
 CHAT = '{"model": "gpt-test", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
@@ -67,26 +66,7 @@ def test_openai_sdk_streams_the_file(seeded: mockhttp.Server) -> None:
 
 def test_anthropic_sdk_dispatches_on_the_file_names(seeded: mockhttp.Server) -> None:
     """The anthropic SDK builds "Hello, world" from the named events of the YAML mock."""
-    client = anthropic.Anthropic(
-        base_url=seeded.url,
-        api_key="test-key",
-        max_retries=0,
-        # This SDK release sends its key as a bearer token and a newer anthropic-version;
-        # the guide's file pins x-api-key and 2023-06-01, so the client is told to send those.
-        default_headers={"x-api-key": "test-key", "anthropic-version": "2023-06-01"},
-    )
-    stream = client.messages.create(
-        model="claude-test",
-        max_tokens=16,
-        messages=[{"role": "user", "content": "hi"}],
-        stream=True,
-    )
-    text = "".join(
-        e.delta.text
-        for e in stream
-        if e.type == "content_block_delta" and e.delta.type == "text_delta"
-    )
-    assert text == "Hello, world"
+    assert anthropic_sdk_text(seeded.url) == "Hello, world"
 
 
 def test_event_splitting_client_reads_the_named_events(seeded: mockhttp.Server) -> None:

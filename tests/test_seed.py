@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-import anthropic
 import httpx
 import openai
 import pytest
@@ -16,7 +15,7 @@ import pytest
 import mockhttp
 from mockhttp import Event, match
 
-from .clients import anthropic_text, complete
+from .clients import anthropic_sdk_text, anthropic_text, complete
 
 
 def chunk(content: str) -> Event:
@@ -204,24 +203,5 @@ def test_named_events_raw_bytes(server: mockhttp.Server) -> None:
 def test_named_events_anthropic_sdk(server: mockhttp.Server) -> None:
     """The official anthropic SDK dispatches on the names and gets "Hello, world"."""
     mock = server.mock(named_events())
-    # This SDK release sends its key as a bearer token and a newer anthropic-version; the
-    # guide's mock pins x-api-key and 2023-06-01, so the client is told to send those.
-    client = anthropic.Anthropic(
-        base_url=server.url,
-        api_key="test-key",
-        max_retries=0,
-        default_headers={"x-api-key": "test-key", "anthropic-version": "2023-06-01"},
-    )
-    stream = client.messages.create(
-        model="claude-test",
-        max_tokens=16,
-        messages=[{"role": "user", "content": "hi"}],
-        stream=True,
-    )
-    text = "".join(
-        e.delta.text
-        for e in stream
-        if e.type == "content_block_delta" and e.delta.type == "text_delta"
-    )
-    assert text == "Hello, world"
+    assert anthropic_sdk_text(server.url) == "Hello, world"
     mock.assert_called_once()
