@@ -88,3 +88,22 @@ def test_journal_limit_keeps_the_newest_calls_and_exact_counts() -> None:
         once.assert_called_once()
     with pytest.raises(mockhttp.ConfigError, match="journal_limit=0 must be a positive int"):
         mockhttp.Server(journal_limit=0)
+
+
+def test_wait_for_calls_from_another_thread(server: mockhttp.Server) -> None:
+    """wait_for_calls returns once a background client's requests arrived, or fails in time."""
+    import threading
+    import time
+
+    mock = server.mock(mockhttp.post("/hook"))
+
+    def worker() -> None:
+        time.sleep(0.1)
+        httpx.post(server.url + "/hook", json={"n": 1})
+        httpx.post(server.url + "/hook", json={"n": 2})
+
+    threading.Thread(target=worker).start()
+    calls = mock.wait_for_calls(2, timeout=5)
+    assert [c.json() for c in calls] == [{"n": 1}, {"n": 2}]
+    with pytest.raises(VerificationError, match=r"to be called 3 times within 0\.1 s, it was called"):
+        mock.wait_for_calls(3, timeout=0.1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -175,6 +176,24 @@ class ActiveMock:
     def exhausted(self) -> bool:
         """True when it has answered its ``times`` requests."""
         return self.mock.times is not None and self._count >= self.mock.times
+
+    def wait_for_calls(self, n: int = 1, timeout: float = 5.0) -> CallList:
+        """Wait until the mock has answered ``n`` requests; return its calls.
+
+        For clients that call the server from another thread or process (a background
+        worker, a subprocess), where the test cannot know when the request was made.
+
+        Raises:
+            VerificationError: ``timeout`` seconds passed first; the message lists what
+                the server received.
+        """
+        __tracebackhide__ = True
+        deadline = time.monotonic() + timeout
+        while self._count < n:
+            if time.monotonic() >= deadline:
+                self._fail(f"to be called {_times(n)} within {timeout} s", self._count)
+            time.sleep(0.005)
+        return self.calls
 
     def remove(self) -> None:
         """Stop answering requests (calls stay readable)."""
