@@ -105,5 +105,7 @@ def test_wait_for_calls_from_another_thread(server: mockhttp.Server) -> None:
     threading.Thread(target=worker).start()
     calls = mock.wait_for_calls(2, timeout=5)
     assert [c.json() for c in calls] == [{"n": 1}, {"n": 2}]
-    with pytest.raises(VerificationError, match=r"to be called 3 times within 0\.1 s, it was called"):
+    with pytest.raises(
+        VerificationError, match=r"to be called 3 times within 0\.1 s, it was called"
+    ):
         mock.wait_for_calls(3, timeout=0.1)
