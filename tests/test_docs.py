@@ -19,6 +19,7 @@ PAGES = [
     "docs/replies.md",
     "docs/verification.md",
     "docs/pytest.md",
+    "docs/errors.md",
 ]
 BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
 YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)
