@@ -12,13 +12,12 @@ the names back to constructors, so Python and mock files share one vocabulary.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
-
-import jsonpath
 
 from ._errors import ConfigError
 from ._request import Request
@@ -56,7 +55,17 @@ class _Missing:
 
 
 MISSING: Any = _Missing()
-_JSONPATH = jsonpath.JSONPathEnvironment(strict=True)
+
+
+@functools.cache
+def _jsonpath() -> Any:
+    """The RFC 9535 environment (python-jsonpath, strict), imported on first use: it is the
+    heaviest import of the package and many users never write a JSONPath."""
+    import jsonpath
+
+    return jsonpath.JSONPathEnvironment(strict=True)
+
+
 _NOT_JSON = object()
 
 
@@ -355,8 +364,8 @@ class JSONPath(Matcher):
         if not isinstance(self.path, str):
             raise ConfigError(f"json_path path={self.path!r} must be text such as '$.stream'")
         try:
-            object.__setattr__(self, "_query", _JSONPATH.compile(self.path))
-        except jsonpath.JSONPathError as exc:
+            object.__setattr__(self, "_query", _jsonpath().compile(self.path))
+        except _jsonpath_error() as exc:
             raise ConfigError(
                 f"json_path path={self.path!r} is not valid JSONPath: {exc}"
             ) from None
@@ -527,3 +536,9 @@ MATCHERS: Mapping[str, Callable[..., Matcher]] = {
     "json_equal": json_equal,
 }
 """File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``."""
+
+
+def _jsonpath_error() -> type[Exception]:
+    from jsonpath import JSONPathError
+
+    return JSONPathError
