@@ -105,7 +105,8 @@ MESSAGE_DELTA = named(
     usage={"output_tokens": 4},
 )
 MESSAGE_STOP = named("message_stop")
-ANTHROPIC = (MESSAGE_START, BLOCK_START, *DELTAS, BLOCK_STOP, MESSAGE_DELTA, MESSAGE_STOP)
+PING = named("ping")
+ANTHROPIC = (MESSAGE_START, BLOCK_START, PING, *DELTAS, BLOCK_STOP, MESSAGE_DELTA, MESSAGE_STOP)
 ANTHROPIC_BUFFERED = {"type": "message", "content": [{"type": "text", "text": "One, two"}]}
 
 
@@ -120,6 +121,7 @@ class Case:
     buffered: Any = None
     line_ending: LineEnding = "\n"
     space: bool = True
+    head: bytes = b""
     tail: bytes = b""
     status: int = 200
     content_type: str = "text/event-stream"
@@ -129,7 +131,7 @@ class Case:
     def body(self) -> bytes:
         """The body bytes: the encoded events, then the raw tail."""
         encoded = b"".join(encode_event(e, self.line_ending, self.space) for e in self.events)
-        return encoded + self.tail
+        return self.head + encoded + self.tail
 
     def transcript(self) -> Transcript:
         """The exchange as a pure transcript (no sockets)."""
@@ -143,7 +145,7 @@ class Case:
 
     def reply(self) -> mockhttp.Reply:
         """The same stream as a mockhttp reply: events written one by one where possible."""
-        if self.tail or self.status != 200 or self.content_type != "text/event-stream":
+        if self.head or self.tail or self.status != 200 or self.content_type != "text/event-stream":
             return (
                 mockhttp.status(self.status)
                 .header("Content-Type", self.content_type)
@@ -169,6 +171,81 @@ def _choice(event: Event, **changes: Any) -> Event:
     return _with(event, choices=[{**choice, **changes}])
 
 
+def typed_stream(*events: tuple[str, dict[str, Any]], names: bool = True) -> tuple[Event, ...]:
+    """Responses API events numbered 0, 1, 2, ...: ``event:`` name equal to the data's type."""
+    return tuple(
+        Event(event=kind if names else None, data={"type": kind, "sequence_number": n, **data})
+        for n, (kind, data) in enumerate(events)
+    )
+
+
+def _response(status: str, output: list[Any], usage: Any) -> dict[str, Any]:
+    return {
+        "response": {
+            "id": "resp_1",
+            "object": "response",
+            "status": status,
+            "model": "gpt-test",
+            "output": output,
+            "usage": usage,
+        }
+    }
+
+
+_TEXT_ITEM = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress"}
+_PART = {"type": "output_text", "text": "", "annotations": []}
+_AT_TEXT = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+_CALL_ITEM = {
+    "id": "fc_1",
+    "type": "function_call",
+    "call_id": "call_1",
+    "name": "get_weather",
+    "arguments": "",
+    "status": "in_progress",
+}
+_AT_CALL = {"item_id": "fc_1", "output_index": 1}
+_ARGS = '{"city": "Paris"}'
+_DONE_TEXT = {**_TEXT_ITEM, "status": "completed", "content": [{**_PART, "text": "One, two"}]}
+_DONE_CALL = {**_CALL_ITEM, "status": "completed", "arguments": _ARGS}
+RESPONSES_USAGE = {"input_tokens": 9, "output_tokens": 4, "total_tokens": 13}
+RESPONSES_EVENTS: list[tuple[str, dict[str, Any]]] = [
+    ("response.created", _response("in_progress", [], None)),
+    ("response.in_progress", _response("in_progress", [], None)),
+    ("response.output_item.added", {"output_index": 0, "item": {**_TEXT_ITEM, "content": []}}),
+    ("response.content_part.added", {**_AT_TEXT, "part": _PART}),
+    ("response.output_text.delta", {**_AT_TEXT, "delta": "One, "}),
+    ("response.output_text.delta", {**_AT_TEXT, "delta": "two"}),
+    ("response.output_text.done", {**_AT_TEXT, "text": "One, two"}),
+    ("response.content_part.done", {**_AT_TEXT, "part": {**_PART, "text": "One, two"}}),
+    ("response.output_item.done", {"output_index": 0, "item": _DONE_TEXT}),
+    ("response.output_item.added", {"output_index": 1, "item": _CALL_ITEM}),
+    ("response.function_call_arguments.delta", {**_AT_CALL, "delta": '{"city":'}),
+    ("response.function_call_arguments.delta", {**_AT_CALL, "delta": ' "Paris"}'}),
+    ("response.function_call_arguments.done", {**_AT_CALL, "arguments": _ARGS}),
+    ("response.output_item.done", {"output_index": 1, "item": _DONE_CALL}),
+    ("response.completed", _response("completed", [_DONE_TEXT, _DONE_CALL], RESPONSES_USAGE)),
+]
+RESPONSES = typed_stream(*RESPONSES_EVENTS)
+
+
+def gemini_chunk(text: str, count: int, finish: str | None = None, **top: Any) -> Event:
+    """A Gemini GenerateContentResponse with one text part; ``count`` candidate tokens so far."""
+    candidate: dict[str, Any] = {"content": {"parts": [{"text": text}], "role": "model"}}
+    if finish:
+        candidate["finishReason"] = finish
+    usage = {"promptTokenCount": 9, "candidatesTokenCount": count, "totalTokenCount": 9 + count}
+    body = {
+        "candidates": [{**candidate, "index": 0}],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-test",
+        "responseId": "r1",
+    }
+    return Event(data={**body, **top})
+
+
+GEMINI = (gemini_chunk("One", 1), gemini_chunk(", two", 3), gemini_chunk(", three", 4, "STOP"))
+GEMINI_REQUEST = {"contents": [{"role": "user", "parts": [{"text": "Count to three."}]}]}
+
 OPENAI_REFERENCE = Case("openai reference", OPENAI)
 TOOLS_REFERENCE = Case("openai tool-call reference", TOOLS)
 ANTHROPIC_REFERENCE = Case(
@@ -177,7 +254,20 @@ ANTHROPIC_REFERENCE = Case(
 BUFFERED_REFERENCE = Case(
     "stream equals buffered", OPENAI, ("openai-chat", "stream-equals-buffered"), buffered=BUFFERED
 )
-REFERENCES = (OPENAI_REFERENCE, TOOLS_REFERENCE, ANTHROPIC_REFERENCE, BUFFERED_REFERENCE)
+RESPONSES_REFERENCE = Case(
+    "responses reference", RESPONSES, "openai-responses", request={"model": "gpt-test"}
+)
+GEMINI_REFERENCE = Case(
+    "gemini reference", GEMINI, "gemini", request=GEMINI_REQUEST, line_ending="\r\n"
+)
+REFERENCES = (
+    OPENAI_REFERENCE,
+    TOOLS_REFERENCE,
+    ANTHROPIC_REFERENCE,
+    BUFFERED_REFERENCE,
+    RESPONSES_REFERENCE,
+    GEMINI_REFERENCE,
+)
 REFERENCE_BY_NAME = {case.name: case for case in REFERENCES}
 
 _merged = Event(data=f"{CONTENT[0].data_text}\n{CONTENT[1].data_text}")
@@ -185,6 +275,8 @@ _a = ANTHROPIC_REFERENCE
 _b = BUFFERED_REFERENCE
 _o = OPENAI_REFERENCE
 _t = TOOLS_REFERENCE
+_r = RESPONSES_REFERENCE
+_g = GEMINI_REFERENCE
 
 # rule id -> a stream that breaks exactly that rule
 BREAKING: dict[str, Case] = {
@@ -209,9 +301,7 @@ BREAKING: dict[str, Case] = {
     "openai.choices": replace(
         _o, events=swap(OPENAI, FINISH, _with(CONTENT[0], choices=None), FINISH)
     ),
-    "openai.empty-choices": replace(
-        _o, events=(_with(ROLE, choices=[], prompt_filter_results=[]), *OPENAI)
-    ),
+    "openai.empty-choices": replace(_o, events=(_with(ROLE, choices=[]), *OPENAI)),
     "openai.stable-id": replace(_o, events=swap(OPENAI, CONTENT[2], _with(CONTENT[2], id="x"))),
     "openai.stable-model": replace(
         _o, events=swap(OPENAI, CONTENT[2], _with(CONTENT[2], model="other"))
@@ -293,7 +383,7 @@ BREAKING: dict[str, Case] = {
             MESSAGE_STOP,
         ),
     ),
-    "anthropic.ping": replace(_a, events=swap(ANTHROPIC, DELTAS[0], named("ping"), DELTAS[0])),
+    "anthropic.ping": replace(_a, events=swap(ANTHROPIC, MESSAGE_DELTA, PING, MESSAGE_DELTA)),
     "anthropic.unknown-event": replace(
         _a, events=swap(ANTHROPIC, MESSAGE_STOP, named("future_event_xyz"), MESSAGE_STOP)
     ),
@@ -301,4 +391,129 @@ BREAKING: dict[str, Case] = {
         _a, buffered={"content": [{"type": "text", "text": "One, two, three"}]}
     ),
 }
+
+
+def _retyped(*changes: tuple[int, tuple[str, dict[str, Any]] | None]) -> tuple[Event, ...]:
+    """The Responses reference with events replaced (None: removed), renumbered."""
+    events: list[tuple[str, dict[str, Any]] | None] = list(RESPONSES_EVENTS)
+    for index, new in changes:
+        events[index] = new
+    return typed_stream(*(e for e in events if e is not None))
+
+
+def _gemini_choice(event: Event, **changes: Any) -> Event:
+    (candidate,) = event.data["candidates"]
+    return _with(event, candidates=[{**candidate, **changes}])
+
+
+_spaced_finish = Event(data=json.dumps(FINISH.data))
+_no_finish_key = chunk(choices=[{"index": 0, "delta": {"content": ", two"}, "logprobs": None}])
+_WHOLE = {**TOOL_START, "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+_completed = RESPONSES_EVENTS[-1]
+BREAKING.update(
+    {
+        "sse.bom": replace(_o, head=b"\xef\xbb\xbf"),
+        "sse.json-spacing": replace(_o, events=swap(OPENAI, FINISH, _spaced_finish)),
+        "openai.event-name": replace(
+            _o, events=swap(OPENAI, CONTENT[0], Event(event="chunk", data=CONTENT[0].data))
+        ),
+        "openai.choice-keys": replace(_o, events=swap(OPENAI, CONTENT[1], _no_finish_key)),
+        "openai.content-string": replace(
+            _o,
+            events=swap(OPENAI, CONTENT[1], chunk({"content": [{"type": "text", "text": "2"}]})),
+        ),
+        "openai.reasoning": replace(
+            _o, events=swap(OPENAI, ROLE, ROLE, chunk({"reasoning_content": "Counting."}))
+        ),
+        "openai.extra-fields": replace(
+            _o, events=swap(OPENAI, CONTENT[0], _with(CONTENT[0], provider="mock"))
+        ),
+        "openai.tool-call-whole": replace(
+            _t, events=swap(swap(swap(TOOLS, TOOLS[3]), TOOLS[2]), TOOLS[1], tool_fragment(_WHOLE))
+        ),
+        "openai.tool-call-finish": replace(_t, events=swap(TOOLS, TOOLS[4], chunk({}, "stop"))),
+        "responses.json": replace(_r, events=swap(RESPONSES, RESPONSES[5], RESPONSES[5], _merged)),
+        "responses.event-name": replace(
+            _r, events=swap(RESPONSES, RESPONSES[4], Event(data=RESPONSES[4].data))
+        ),
+        "responses.sequence": replace(
+            _r,
+            events=swap(
+                RESPONSES,
+                RESPONSES[4],
+                Event(event=RESPONSES[4].event, data={**RESPONSES[4].data, "sequence_number": 40}),
+            ),
+        ),
+        "responses.created": replace(_r, events=_retyped((1, None))),
+        "responses.terminal": replace(_r, events=RESPONSES[:-1]),
+        "responses.items": replace(_r, events=_retyped((13, None))),
+        "responses.done-text": replace(
+            _r, events=_retyped((6, ("response.output_text.done", {**_AT_TEXT, "text": "One"})))
+        ),
+        "responses.arguments": replace(
+            _r,
+            events=_retyped(
+                (11, ("response.function_call_arguments.delta", {**_AT_CALL, "delta": ""})),
+                (
+                    12,
+                    (
+                        "response.function_call_arguments.done",
+                        {**_AT_CALL, "arguments": '{"city":'},
+                    ),
+                ),
+            ),
+        ),
+        "responses.usage": replace(
+            _r,
+            events=_retyped(
+                (
+                    14,
+                    (
+                        _completed[0],
+                        _response("completed", [], {**RESPONSES_USAGE, "total_tokens": 1}),
+                    ),
+                )
+            ),
+        ),
+        "responses.error": replace(
+            _r,
+            events=typed_stream(
+                *RESPONSES_EVENTS[:-1],
+                ("error", {"code": "server_error", "message": "boom", "param": None}),
+                _completed,
+            ),
+        ),
+        "responses.done-sentinel": replace(_r, events=(*RESPONSES, DONE)),
+        "responses.unknown-event": replace(
+            _r,
+            events=typed_stream(
+                *RESPONSES_EVENTS[:-1], ("response.future_event_xyz", {}), _completed
+            ),
+        ),
+        "gemini.line-endings": replace(_g, line_ending="\n"),
+        "gemini.json": replace(_g, events=(*GEMINI, DONE)),
+        "gemini.candidates": replace(
+            _g, events=swap(GEMINI, GEMINI[1], _with(GEMINI[1], candidates=[]))
+        ),
+        "gemini.finish": replace(_g, events=(*GEMINI[:2], gemini_chunk(", three", 4))),
+        "gemini.usage": replace(_g, events=(*GEMINI[:2], gemini_chunk(", three", 2, "STOP"))),
+        "gemini.stable": replace(
+            _g, events=swap(GEMINI, GEMINI[1], _with(GEMINI[1], responseId="r2"))
+        ),
+        "gemini.error": replace(
+            _g, events=swap(GEMINI, GEMINI[2], Event(data={"error": {"code": 500}}), GEMINI[2])
+        ),
+        "gemini.function-call": replace(
+            _g,
+            events=swap(
+                GEMINI,
+                GEMINI[1],
+                _gemini_choice(
+                    GEMINI[1], content={"parts": [{"functionCall": {}}], "role": "model"}
+                ),
+            ),
+        ),
+    }
+)
+
 BREAKING = {rule: replace(case, name=rule, reference=case.name) for rule, case in BREAKING.items()}

@@ -105,9 +105,16 @@ def _error(stream: Stream) -> Iterator[Hit]:
 
 
 def _ping(stream: Stream) -> Iterator[Hit]:
-    pings = [m for m, kind, _ in _typed(stream) if kind == "ping"]
+    typed = _typed(stream)
+    kinds = [kind for _, kind, _ in typed]
+    usual = kinds.index("content_block_start") + 1 if "content_block_start" in kinds else -1
+    pings = [m for i, (m, kind, _) in enumerate(typed) if kind == "ping" and i != usual]
     if pings:
-        yield hit(pings[0], f"{len(pings)} ping event(s); tolerated anywhere in the stream")
+        yield hit(
+            pings[0],
+            f"{len(pings)} ping event(s) besides the one after the first content_block_start; "
+            "tolerated anywhere in the stream",
+        )
 
 
 def _unknown(stream: Stream) -> Iterator[Hit]:
@@ -207,9 +214,10 @@ ANTHROPIC_MESSAGES = (
     Rule(
         "anthropic.ping",
         "note",
-        "Reports ping events: tolerated anywhere.",
+        "Reports ping events other than the one right after the first content_block_start "
+        "(where Anthropic sends it): tolerated anywhere.",
         "Clients that dispatch on type must skip them.",
-        "Anthropic sends one after the first content_block_start (Q-PING-POSITION).",
+        "Anthropic documents that pings may come anywhere, and several (Q-PING-POSITION).",
         _ping,
     ),
     Rule(

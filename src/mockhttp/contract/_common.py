@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
 
-__all__ = ["COMMON"]
+__all__ = ["COMMON", "spaced"]
 
 _ENDINGS = {b"\n": "LF", b"\r\n": "CRLF", b"\r": "CR"}
 
@@ -68,6 +68,41 @@ def _data_space(stream: Stream) -> Iterator[Hit]:
             bare[0],
             f"{len(bare)} event(s) write 'data:' without the space, e.g. "
             f"{short(bare[0].data_lines[0].text)}; legal, but some clients expect 'data: '",
+        )
+
+
+def _bom(stream: Stream) -> Iterator[Hit]:
+    if stream.transcript.body.startswith(b"\xef\xbb\xbf"):
+        yield Hit(
+            "the body starts with a UTF-8 byte-order mark; the spec strips it, parsers that "
+            "compare the first line with 'data:' miss the first event",
+            offset=0,
+        )
+
+
+def spaced(text: str) -> bool:
+    """True when JSON ``text`` has whitespace outside its strings (spaced or padded)."""
+    quoted = escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = quoted
+        elif char == '"':
+            quoted = not quoted
+        elif not quoted and char in " \t\r\n":
+            return True
+    return False
+
+
+def _json_spacing(stream: Stream) -> Iterator[Hit]:
+    found = [p for p in stream.payloads if p.valid and spaced(p.message.data)]
+    if found:
+        yield hit(
+            found[0].message,
+            f"{len(found)} event(s) carry JSON with whitespace outside strings, e.g. "
+            f"{short(found[0].message.data)}; valid JSON, but not the compact reference "
+            "bytes, and parsers that match fixed byte patterns miss it",
         )
 
 
@@ -134,5 +169,23 @@ COMMON = (
         "Both forms are legal; parsers that strip a fixed 'data: ' prefix lose a character.",
         "TGI, Spring-based servers and some gateways (Q-DATA-NO-SPACE).",
         _data_space,
+    ),
+    Rule(
+        "sse.bom",
+        "note",
+        "Reports a UTF-8 byte-order mark at the start of the body.",
+        "The spec strips one leading BOM; a parser that does not reads a garbled first field "
+        "name and drops the first event.",
+        "None known among providers; test suites (Q-BOM).",
+        _bom,
+    ),
+    Rule(
+        "sse.json-spacing",
+        "note",
+        "Reports JSON data with whitespace outside strings (spaced separators, padding).",
+        "Valid JSON either way; byte-level matchers and recorded-fixture comparisons differ.",
+        "Anthropic pads before the last brace (Q-JSON-PADDING); Python json.dumps spacing in "
+        "vLLM and OpenAI error frames, Gemini everywhere (Q-JSON-STYLE-MIXED).",
+        _json_spacing,
     ),
 )

@@ -149,11 +149,9 @@ def _choices_list(stream: Stream) -> Iterator[Hit]:
 
 def _empty_choices(stream: Stream) -> Iterator[Hit]:
     for message, chunk in chunks(stream):
-        if chunk.get("choices") == []:
+        if chunk.get("choices") == [] and not _has_usage(chunk):
             what = (
-                "the usage chunk"
-                if _has_usage(chunk)
-                else "prompt_filter_results"
+                "prompt_filter_results"
                 if "prompt_filter_results" in chunk
                 else "keys " + ", ".join(sorted(chunk))
             )
@@ -170,6 +168,12 @@ def _stable(key: str) -> Any:
         if not seen:
             return
         first_message, first = seen[0]
+        if not (isinstance(first.get(key), str) and first[key]):
+            yield hit(
+                first_message,
+                f"{key} was {short(first.get(key))}, expected a non-empty string "
+                "(the same on every chunk)",
+            )
         for message, chunk in seen[1:]:
             if chunk.get(key) != first.get(key):
                 yield hit(
@@ -457,15 +461,16 @@ OPENAI_CHAT = (
     Rule(
         "openai.empty-choices",
         "note",
-        "Reports chunks whose choices list is empty (legal: usage chunk, Azure filter results).",
+        "Reports chunks other than the usage chunk whose choices list is empty (legal: Azure "
+        "filter results).",
         "Code that reads chunk.choices[0] without a length check throws on them.",
-        "OpenAI usage chunk; Azure prompt_filter_results prelude (Q-AZURE-PROMPT-FILTER).",
+        "Azure prompt_filter_results prelude (Q-AZURE-PROMPT-FILTER).",
         _empty_choices,
     ),
     Rule(
         "openai.stable-id",
         "violation",
-        "id is the same on every chunk.",
+        "id is a non-empty string, the same on every chunk.",
         "Logs and clients correlate chunks of one response by id.",
         "Azure prelude has id '' (Q-AZURE-PROMPT-FILTER); Snowflake sends '' (Q-EMPTY-ID).",
         _stable("id"),
@@ -473,7 +478,7 @@ OPENAI_CHAT = (
     Rule(
         "openai.stable-model",
         "violation",
-        "model is the same on every chunk.",
+        "model is a non-empty string, the same on every chunk.",
         "Clients record the model from any chunk and expect one answer per response.",
         "Azure prelude has model '' (Q-AZURE-PROMPT-FILTER).",
         _stable("model"),
@@ -530,9 +535,10 @@ OPENAI_CHAT = (
     ),
     Rule(
         "openai.usage-opt-in",
-        "warning",
+        "violation",
         "Without stream_options.include_usage in the request, no chunk carries usage.",
-        "Usage in a stream is opt-in; clients that did not ask do not expect the extra chunk.",
+        "Usage in a stream is opt-in; clients that did not ask do not expect it, and code that "
+        "treats a chunk with usage as the choice-less usage chunk misreads the content.",
         "Groq, Mistral, OpenRouter, Together send it anyway (Q-USAGE-WITHOUT-REQUEST).",
         _usage_opt_in,
     ),

@@ -8,15 +8,23 @@ from .._errors import ConfigError
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import STREAM_EQUALS_BUFFERED
 from ._common import COMMON
+from ._gemini import GEMINI
 from ._openai import OPENAI_CHAT
+from ._openai_shape import OPENAI_SHAPE
+from ._responses import OPENAI_RESPONSES
 from ._rule import Rule
 
 __all__ = ["PROFILES", "rules"]
 
+# Gemini frames with CRLF and spaced JSON: those are its reference, not notes.
+_GEMINI_COMMON = tuple(r for r in COMMON if r.id not in ("sse.line-endings", "sse.json-spacing"))
+
 PROFILES: dict[str, tuple[Rule, ...]] = {
-    "openai-chat": COMMON + OPENAI_CHAT,
+    "openai-chat": COMMON + OPENAI_CHAT + OPENAI_SHAPE,
     "stream-equals-buffered": COMMON + STREAM_EQUALS_BUFFERED,
     "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
+    "openai-responses": COMMON + OPENAI_RESPONSES,
+    "gemini": _GEMINI_COMMON + GEMINI,
 }
 
 
