@@ -1,0 +1,45 @@
+"""LLM replies: provider-shaped answers, streamed or buffered from one reply.
+
+```python
+import mockhttp
+from mockhttp import llm
+
+with mockhttp.Server() as server:
+    server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hello, world")))
+```
+
+Each reply is a :class:`~mockhttp.ReplyKind`: it is built for each request (the request's
+``stream`` field picks the streamed or the buffered form, its ``model`` is echoed) and it
+has a mock-file form (``response: {openai_chat: {text: Hello}}``).  How a reply is made,
+as data first and bytes last (the hook for transforms such as provider quirks), is in
+:mod:`mockhttp.llm._draft`.
+"""
+
+from .._kind import register_reply_kind
+from ._base import LLMReply as LLMReply
+from ._draft import TRANSFORMS as TRANSFORMS
+from ._draft import Chunk as Chunk
+from ._draft import Context as Context
+from ._draft import Draft as Draft
+from ._draft import Framing as Framing
+from ._draft import Transform as Transform
+from ._errors import ERRORS as ERRORS
+from ._openai_chat import OpenAIChat as OpenAIChat
+
+openai_chat = OpenAIChat
+
+for _kind in (OpenAIChat,):
+    register_reply_kind(_kind.file_key, _kind)
+
+__all__ = [
+    "ERRORS",
+    "TRANSFORMS",
+    "Chunk",
+    "Context",
+    "Draft",
+    "Framing",
+    "LLMReply",
+    "OpenAIChat",
+    "Transform",
+    "openai_chat",
+]
