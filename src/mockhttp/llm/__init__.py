@@ -16,6 +16,7 @@ as data first and bytes last (the hook for transforms such as provider quirks), 
 """
 
 from .._kind import register_reply_kind
+from ._anthropic import AnthropicMessages as AnthropicMessages
 from ._base import LLMReply as LLMReply
 from ._draft import TRANSFORMS as TRANSFORMS
 from ._draft import Chunk as Chunk
@@ -24,22 +25,37 @@ from ._draft import Draft as Draft
 from ._draft import Framing as Framing
 from ._draft import Transform as Transform
 from ._errors import ERRORS as ERRORS
+from ._gemini import Gemini as Gemini
+from ._models import ModelsList as ModelsList
 from ._openai_chat import OpenAIChat as OpenAIChat
+from ._openai_responses import OpenAIResponses as OpenAIResponses
 
 openai_chat = OpenAIChat
+openai_responses = OpenAIResponses
+anthropic_messages = AnthropicMessages
+gemini = Gemini
+models = ModelsList
 
-for _kind in (OpenAIChat,):
+for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
     register_reply_kind(_kind.file_key, _kind)
 
 __all__ = [
     "ERRORS",
     "TRANSFORMS",
+    "AnthropicMessages",
     "Chunk",
     "Context",
     "Draft",
     "Framing",
+    "Gemini",
     "LLMReply",
+    "ModelsList",
     "OpenAIChat",
+    "OpenAIResponses",
     "Transform",
+    "anthropic_messages",
+    "gemini",
+    "models",
     "openai_chat",
+    "openai_responses",
 ]

@@ -3,7 +3,7 @@
 Rule 1: pieces always join back to the text exactly (``"".join(pieces(t)) == t``).
 Rule 2: a "token" here is a word or a punctuation mark (``\\w+|[^\\w\\s]``), a stand-in
 for a tokenizer that is stable and easy to predict in a test: ``Hello, world`` is 3.
-Rule 3: ids are derived from a salt and the call number with SHA-256, so they are unique
+Rule 3: ids are derived from a salt and the call number with SHA-512, so they are unique
 per call, equal from one test run to the next, and the same on every chunk of a stream.
 """
 
@@ -78,7 +78,7 @@ def _strings(value: Any) -> Iterable[str]:
 
 def make_id(prefix: str, salt: str, call: int, length: int = 24) -> str:
     """``prefix`` and ``length`` characters derived from ``salt`` and the call number."""
-    digest = int.from_bytes(hashlib.sha256(f"{salt}\0{call}".encode()).digest(), "big")
+    digest = int.from_bytes(hashlib.sha512(f"{salt}\0{call}".encode()).digest(), "big")
     chars = []
     for _ in range(length):
         digest, rem = divmod(digest, len(_ALPHABET))
