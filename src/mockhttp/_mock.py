@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ._errors import ConfigError
+from ._kind import ReplyKind
 from ._match import MISSING, JSONPath, Matcher, as_matcher
 from ._plan import Fault
 from ._reply import Reply, ok
@@ -157,8 +158,11 @@ class Mock:
         """Match the body, e.g. ``match.json_path("$.stream", match.equal(True))``."""
         return self._add("body", None, matcher)
 
-    def reply(self, response: Reply) -> Mock:
-        """Answer with ``response``."""
+    def reply(self, response: Reply | ReplyKind) -> Mock:
+        """Answer with ``response``: a fixed reply, or a reply kind built per request
+        (such as ``mockhttp.llm.openai_chat("Hi")``), which keeps a file form."""
+        if isinstance(response, ReplyKind):
+            return dataclasses.replace(self, response=ok(), handler=response)
         if not isinstance(response, Reply):
             raise ConfigError(f"reply={response!r} must be a Reply (mockhttp.ok(), ...)")
         return dataclasses.replace(self, response=response, handler=None)
@@ -168,7 +172,8 @@ class Mock:
 
         The handler runs on the server thread; if it raises, or returns something other
         than a ``Reply``, the client gets a 500 and ``server.check()`` re-raises the error.
-        A mock with a handler has no file form.
+        A mock with a handler has no file form (a :class:`ReplyKind` has one: pass it to
+        :meth:`reply`).
         """
         if not callable(handler):
             raise ConfigError(f"respond_with() handler={handler!r} must be callable")

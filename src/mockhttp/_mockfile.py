@@ -28,6 +28,7 @@ import yaml
 
 from . import _mock
 from ._errors import ConfigError, MockfileError
+from ._kind import REPLY_KINDS, ReplyKind, reply_kind
 from ._match import MATCHERS
 from ._mock import Mock
 from ._mockfile_dump import dump as dump
@@ -217,8 +218,12 @@ def _criteria(mock: Mock, field: str, at: At) -> Mock:
 # -- responses ----------------------------------------------------------------------------
 
 
-def _response(at: At) -> tuple[Reply, list[Fault]]:
-    f = at.fields(RESPONSE_KEYS, "a response: a mapping with status, header, body, ...")
+def _response(at: At) -> tuple[Reply | ReplyKind, list[Fault]]:
+    what = "a response: a mapping with status, header, body, ..."
+    kinds = [(k, c) for k, _, c in at.items(what) if k not in RESPONSE_KEYS]
+    if kinds and reply_kind(kinds[0][0]) is not None:
+        return _kind_response(at, *kinds[0])
+    f = at.fields((*RESPONSE_KEYS, *sorted(REPLY_KINDS)) if kinds else RESPONSE_KEYS, what)
     given = [k for k in _EXCLUSIVE if k in f]
     if len(given) > 1:
         f[given[1]].fail(
@@ -236,6 +241,26 @@ def _response(at: At) -> tuple[Reply, list[Fault]]:
             reply = reply.delay(_typed(f["delay"], "Duration"))
     pipe = f["pipe"].elements("a list of faults: [[name, arg, ...], ...]") if "pipe" in f else []
     return reply, [_fault(item) for item in pipe]
+
+
+def _kind_response(at: At, key: str, child: At) -> tuple[ReplyKind, list[Fault]]:
+    """``response: {<kind>: {...}, pipe: [...]}``: a reply kind (see ``_kind``)."""
+    f = at.fields((key, "pipe"), f"a {key} response: a mapping with {key} and pipe")
+    make = reply_kind(key)
+    assert make is not None
+    params = _params(make, _POSITIONAL, _KEYWORD)
+    if child.is_mapping:
+        given = child.fields(params, f"{key} options: a mapping of its parameters")
+        kw = {k: _typed(c, params[k].annotation) for k, c in given.items()}
+        with child.building():
+            kind = make(**kw)
+    else:
+        first = next(iter(params.values()))
+        value = _typed(child, first.annotation)
+        with child.building():
+            kind = make(value)
+    pipe = f["pipe"].elements("a list of faults: [[name, arg, ...], ...]") if "pipe" in f else []
+    return kind, [_fault(item) for item in pipe]
 
 
 def _headers(reply: Reply, at: At) -> Reply:
@@ -374,6 +399,9 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 
+_CONTAINERS = ("list", "tuple", "dict", "Sequence", "Mapping", "Any")
+
+
 def _typed(at: At, annotation: Any) -> Any:
     """The value at ``at`` as the annotation ``annotation`` (a string) wants it."""
     parts = [p.strip() for p in str(annotation).split("|")]
@@ -385,6 +413,8 @@ def _typed(at: At, annotation: Any) -> Any:
         return _fault(at)
     if "Duration" in parts:
         return _duration(at)
+    if (at.is_list or at.is_mapping) and any(p.split("[")[0] in _CONTAINERS for p in parts):
+        return at.value()  # checked by the constructor that takes it
     known = [_TYPES[p] for p in parts if p in _TYPES]
     if not known:
         return at.value()

@@ -25,6 +25,7 @@ import yaml
 
 from ._duration import format_seconds
 from ._errors import ConfigError
+from ._kind import ReplyKind
 from ._match import Equal, Matcher, all_of
 from ._mock import Criterion, Mock
 from ._plan import Fault
@@ -89,7 +90,7 @@ def dump(mocks: Mock | Iterable[Mock]) -> str:
 
 def to_dict(mock: Mock) -> dict[str, Any]:
     """A mock as its document: ``{"request": {...}, "response": {...}, ...}``."""
-    if mock.handler is not None:
+    if mock.handler is not None and not isinstance(mock.handler, ReplyKind):
         raise ConfigError(
             f"mock {mock.describe()} answers with a Python handler, which has no file form"
         )
@@ -103,7 +104,10 @@ def to_dict(mock: Mock) -> dict[str, Any]:
     request = _request(mock)
     if request:
         doc["request"] = request
-    doc["response"] = _response(mock.response, mock.faults)
+    if isinstance(mock.handler, ReplyKind):
+        doc["response"] = _kind(mock.handler, mock.faults)
+    else:
+        doc["response"] = _response(mock.response, mock.faults)
     return doc
 
 
@@ -185,6 +189,17 @@ def _response(reply: Reply, faults: tuple[Fault, ...]) -> dict[str, Any]:
     response.update(content)
     if reply.head_delay:
         response["delay"] = format_seconds(reply.head_delay)
+    if faults:
+        response["pipe"] = [_form(f) for f in faults]
+    return response
+
+
+def _kind(kind: ReplyKind, faults: tuple[Fault, ...]) -> dict[str, Any]:
+    """``{<file_key>: {arg: value, ...}}``, the file form of a reply kind."""
+    args = kind.to_args()
+    for value in args.values():
+        _json_value(value, kind)
+    response: dict[str, Any] = {kind.file_key: args}
     if faults:
         response["pipe"] = [_form(f) for f in faults]
     return response

@@ -1,0 +1,61 @@
+"""LLM replies: provider-shaped answers, streamed or buffered from one reply.
+
+```python
+import mockhttp
+from mockhttp import llm
+
+with mockhttp.Server() as server:
+    server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hello, world")))
+```
+
+Each reply is a :class:`~mockhttp.ReplyKind`: it is built for each request (the request's
+``stream`` field picks the streamed or the buffered form, its ``model`` is echoed) and it
+has a mock-file form (``response: {openai_chat: {text: Hello}}``).  How a reply is made,
+as data first and bytes last (the hook for transforms such as provider quirks), is in
+:mod:`mockhttp.llm._draft`.
+"""
+
+from .._kind import register_reply_kind
+from ._anthropic import AnthropicMessages as AnthropicMessages
+from ._base import LLMReply as LLMReply
+from ._draft import TRANSFORMS as TRANSFORMS
+from ._draft import Chunk as Chunk
+from ._draft import Context as Context
+from ._draft import Draft as Draft
+from ._draft import Framing as Framing
+from ._draft import Transform as Transform
+from ._errors import ERRORS as ERRORS
+from ._gemini import Gemini as Gemini
+from ._models import ModelsList as ModelsList
+from ._openai_chat import OpenAIChat as OpenAIChat
+from ._openai_responses import OpenAIResponses as OpenAIResponses
+
+openai_chat = OpenAIChat
+openai_responses = OpenAIResponses
+anthropic_messages = AnthropicMessages
+gemini = Gemini
+models = ModelsList
+
+for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
+    register_reply_kind(_kind.file_key, _kind)
+
+__all__ = [
+    "ERRORS",
+    "TRANSFORMS",
+    "AnthropicMessages",
+    "Chunk",
+    "Context",
+    "Draft",
+    "Framing",
+    "Gemini",
+    "LLMReply",
+    "ModelsList",
+    "OpenAIChat",
+    "OpenAIResponses",
+    "Transform",
+    "anthropic_messages",
+    "gemini",
+    "models",
+    "openai_chat",
+    "openai_responses",
+]

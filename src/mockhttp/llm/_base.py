@@ -1,0 +1,375 @@
+"""What every LLM reply shares: content, usage, ids, timing, errors and transforms.
+
+:class:`LLMReply` is a :class:`~mockhttp.ReplyKind`: ``build(request)`` makes the reply for
+one request in the three steps of :mod:`._draft` (draft, transform, render).  A provider
+subclass says how its stream and its buffered body look (``stream_chunks``, ``body``), how
+its errors look (``error_draft``, ``error_chunks``) and which model it names by default.
+
+Rule 1: one reply answers streamed and buffered requests alike: ``streamed(context)``
+decides (the body's ``stream: true``; Gemini: the ``:streamGenerateContent`` path).
+Rule 2: the model the request asked for is echoed unless ``model`` is given.
+Rule 3: ids come from :func:`._text.make_id` with a salt drawn from the reply's own
+arguments and the call number: unique per call, stable in a stream, the same next run.
+Rule 4: ``error`` without ``error_after`` answers every request with the provider's error;
+with ``error_after: n``, a streamed request gets n content chunks, then the provider's
+mid-stream error (a buffered request still gets the error answer).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, ClassVar
+
+from .._duration import Duration, format_seconds, seconds
+from .._errors import ConfigError
+from .._kind import ReplyKind
+from .._reply import Reply
+from .._request import Request
+from ._draft import TRANSFORMS, Chunk, Context, Draft, Timing, Transform, render
+from ._errors import ERRORS
+from ._text import arguments_text, count_tokens, make_id, pieces, prompt_tokens
+
+__all__ = ["CONTENT_KINDS", "LLMReply", "ToolCall"]
+
+CONTENT_KINDS = frozenset({"text", "refusal", "thinking", "tool"})
+_TOOL_KEYS = ("name", "arguments", "id")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call the reply makes: a function ``name`` and its ``arguments``."""
+
+    name: str
+    arguments: Any
+    id: str | None
+
+    @property
+    def arguments_text(self) -> str:
+        return arguments_text(self.arguments)
+
+    @property
+    def arguments_value(self) -> Any:
+        return json.loads(self.arguments) if isinstance(self.arguments, str) else self.arguments
+
+    def to_file(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "arguments": self.arguments}
+        if self.id is not None:
+            out["id"] = self.id
+        return out
+
+
+def _tool_call(i: int, value: Any) -> ToolCall:
+    where = f"tool_calls[{i}]"
+    if isinstance(value, ToolCall):
+        return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}={value!r} must be a mapping with name and arguments")
+    unknown = [k for k in value if k not in _TOOL_KEYS]
+    if unknown:
+        raise ConfigError(f"{where} has unknown key {unknown[0]!r} (expected name, arguments, id)")
+    name = value.get("name")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{where}.name={name!r} must be a function name (text)")
+    arguments = value.get("arguments", {})
+    if isinstance(arguments, str):
+        try:
+            json.loads(arguments)
+        except ValueError as exc:
+            raise ConfigError(f"{where}.arguments={arguments!r} is not JSON text: {exc}") from None
+    elif not isinstance(arguments, dict):
+        raise ConfigError(f"{where}.arguments={arguments!r} must be a mapping or JSON text")
+    call_id = value.get("id")
+    if call_id is not None and (not isinstance(call_id, str) or not call_id):
+        raise ConfigError(f"{where}.id={call_id!r} must be non-empty text")
+    return ToolCall(name, arguments, call_id)
+
+
+def _transform(i: int, value: Any) -> Transform:
+    """A transform object, or its file form: ``name`` or ``[name, arg, ..., {option: v}]``."""
+    if callable(value) and not isinstance(value, str | list):
+        return value  # type: ignore[no-any-return]
+    form = [value] if isinstance(value, str) else value
+    if not isinstance(form, list) or not form or not isinstance(form[0], str):
+        raise ConfigError(f"transforms[{i}]={value!r} must be a transform or [name, arg, ...]")
+    make = TRANSFORMS.get(form[0])
+    if make is None:
+        known = ", ".join(sorted(TRANSFORMS)) or "none registered"
+        raise ConfigError(f"transforms[{i}]: unknown transform {form[0]!r} (known: {known})")
+    args = form[1:]
+    options = args.pop() if args and isinstance(args[-1], dict) else {}
+    try:
+        return make(*args, **options)
+    except TypeError as exc:
+        raise ConfigError(f"transforms[{i}]={value!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class LLMReply(ReplyKind):
+    """Fields every provider's reply has; see the provider classes for the rest."""
+
+    file_key: ClassVar[str] = "llm"
+    default_model: ClassVar[str] = "mock-model"
+
+    text: str | Sequence[str] = ""
+    _: KW_ONLY
+    chunk_size: int | None = None
+    tool_calls: Sequence[Mapping[str, Any]] = field(default=(), hash=False)
+    usage: Mapping[str, Any] | None = field(default=None, hash=False)
+    model: str | None = None
+    id: str | None = None
+    headers: Mapping[str, str] | None = field(default=None, hash=False)
+    ttft: Duration = 0.0
+    chunks_per_second: float | None = None
+    jitter: float = 0.0
+    seed: int = 0
+    error: str | None = None
+    error_after: int | None = None
+    transforms: Sequence[Any] = field(default=(), hash=False)
+    _calls: Any = field(
+        default_factory=itertools.count, init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        text = self.text
+        if isinstance(text, list | tuple):
+            if not all(isinstance(p, str) for p in text):
+                raise ConfigError(f"text={text!r} must be text or a list of text pieces")
+            self._set("text", tuple(text))
+        elif not isinstance(text, str):
+            raise ConfigError(f"text={text!r} must be text or a list of text pieces")
+        _positive_int("chunk_size", self.chunk_size)
+        if self.tool_calls is None or isinstance(self.tool_calls, str | Mapping):
+            raise ConfigError(f"tool_calls={self.tool_calls!r} must be a list of tool calls")
+        self._set("tool_calls", tuple(_tool_call(i, c) for i, c in enumerate(self.tool_calls)))
+        if self.usage is not None and not isinstance(self.usage, Mapping):
+            raise ConfigError(f"usage={self.usage!r} must be a mapping of token counts")
+        if self.usage is not None:
+            self._set("usage", dict(self.usage))
+        _text_or_none("model", self.model)
+        _text_or_none("id", self.id)
+        if self.headers is not None:
+            if not isinstance(self.headers, Mapping):
+                raise ConfigError(f"headers={self.headers!r} must be a mapping of names to text")
+            self._set("headers", {str(k): str(v) for k, v in self.headers.items()})
+        self._set("ttft", seconds(self.ttft, "ttft"))
+        cps = self.chunks_per_second
+        if cps is not None and (
+            isinstance(cps, bool) or not isinstance(cps, int | float) or cps <= 0
+        ):
+            raise ConfigError(f"chunks_per_second={cps!r} must be a positive number")
+        jitter = self.jitter
+        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
+            raise ConfigError(f"jitter={jitter!r} must be a number from 0 to 1")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ConfigError(f"seed={self.seed!r} must be an int")
+        if self.error is not None and self.error not in ERRORS:
+            raise ConfigError(f"error={self.error!r} must be one of {', '.join(ERRORS)}")
+        if self.error_after is not None:
+            _positive_int("error_after", self.error_after, zero=True)
+            if self.error is None:
+                raise ConfigError("error_after needs error (which error to send mid-stream)")
+        if isinstance(self.transforms, str | Mapping):
+            raise ConfigError(f"transforms={self.transforms!r} must be a list of transforms")
+        self._set("transforms", tuple(_transform(i, t) for i, t in enumerate(self.transforms)))
+        self.check()
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def check(self) -> None:
+        """Provider checks of the provider's own fields (raise ConfigError)."""
+
+    # -- the file form ------------------------------------------------------------------
+
+    def to_args(self) -> dict[str, Any]:
+        args: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if not f.init:
+                continue
+            value = getattr(self, f.name)
+            if value == _default(f):
+                continue
+            args[f.name] = _file_value(f.name, value)
+        return args
+
+    # -- building -------------------------------------------------------------------------
+
+    @property
+    def pieces(self) -> list[str]:
+        """The text as the stream sends it."""
+        if isinstance(self.text, tuple):
+            return [p for p in self.text if p]
+        assert isinstance(self.text, str)
+        return pieces(self.text, self.chunk_size)
+
+    @property
+    def full_text(self) -> str:
+        return "".join(self.text) if isinstance(self.text, tuple) else str(self.text)
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        return self.tool_calls  # type: ignore[return-value]
+
+    def build(self, request: Request) -> Reply:
+        call = next(self._calls) + 1
+        body = _json_body(request)
+        rng = random.Random(f"{self.seed}:{call}")
+        context = Context(request, body, call, rng, self.model_for(request, body))
+        draft = self.draft(context)
+        for transform in self.transforms:
+            draft = transform(draft, context)
+        return render(draft, self.timing, rng)
+
+    def draft(self, context: Context) -> Draft:
+        """The draft for ``context``: the answer, the error, or a stream cut by an error."""
+        streamed = self.streamed(context)
+        if self.error is not None and (self.error_after is None or not streamed):
+            return self.error_draft(context)
+        if not streamed:
+            return Draft(self.file_key, False, 200, self.base_headers(context), self.body(context))
+        chunks = self.stream_chunks(context)
+        if self.error is not None:
+            kept = _cut(chunks, self.error_after or 0)
+            chunks = kept + self.error_chunks(kept, context)
+        return Draft(
+            self.file_key,
+            True,
+            200,
+            self.base_headers(context),
+            chunks=tuple(chunks),
+            framing=self.framing(),
+        )
+
+    @property
+    def timing(self) -> Timing:
+        interval = 1.0 / self.chunks_per_second if self.chunks_per_second else 0.0
+        return Timing(seconds(self.ttft, "ttft"), interval, float(self.jitter))
+
+    def model_for(self, request: Request, body: Mapping[str, Any]) -> str:
+        """The model named in the reply: ``model``, else the request's, else the default."""
+        if self.model is not None:
+            return self.model
+        asked = body.get("model")
+        return asked if isinstance(asked, str) and asked else self.default_model
+
+    def streamed(self, context: Context) -> bool:
+        return context.body.get("stream") is True
+
+    def make_id(self, prefix: str, context: Context, part: str = "", length: int = 24) -> str:
+        """An id unique to this reply, this call and ``part``."""
+        return make_id(prefix, f"{self._salt}:{part}", context.call, length)
+
+    @property
+    def _salt(self) -> str:
+        cached = self.__dict__.get("_salt_text")
+        if cached is None:
+            text = json.dumps(self.to_args(), sort_keys=True, default=str)
+            cached = hashlib.sha256(f"{self.file_key}:{text}".encode()).hexdigest()[:16]
+            self._set("_salt_text", cached)
+        return cached
+
+    def tool_call_id(self, call: ToolCall, index: int, context: Context, prefix: str) -> str:
+        return call.id or self.make_id(prefix, context, f"tool{index}")
+
+    def counted_input(self, context: Context) -> int:
+        return prompt_tokens(context.body)
+
+    def counted_output(self, *extra: str) -> int:
+        texts = [self.full_text, *extra]
+        for call in self.calls:
+            texts.extend((call.name, call.arguments_text))
+        return sum(count_tokens(t) for t in texts)
+
+    def base_headers(self, context: Context) -> tuple[tuple[str, str], ...]:
+        """Provider headers plus the reply's own ``headers``."""
+        own = tuple(self.headers.items()) if self.headers else ()
+        return self.provider_headers(context) + own
+
+    # -- what a provider defines ----------------------------------------------------------
+
+    def provider_headers(self, context: Context) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    def framing(self) -> Any:
+        from ._draft import Framing
+
+        return Framing()
+
+    def body(self, context: Context) -> Any:
+        raise NotImplementedError
+
+    def stream_chunks(self, context: Context) -> list[Chunk]:
+        raise NotImplementedError
+
+    def error_draft(self, context: Context) -> Draft:
+        raise NotImplementedError
+
+    def error_chunks(self, kept: list[Chunk], context: Context) -> list[Chunk]:
+        raise NotImplementedError
+
+
+def _cut(chunks: list[Chunk], after: int) -> list[Chunk]:
+    """The chunks up to the ``after``-th content chunk (before the first one for 0)."""
+    seen = 0
+    for i, chunk in enumerate(chunks):
+        if chunk.kind in CONTENT_KINDS:
+            if seen == after:
+                return chunks[:i]
+            seen += 1
+    return [c for c in chunks if c.kind not in ("finish", "usage", "end", "done")]
+
+
+def _json_body(request: Request) -> Mapping[str, Any]:
+    if not request.body:
+        return {}
+    try:
+        value = json.loads(request.body)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    return () if f.default_factory is dataclasses.MISSING else f.default_factory()
+
+
+def _file_value(name: str, value: Any) -> Any:
+    if name == "ttft":
+        return format_seconds(value)
+    if name == "tool_calls":
+        return [c.to_file() for c in value]
+    if name == "transforms":
+        forms = []
+        for t in value:
+            to_args = getattr(t, "to_args", None)
+            if to_args is None:
+                raise ConfigError(f"transform {t!r} has no file form (no to_args method)")
+            forms.append(to_args())
+        return forms
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def _positive_int(name: str, value: Any, zero: bool = False) -> None:
+    if value is None:
+        return
+    low = 0 if zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        kind = "a non-negative" if zero else "a positive"
+        raise ConfigError(f"{name}={value!r} must be {kind} int")
+
+
+def _text_or_none(name: str, value: Any) -> None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise ConfigError(f"{name}={value!r} must be non-empty text")

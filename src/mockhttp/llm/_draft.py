@@ -1,0 +1,187 @@
+"""Drafts: a generated LLM reply as data, before it becomes bytes.
+
+Every reply of :mod:`mockhttp.llm` is made in three steps, for each request:
+
+1. **draft**: the provider module turns the reply's content (text, tool calls, usage) and
+   the request into a :class:`Draft`: the status, the headers, and either the buffered
+   JSON ``body`` or the stream's ``chunks`` with its :class:`Framing`.  A :class:`Chunk` is
+   one event as data: its payload (a dict, or text such as ``[DONE]``), its ``event:`` name,
+   a comment, and a ``kind`` tag saying what it is (see ``KINDS``), so a transform finds
+   "the finish chunk" or "the usage chunk" without parsing payloads.
+2. **transform**: the reply's ``transforms`` run in order, each a callable
+   ``(Draft, Context) -> Draft`` (the hook for quirks: add a comment chunk, put the role on
+   every chunk, drop ``[DONE]``, switch to CRLF ...).  The :class:`Context` has the request,
+   the call number and a random generator seeded per call, so a transform that draws is
+   deterministic in a test run.  Drafts are frozen: a transform returns a new one
+   (``dataclasses.replace``).  A transform with a file form has ``to_args()`` returning
+   ``[name, arg, ...]``, and its constructor is registered in ``TRANSFORMS`` under that
+   name, so ``transforms: [[name, arg]]`` in a mock file builds it.
+3. **render**: pauses are given to the chunks that have none of their own (``ttft`` before
+   the first, ``1 / chunks_per_second`` between the others, times ``1 ± jitter``), and the
+   draft becomes a core :class:`~mockhttp.Reply`: chunks become ``Event`` objects sent with
+   the framing's line ending and colon spacing, a body becomes JSON.
+
+Payload dicts are serialised with the framing's separators (compact by default, keys in
+the order built).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .._reply import Reply, status
+from .._request import Request
+from .._sse import Event, LineEnding
+
+__all__ = [
+    "KINDS",
+    "TRANSFORMS",
+    "Chunk",
+    "Context",
+    "Draft",
+    "Framing",
+    "Timing",
+    "Transform",
+    "render",
+]
+
+KINDS = (
+    "start",  # opens the stream: OpenAI's role chunk, message_start, response.created
+    "text",  # a text fragment
+    "refusal",  # a refusal fragment
+    "thinking",  # a thinking (reasoning) fragment or its signature
+    "tool",  # a tool call's start or an argument fragment
+    "block",  # opens or closes a content block / output item (typed streams)
+    "finish",  # carries the finish / stop reason
+    "usage",  # carries the usage only
+    "end",  # closes a typed stream: message_stop, response.completed
+    "done",  # the data: [DONE] terminator
+    "ping",  # a keep-alive event
+    "comment",  # a comment line
+    "error",  # a mid-stream error
+)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One event of a generated stream, as data.
+
+    ``data`` is a dict or list (sent as JSON), text (sent as is, e.g. ``[DONE]``) or None
+    (no ``data:`` line); ``delay`` replaces the timing's pause before this event.
+    """
+
+    data: Any = None
+    kind: str = "text"
+    event: str | None = None
+    comment: str | None = None
+    id: str | None = None
+    delay: float | None = None
+
+
+@dataclass(frozen=True)
+class Framing:
+    """How chunks become bytes: line ending, a space after each colon, JSON separators."""
+
+    line_ending: LineEnding = "\n"
+    space: bool = True
+    separators: tuple[str, str] = (",", ":")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A reply before it is rendered: a buffered ``body`` or streamed ``chunks``.
+
+    ``provider`` is the kind's file key (``openai_chat``); ``streamed`` says which of
+    ``body`` and ``chunks`` is sent.
+    """
+
+    provider: str
+    streamed: bool
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    body: Any = None
+    chunks: tuple[Chunk, ...] = ()
+    framing: Framing = field(default_factory=Framing)
+
+    def with_chunks(self, chunks: tuple[Chunk, ...] | list[Chunk]) -> Draft:
+        """This draft with other chunks."""
+        return dataclasses.replace(self, chunks=tuple(chunks))
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a draft is made for: the request, its JSON body, the call, a seeded random."""
+
+    request: Request
+    body: Mapping[str, Any]
+    call: int
+    rng: random.Random
+    model: str
+
+
+class Transform(Protocol):
+    """A change to a draft, applied after it is built and before it is rendered."""
+
+    def __call__(self, draft: Draft, context: Context, /) -> Draft: ...
+
+
+TRANSFORMS: dict[str, Callable[..., Transform]] = {}
+"""Transforms with a file form, by name (filled by the modules that define them)."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Pauses: ``ttft`` before the first chunk, ``interval`` between chunks, ``jitter``."""
+
+    ttft: float = 0.0
+    interval: float = 0.0
+    jitter: float = 0.0
+
+    def delays(self, count: int, rng: random.Random) -> list[float]:
+        """The pause before each of ``count`` chunks (jitter drawn from ``rng``)."""
+        out = []
+        for i in range(count):
+            base = self.ttft if i == 0 else self.interval
+            if self.jitter and base:
+                base *= 1.0 + rng.uniform(-self.jitter, self.jitter)
+            out.append(base)
+        return out
+
+
+def payload_text(data: Any, framing: Framing) -> str | None:
+    """A chunk's data as the text of its ``data:`` lines."""
+    if data is None or isinstance(data, str):
+        return data
+    return json.dumps(data, separators=framing.separators, ensure_ascii=False)
+
+
+def render(draft: Draft, timing: Timing, rng: random.Random) -> Reply:
+    """The core reply that sends ``draft``."""
+    reply = status(draft.status)
+    names = {name.lower() for name, _ in draft.headers}
+    if "content-type" not in names:
+        kind = "text/event-stream; charset=utf-8" if draft.streamed else "application/json"
+        reply = reply.header("Content-Type", kind)
+    for name, value in draft.headers:
+        reply = reply.header(name, value)
+    if not draft.streamed:
+        return reply.body(payload_text(draft.body, draft.framing) or "")
+    pauses = timing.delays(len(draft.chunks), rng)
+    events = [
+        Event(
+            payload_text(c.data, draft.framing),
+            event=c.event,
+            id=c.id,
+            comment=c.comment,
+            delay=pause if c.delay is None else c.delay,
+        )
+        for c, pause in zip(draft.chunks, pauses, strict=True)
+    ]
+    return reply.event_stream(
+        *events, line_ending=draft.framing.line_ending, space=draft.framing.space
+    )
