@@ -188,6 +188,10 @@ class LLMReply(ReplyKind):
     # -- the file form ------------------------------------------------------------------
 
     def to_args(self) -> dict[str, Any]:
+        return self._args(lenient=False)
+
+    def _args(self, lenient: bool) -> dict[str, Any]:
+        """The file form; ``lenient`` names Python-only transforms by their qualified name."""
         args: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if not f.init:
@@ -195,7 +199,7 @@ class LLMReply(ReplyKind):
             value = getattr(self, f.name)
             if value == _default(f):
                 continue
-            args[f.name] = _file_value(f.name, value)
+            args[f.name] = _file_value(f.name, value, lenient)
         return args
 
     # -- building -------------------------------------------------------------------------
@@ -269,7 +273,7 @@ class LLMReply(ReplyKind):
     def _salt(self) -> str:
         cached = self.__dict__.get("_salt_text")
         if cached is None:
-            text = json.dumps(self.to_args(), sort_keys=True, default=str)
+            text = json.dumps(self._args(lenient=True), sort_keys=True, default=str)
             cached = hashlib.sha256(f"{self.file_key}:{text}".encode()).hexdigest()[:16]
             self._set("_salt_text", cached)
         return cached
@@ -341,7 +345,7 @@ def _default(f: dataclasses.Field[Any]) -> Any:
     return () if f.default_factory is dataclasses.MISSING else f.default_factory()
 
 
-def _file_value(name: str, value: Any) -> Any:
+def _file_value(name: str, value: Any, lenient: bool = False) -> Any:
     if name == "ttft":
         return format_seconds(value)
     if name == "tool_calls":
@@ -350,6 +354,9 @@ def _file_value(name: str, value: Any) -> Any:
         forms = []
         for t in value:
             to_args = getattr(t, "to_args", None)
+            if to_args is None and lenient:
+                forms.append(getattr(t, "__qualname__", type(t).__qualname__))
+                continue
             if to_args is None:
                 raise ConfigError(f"transform {t!r} has no file form (no to_args method)")
             forms.append(to_args())

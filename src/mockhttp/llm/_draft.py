@@ -136,7 +136,11 @@ TRANSFORMS: dict[str, Callable[..., Transform]] = {}
 
 @dataclass(frozen=True)
 class Timing:
-    """Pauses: ``ttft`` before the first chunk, ``interval`` between chunks, ``jitter``."""
+    """Pauses: ``ttft`` before the first chunk, ``interval`` between chunks.
+
+    ``jitter`` (0 to 1) scales each interval by a factor drawn from ``1 +- jitter``; the
+    ``ttft`` is exact, so a test can rely on it.
+    """
 
     ttft: float = 0.0
     interval: float = 0.0
@@ -147,7 +151,7 @@ class Timing:
         out = []
         for i in range(count):
             base = self.ttft if i == 0 else self.interval
-            if self.jitter and base:
+            if self.jitter and base and i:
                 base *= 1.0 + rng.uniform(-self.jitter, self.jitter)
             out.append(base)
         return out
