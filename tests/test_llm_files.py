@@ -185,3 +185,15 @@ def test_anthropic_reference_passes_its_profile(
     buffered = httpx.post(server.url + "/v1/messages", json={**request, "stream": False}).json()
     found = check(replace(transcript, buffered=buffered), "anthropic-messages")
     assert [f.rule for f in found] == ["anthropic.ping"]  # a note: the reference's one ping
+
+
+def test_admin_api_adds_and_lists_an_llm_mock() -> None:
+    """A reply kind added over the admin API answers, and is listed in its file form."""
+    text = "name: chat\nrequest: {path: /v1/chat/completions}\nresponse: {openai_chat: Hi}\n"
+    with mockhttp.Server(admin=True) as server, httpx.Client(base_url=server.url) as client:
+        assert client.post("/__mockhttp/mocks", content=text).status_code == 201
+        answer = client.post("/v1/chat/completions", json={"model": "m1"}).json()
+        assert answer["choices"][0]["message"]["content"] == "Hi"
+        assert answer["model"] == "m1"
+        [listed] = client.get("/__mockhttp/mocks").json()["mocks"]
+        assert listed["mock"]["response"] == {"openai_chat": {"text": "Hi"}}
