@@ -39,19 +39,19 @@ models = ModelsList
 for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
     register_reply_kind(_kind.file_key, _kind)
 
-__all__ = [
-    "ERRORS",
-    "TRANSFORMS",
+__all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "AnthropicMessages",
     "Chunk",
     "Context",
     "Draft",
+    "ERRORS",
     "Framing",
     "Gemini",
     "LLMReply",
     "ModelsList",
     "OpenAIChat",
     "OpenAIResponses",
+    "TRANSFORMS",
     "Transform",
     "anthropic_messages",
     "gemini",

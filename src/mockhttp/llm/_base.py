@@ -31,7 +31,7 @@ from .._errors import ConfigError
 from .._kind import ReplyKind
 from .._reply import Reply
 from .._request import Request
-from ._draft import TRANSFORMS, Chunk, Context, Draft, Timing, Transform, render
+from ._draft import TRANSFORMS, Chunk, Context, Draft, Framing, Timing, Transform, render
 from ._errors import ERRORS
 from ._text import arguments_text, count_tokens, make_id, pieces, prompt_tokens
 
@@ -300,9 +300,7 @@ class LLMReply(ReplyKind):
     def provider_headers(self, context: Context) -> tuple[tuple[str, str], ...]:
         return ()
 
-    def framing(self) -> Any:
-        from ._draft import Framing
-
+    def framing(self) -> Framing:
         return Framing()
 
     def body(self, context: Context) -> Any:
