@@ -39,7 +39,7 @@ models = ModelsList
 for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
     register_reply_kind(_kind.file_key, _kind)
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "AnthropicMessages",
     "Chunk",
     "Context",
