@@ -135,6 +135,11 @@ def test_timing_ttft_rate_and_seeded_jitter() -> None:
     assert again.delays == stream.delays
 
 
+def test_buffered_answers_wait_the_ttft() -> None:
+    reply = llm.gemini("Hi", ttft="250ms").build(request({}, "/v1/models/g:generateContent"))
+    assert reply.head_delay == 0.25
+
+
 def test_timing_on_the_wire(server: mockhttp.Server) -> None:
     """The first chunk arrives after ttft; the rest follow at the given rate."""
     server.mock(

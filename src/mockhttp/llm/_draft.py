@@ -173,8 +173,9 @@ def render(draft: Draft, timing: Timing, rng: random.Random) -> Reply:
         reply = reply.header("Content-Type", kind)
     for name, value in draft.headers:
         reply = reply.header(name, value)
-    if not draft.streamed:
-        return reply.body(payload_text(draft.body, draft.framing) or "")
+    if not draft.streamed:  # the whole answer at once, after the time to first token
+        reply = reply.body(payload_text(draft.body, draft.framing) or "")
+        return reply.delay(timing.ttft) if timing.ttft else reply
     pauses = timing.delays(len(draft.chunks), rng)
     events = [
         Event(
