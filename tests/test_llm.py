@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
 from typing import Any
 
@@ -320,5 +321,5 @@ def test_models_list_answers_in_the_asking_clients_shape(server: mockhttp.Server
     ],
 )
 def test_bad_arguments_are_config_errors(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(mockhttp.ConfigError, match=message.replace("[", r"\[").replace("(", r"\(")):
-        llm.openai_chat("Hi", **kwargs)
+    with pytest.raises(mockhttp.ConfigError, match=re.escape(message)):
+        llm.openai_chat(**{"text": "Hi", **kwargs})
