@@ -316,7 +316,7 @@ def test_models_list_answers_in_the_asking_clients_shape(server: mockhttp.Server
         ({"ttft": "soon"}, "ttft='soon' is not a duration"),
         ({"chunks_per_second": 0}, "chunks_per_second=0 must be a positive number"),
         ({"transforms": ["nope"]}, "unknown transform 'nope'"),
-        ({"headers": {"x-a": "1\n2"}}, "header 'x-a' value='1\n2' must not contain CR"),
+        ({"headers": {"x-a": "1\n2"}}, r"header 'x-a' value='1\n2' must not contain CR"),
         ({"text": ["a", 1]}, "text=['a', 1] must be text or a list of text pieces"),
     ],
 )
