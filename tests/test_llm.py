@@ -122,6 +122,22 @@ def test_transforms_run_on_the_draft_before_rendering() -> None:
     assert reply.stream.encoded[-1] == b"data: [DONE]\r\n\r\n"
 
 
+def test_framing_bom_and_no_final_blank_line() -> None:
+    """Framing options a transform can set: a BOM first, the last blank line left out."""
+
+    def edges(draft: llm.Draft, context: llm.Context) -> llm.Draft:
+        framing = dataclasses.replace(draft.framing, bom=True, final_blank_line=False)
+        return dataclasses.replace(draft, framing=framing)
+
+    reply = llm.gemini("Hi", transforms=[edges]).build(
+        request({}, "/v1/models/g:streamGenerateContent?alt=sse")
+    )
+    assert reply.stream is not None
+    assert reply.stream.encoded[0].startswith(b'\xef\xbb\xbfdata: {"candidates"')
+    assert reply.stream.encoded[-1].endswith(b"}\r\n")
+    assert not reply.stream.encoded[-1].endswith(b"\r\n\r\n")
+
+
 def test_timing_ttft_rate_and_seeded_jitter() -> None:
     """ttft before the first chunk, 1/rate between, jitter within bounds and seeded."""
     kind = llm.anthropic_messages("a b c d e f", ttft="300ms", chunks_per_second=40, jitter=0.2)
