@@ -13,6 +13,12 @@ Each reply is a :class:`~mockhttp.ReplyKind`: it is built for each request (the 
 has a mock-file form (``response: {openai_chat: {text: Hello}}``).  How a reply is made,
 as data first and bytes last (the hook for transforms such as provider quirks), is in
 :mod:`mockhttp.llm._draft`.
+
+Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render),
+``_base`` (what every reply shares), one module per API (``_openai_chat``,
+``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
+shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
+with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
 """
 
 from .._kind import register_reply_kind
