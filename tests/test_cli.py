@@ -77,16 +77,16 @@ def test_defaults_anthropic_sdk_streams_and_buffers(defaults: Serving) -> None:
 def test_defaults_models_list(defaults: Serving) -> None:
     """GET /v1/models lists the mock models, as the openai SDK reads them."""
     client = openai.OpenAI(base_url=defaults.url + "/v1", api_key="any", max_retries=0)
-    assert [m.id for m in client.models.list()] == ["gpt-mock", "claude-mock"]
+    assert [m.id for m in client.models.list()] == ["gpt-mock", "claude-mock", "gemini-mock"]
 
 
 def test_defaults_log_one_line_per_request(defaults: Serving) -> None:
     """Each request is one stderr line: time, request, mock, status, events, outcome."""
     httpx.post(defaults.url + "/v1/chat/completions", json={"stream": True}).read()
     httpx.get(defaults.url + "/v1/nothing")
-    line = defaults.wait_for_log("'openai-chat-stream'")
+    line = defaults.wait_for_log("'openai-chat'")
     assert re.fullmatch(
-        LOG_TIME + r" POST /v1/chat/completions → mock 'openai-chat-stream' 200, "
+        LOG_TIME + r" POST /v1/chat/completions → mock 'openai-chat' 200, "
         r"5 events, complete\n",
         line,
     ), line
@@ -95,7 +95,7 @@ def test_defaults_log_one_line_per_request(defaults: Serving) -> None:
         LOG_TIME + r" GET /v1/nothing → no match \(closest: 'models'\) 404, \d+ bytes, complete\n",
         missing,
     ), missing
-    assert defaults.log[0].startswith("mockhttp: serving 6 mocks from the built-in mocks on ")
+    assert defaults.log[0].startswith("mockhttp: serving 5 mocks from the built-in mocks on ")
 
 
 # -- serve: files, logs, signals ------------------------------------------------------------

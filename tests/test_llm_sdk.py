@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import anthropic
+import httpx
 import openai
 import pytest
 from anthropic.types import MessageParam
@@ -289,3 +290,65 @@ def test_models_list_in_each_clients_shape(server: mockhttp.Server) -> None:
     assert [(m.id, m.type) for m in listed] == [("gpt-4o", "model"), ("claude-x", "model")]
     assert anthropic_client(server).models.retrieve("claude-x").display_name == "claude-x"
     assert openai_client(server).models.retrieve("gpt-4o").owned_by == "mockhttp"
+
+
+# -- the built-in mocks of ``mockhttp serve`` ------------------------------------------------
+
+
+def test_default_mocks_answer_every_api_with_the_model_asked(server: mockhttp.Server) -> None:
+    """The defaults: chat, responses, messages and Gemini, streamed and not, model echoed."""
+    from mockhttp._cli_serve import DEFAULTS
+
+    for mock in mockhttp.load(DEFAULTS):
+        server.mock(mock)
+    chat = openai_client(server).chat.completions
+    stream = chat.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+    chunks = list(stream)
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == "Hello, world"
+    assert {c.model for c in chunks} == {"gpt-4o-mini"}
+    assert chat.create(model="o3", messages=MESSAGES).model == "o3"
+    responses = openai_client(server).responses
+    assert responses.create(model="gpt-4.1", input="hi").output_text == "Hello, world"
+    messages = anthropic_client(server).messages
+    with messages.stream(model="claude-x", max_tokens=9, messages=ANTHROPIC_MESSAGES) as s:
+        assert "".join(s.text_stream) == "Hello, world"
+        assert s.get_final_message().model == "claude-x"
+    gemini = httpx.post(
+        server.url + "/v1beta/models/gemini-2.5-pro:generateContent",
+        json={"contents": [{"parts": [{"text": "hi"}]}]},
+        headers={"x-goog-api-key": "k"},
+    ).json()
+    assert gemini["modelVersion"] == "gemini-2.5-pro"
+    assert gemini["candidates"][0]["content"]["parts"] == [{"text": "Hello, world"}]
+    listed = [m.id for m in anthropic_client(server).models.list()]
+    assert listed == ["gpt-mock", "claude-mock", "gemini-mock"]
+
+
+# -- Gemini, with the google-genai SDK -------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["v1", "v1beta"])
+def test_gemini_sdk_streamed_equals_buffered(server: mockhttp.Server, version: str) -> None:
+    """google-genai (which calls /v1/ by default) reads text, calls, usage and the models."""
+    from google import genai
+    from google.genai import types
+
+    path = mockhttp.match.regex(r"^/v1(beta)?/models/[^/]+:(stream)?[gG]enerateContent$")
+    server.mock(mockhttp.post(path).reply(llm.gemini("Sunny, 21 °C.", tool_calls=CALLS[:1])))
+    server.mock(mockhttp.get(f"/{version}/models").reply(llm.models(["gemini-a", "gemini-b"])))
+    options = types.HttpOptions(base_url=server.url, api_version=version)
+    client = genai.Client(api_key="k", http_options=options)
+    buffered = client.models.generate_content(model="gemini-2.5-flash", contents="Weather?")
+    chunks = list(client.models.generate_content_stream(model="gemini-2.5-flash", contents="x"))
+    assert "".join(c.text or "" for c in chunks) == buffered.text == "Sunny, 21 °C."
+    streamed_calls = [(f.name, f.args) for c in chunks for f in c.function_calls or []]
+    buffered_calls = [(f.name, f.args) for f in buffered.function_calls or []]
+    assert streamed_calls == buffered_calls == [("get_weather", CALLS[0]["arguments"])]
+    assert buffered.usage_metadata is not None
+    assert chunks[-1].usage_metadata is not None
+    total = chunks[-1].usage_metadata.candidates_token_count
+    assert total == buffered.usage_metadata.candidates_token_count == 24  # 6 + 1 + 17
+    assert chunks[-1].model_version == buffered.model_version == "gemini-2.5-flash"
+    assert str(chunks[-1].candidates[0].finish_reason) == "FinishReason.STOP"  # type: ignore[index]
+    assert [m.name for m in client.models.list()] == ["models/gemini-a", "models/gemini-b"]
+    assert {c.request.path.split("/")[1] for c in server.journal} == {version}

@@ -14,6 +14,8 @@ from ._errors import MockHTTPError as MockHTTPError
 from ._errors import ServerError as ServerError
 from ._errors import UnmatchedRequestError as UnmatchedRequestError
 from ._errors import VerificationError as VerificationError
+from ._kind import ReplyKind as ReplyKind
+from ._kind import register_reply_kind as register_reply_kind
 from ._mock import Mock as Mock
 from ._mock import delete as delete
 from ._mock import get as get
@@ -50,6 +52,7 @@ __all__ = [
     "MockHTTPError",
     "MockfileError",
     "Reply",
+    "ReplyKind",
     "Request",
     "Server",
     "ServerError",
@@ -68,6 +71,7 @@ __all__ = [
     "patch",
     "post",
     "put",
+    "register_reply_kind",
     "request",
     "sse",
     "status",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, get_args
@@ -252,8 +253,13 @@ def _kind_response(at: At, key: str, child: At) -> tuple[ReplyKind, list[Fault]]
     if child.is_mapping:
         given = child.fields(params, f"{key} options: a mapping of its parameters")
         kw = {k: _typed(c, params[k].annotation) for k, c in given.items()}
-        with child.building():
+        try:
             kind = make(**kw)
+        except MockfileError:
+            raise
+        except ConfigError as exc:  # at the key the message names (``finish_reason='x' ...``)
+            named = [c for k, c in given.items() if re.match(rf"{k}\b", str(exc))]
+            (named[0] if named else child).fail(str(exc))
     else:
         first = next(iter(params.values()))
         value = _typed(child, first.annotation)

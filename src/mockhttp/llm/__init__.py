@@ -13,6 +13,12 @@ Each reply is a :class:`~mockhttp.ReplyKind`: it is built for each request (the 
 has a mock-file form (``response: {openai_chat: {text: Hello}}``).  How a reply is made,
 as data first and bytes last (the hook for transforms such as provider quirks), is in
 :mod:`mockhttp.llm._draft`.
+
+Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render),
+``_base`` (what every reply shares), one module per API (``_openai_chat``,
+``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
+shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
+with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
 """
 
 from .._kind import register_reply_kind
@@ -39,19 +45,19 @@ models = ModelsList
 for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
     register_reply_kind(_kind.file_key, _kind)
 
-__all__ = [
-    "ERRORS",
-    "TRANSFORMS",
+__all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "AnthropicMessages",
     "Chunk",
     "Context",
     "Draft",
+    "ERRORS",
     "Framing",
     "Gemini",
     "LLMReply",
     "ModelsList",
     "OpenAIChat",
     "OpenAIResponses",
+    "TRANSFORMS",
     "Transform",
     "anthropic_messages",
     "gemini",

@@ -29,9 +29,9 @@ from typing import Any, ClassVar
 from .._duration import Duration, format_seconds, seconds
 from .._errors import ConfigError
 from .._kind import ReplyKind
-from .._reply import Reply
+from .._reply import Reply, ok
 from .._request import Request
-from ._draft import TRANSFORMS, Chunk, Context, Draft, Timing, Transform, render
+from ._draft import TRANSFORMS, Chunk, Context, Draft, Framing, Timing, Transform, render
 from ._errors import ERRORS
 from ._text import arguments_text, count_tokens, make_id, pieces, prompt_tokens
 
@@ -136,10 +136,17 @@ class LLMReply(ReplyKind):
     )
 
     def __post_init__(self) -> None:
+        self._check_content()
+        self._check_timing()
+        self._check_error()
+        if isinstance(self.transforms, str | Mapping):
+            raise ConfigError(f"transforms={self.transforms!r} must be a list of transforms")
+        self._set("transforms", tuple(_transform(i, t) for i, t in enumerate(self.transforms)))
+        self.check()
+
+    def _check_content(self) -> None:
         text = self.text
-        if isinstance(text, list | tuple):
-            if not all(isinstance(p, str) for p in text):
-                raise ConfigError(f"text={text!r} must be text or a list of text pieces")
+        if isinstance(text, list | tuple) and all(isinstance(p, str) for p in text):
             self._set("text", tuple(text))
         elif not isinstance(text, str):
             raise ConfigError(f"text={text!r} must be text or a list of text pieces")
@@ -147,16 +154,19 @@ class LLMReply(ReplyKind):
         if self.tool_calls is None or isinstance(self.tool_calls, str | Mapping):
             raise ConfigError(f"tool_calls={self.tool_calls!r} must be a list of tool calls")
         self._set("tool_calls", tuple(_tool_call(i, c) for i, c in enumerate(self.tool_calls)))
-        if self.usage is not None and not isinstance(self.usage, Mapping):
-            raise ConfigError(f"usage={self.usage!r} must be a mapping of token counts")
         if self.usage is not None:
+            if not isinstance(self.usage, Mapping):
+                raise ConfigError(f"usage={self.usage!r} must be a mapping of token counts")
             self._set("usage", dict(self.usage))
         _text_or_none("model", self.model)
         _text_or_none("id", self.id)
         if self.headers is not None:
             if not isinstance(self.headers, Mapping):
                 raise ConfigError(f"headers={self.headers!r} must be a mapping of names to text")
+            ok().headers_from(self.headers)  # refuse what could not be sent, now
             self._set("headers", {str(k): str(v) for k, v in self.headers.items()})
+
+    def _check_timing(self) -> None:
         self._set("ttft", seconds(self.ttft, "ttft"))
         cps = self.chunks_per_second
         if cps is not None and (
@@ -168,16 +178,14 @@ class LLMReply(ReplyKind):
             raise ConfigError(f"jitter={jitter!r} must be a number from 0 to 1")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise ConfigError(f"seed={self.seed!r} must be an int")
+
+    def _check_error(self) -> None:
         if self.error is not None and self.error not in ERRORS:
             raise ConfigError(f"error={self.error!r} must be one of {', '.join(ERRORS)}")
         if self.error_after is not None:
             _positive_int("error_after", self.error_after, zero=True)
             if self.error is None:
                 raise ConfigError("error_after needs error (which error to send mid-stream)")
-        if isinstance(self.transforms, str | Mapping):
-            raise ConfigError(f"transforms={self.transforms!r} must be a list of transforms")
-        self._set("transforms", tuple(_transform(i, t) for i, t in enumerate(self.transforms)))
-        self.check()
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -188,6 +196,10 @@ class LLMReply(ReplyKind):
     # -- the file form ------------------------------------------------------------------
 
     def to_args(self) -> dict[str, Any]:
+        return self._args(lenient=False)
+
+    def _args(self, lenient: bool) -> dict[str, Any]:
+        """The file form; ``lenient`` names Python-only transforms by their qualified name."""
         args: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             if not f.init:
@@ -195,7 +207,7 @@ class LLMReply(ReplyKind):
             value = getattr(self, f.name)
             if value == _default(f):
                 continue
-            args[f.name] = _file_value(f.name, value)
+            args[f.name] = _file_value(f.name, value, lenient)
         return args
 
     # -- building -------------------------------------------------------------------------
@@ -269,7 +281,7 @@ class LLMReply(ReplyKind):
     def _salt(self) -> str:
         cached = self.__dict__.get("_salt_text")
         if cached is None:
-            text = json.dumps(self.to_args(), sort_keys=True, default=str)
+            text = json.dumps(self._args(lenient=True), sort_keys=True, default=str)
             cached = hashlib.sha256(f"{self.file_key}:{text}".encode()).hexdigest()[:16]
             self._set("_salt_text", cached)
         return cached
@@ -296,9 +308,7 @@ class LLMReply(ReplyKind):
     def provider_headers(self, context: Context) -> tuple[tuple[str, str], ...]:
         return ()
 
-    def framing(self) -> Any:
-        from ._draft import Framing
-
+    def framing(self) -> Framing:
         return Framing()
 
     def body(self, context: Context) -> Any:
@@ -341,7 +351,7 @@ def _default(f: dataclasses.Field[Any]) -> Any:
     return () if f.default_factory is dataclasses.MISSING else f.default_factory()
 
 
-def _file_value(name: str, value: Any) -> Any:
+def _file_value(name: str, value: Any, lenient: bool = False) -> Any:
     if name == "ttft":
         return format_seconds(value)
     if name == "tool_calls":
@@ -350,6 +360,9 @@ def _file_value(name: str, value: Any) -> Any:
         forms = []
         for t in value:
             to_args = getattr(t, "to_args", None)
+            if to_args is None and lenient:
+                forms.append(getattr(t, "__qualname__", type(t).__qualname__))
+                continue
             if to_args is None:
                 raise ConfigError(f"transform {t!r} has no file form (no to_args method)")
             forms.append(to_args())

@@ -19,7 +19,8 @@ Every reply of :mod:`mockhttp.llm` is made in three steps, for each request:
 3. **render**: pauses are given to the chunks that have none of their own (``ttft`` before
    the first, ``1 / chunks_per_second`` between the others, times ``1 ± jitter``), and the
    draft becomes a core :class:`~mockhttp.Reply`: chunks become ``Event`` objects sent with
-   the framing's line ending and colon spacing, a body becomes JSON.
+   the framing's line ending and colon spacing (then the framing's byte order mark and
+   final blank line are applied to the bytes), a body becomes JSON.
 
 Payload dicts are serialised with the framing's separators (compact by default, keys in
 the order built).
@@ -85,11 +86,22 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Framing:
-    """How chunks become bytes: line ending, a space after each colon, JSON separators."""
+    """How chunks become bytes.
+
+    Attributes:
+        line_ending: ``"\\n"``, ``"\\r\\n"`` (Gemini) or ``"\\r"``.
+        space: a space after each field's colon (``data: x``); False gives ``data:x``.
+        separators: the JSON separators of dict payloads (``(", ", ": ")`` is spaced).
+        final_blank_line: False leaves out the blank line that ends the last event, so the
+            stream ends mid-event.
+        bom: start the stream with a UTF-8 byte order mark.
+    """
 
     line_ending: LineEnding = "\n"
     space: bool = True
     separators: tuple[str, str] = (",", ":")
+    final_blank_line: bool = True
+    bom: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,7 +148,11 @@ TRANSFORMS: dict[str, Callable[..., Transform]] = {}
 
 @dataclass(frozen=True)
 class Timing:
-    """Pauses: ``ttft`` before the first chunk, ``interval`` between chunks, ``jitter``."""
+    """Pauses: ``ttft`` before the first chunk, ``interval`` between chunks.
+
+    ``jitter`` (0 to 1) scales each interval by a factor drawn from ``1 +- jitter``; the
+    ``ttft`` is exact, so a test can rely on it.
+    """
 
     ttft: float = 0.0
     interval: float = 0.0
@@ -147,7 +163,7 @@ class Timing:
         out = []
         for i in range(count):
             base = self.ttft if i == 0 else self.interval
-            if self.jitter and base:
+            if self.jitter and base and i:
                 base *= 1.0 + rng.uniform(-self.jitter, self.jitter)
             out.append(base)
         return out
@@ -169,8 +185,9 @@ def render(draft: Draft, timing: Timing, rng: random.Random) -> Reply:
         reply = reply.header("Content-Type", kind)
     for name, value in draft.headers:
         reply = reply.header(name, value)
-    if not draft.streamed:
-        return reply.body(payload_text(draft.body, draft.framing) or "")
+    if not draft.streamed:  # the whole answer at once, after the time to first token
+        reply = reply.body(payload_text(draft.body, draft.framing) or "")
+        return reply.delay(timing.ttft) if timing.ttft else reply
     pauses = timing.delays(len(draft.chunks), rng)
     events = [
         Event(
@@ -182,6 +199,20 @@ def render(draft: Draft, timing: Timing, rng: random.Random) -> Reply:
         )
         for c, pause in zip(draft.chunks, pauses, strict=True)
     ]
-    return reply.event_stream(
+    reply = reply.event_stream(
         *events, line_ending=draft.framing.line_ending, space=draft.framing.space
     )
+    return _edge_bytes(reply, draft.framing)
+
+
+def _edge_bytes(reply: Reply, framing: Framing) -> Reply:
+    """The stream with a byte order mark first, or without its final blank line."""
+    stream = reply.stream
+    if stream is None or not stream.encoded or (framing.final_blank_line and not framing.bom):
+        return reply
+    encoded = list(stream.encoded)
+    if framing.bom:
+        encoded[0] = b"\xef\xbb\xbf" + encoded[0]
+    if not framing.final_blank_line:
+        encoded[-1] = encoded[-1][: -len(framing.line_ending)]
+    return dataclasses.replace(reply, stream=dataclasses.replace(stream, encoded=tuple(encoded)))
