@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import keyword
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -251,8 +252,10 @@ def _kind_response(at: At, key: str, child: At) -> tuple[ReplyKind, list[Fault]]
     assert make is not None
     params = _params(make, _POSITIONAL, _KEYWORD)
     if child.is_mapping:
-        given = child.fields(params, f"{key} options: a mapping of its parameters")
-        kw = {k: _typed(c, params[k].annotation) for k, c in given.items()}
+        # a parameter named after a Python keyword (``as_``) is written without the ``_``
+        names = {n[:-1] if keyword.iskeyword(n[:-1]) else n: n for n in params}
+        given = child.fields(tuple(names), f"{key} options: a mapping of its parameters")
+        kw = {names[k]: _typed(c, params[names[k]].annotation) for k, c in given.items()}
         try:
             kind = make(**kw)
         except MockfileError:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._finding import SEVERITIES, Finding, Severity
 from ._profiles import rules
@@ -42,14 +42,18 @@ def evaluate(
     transcript: Transcript,
     profile: str | Sequence[str] = "openai-chat",
     exchange: str | None = None,
+    *,
+    as_: str | None = None,
 ) -> Outcome:
     """Check ``transcript`` against ``profile`` and keep which rules ran (for reports).
 
-    ``exchange`` labels the findings when one check sends several requests.
+    ``exchange`` labels the findings when one check sends several requests; ``as_`` names
+    the provider the stream comes from (see ``check``).
 
     Raises:
-        ConfigError: an unknown profile name.
+        ConfigError: an unknown profile or provider name.
     """
+    documented = _documented(as_)
     stream = Stream(transcript)
     chosen = rules(profile)
     findings: list[Finding] = []
@@ -59,21 +63,51 @@ def evaluate(
             skipped.append(rule.id)
             continue
         findings += _findings(rule, list(rule.find(stream)), exchange)
+    if as_ is not None:
+        findings = [_as_note(f, documented, as_) for f in findings]
     return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped))
 
 
-def check(transcript: Transcript, profile: str | Sequence[str] = "openai-chat") -> list[Finding]:
+def _documented(as_: str | None) -> dict[str, tuple[str, ...]]:
+    """Rule id -> the ids of provider ``as_``'s documented quirks that the rule reports."""
+    if as_ is None:
+        return {}
+    from ..llm._providers import documented  # llm builds on contract, not the reverse
+
+    return documented(as_)
+
+
+def _as_note(finding: Finding, documented: dict[str, tuple[str, ...]], as_: str) -> Finding:
+    quirks = documented.get(finding.rule)
+    if not quirks:
+        return finding
+    return replace(
+        finding,
+        severity="note",
+        message=f"{', '.join(quirks)} (documented for {as_.lower()}): {finding.message}",
+    )
+
+
+def check(
+    transcript: Transcript,
+    profile: str | Sequence[str] = "openai-chat",
+    *,
+    as_: str | None = None,
+) -> list[Finding]:
     """Every finding of ``profile``'s rules on ``transcript``, in rule-table order.
 
     Args:
         transcript: the recorded exchange (see ``record`` and ``Transcript.from_body``).
-        profile: ``"openai-chat"``, ``"stream-equals-buffered"``, ``"anthropic-messages"``,
-            or a list of them.
+        profile: ``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``,
+            ``"gemini"``, ``"stream-equals-buffered"``, or a list of them.
+        as_: the provider the stream comes from (``"groq"``, see
+            ``mockhttp.llm.PROVIDERS``): what the rules find of its documented quirks is
+            reported as a note naming the quirk; everything else as usual.
 
     Raises:
-        ConfigError: an unknown profile name; the message lists the known ones.
+        ConfigError: an unknown profile or provider name; the message lists the known ones.
     """
-    return list(evaluate(transcript, profile).findings)
+    return list(evaluate(transcript, profile, as_=as_).findings)
 
 
 def assert_conforms(
@@ -81,15 +115,18 @@ def assert_conforms(
     profile: str | Sequence[str] = "openai-chat",
     *,
     fail_on: Severity = "violation",
+    as_: str | None = None,
 ) -> None:
     """Raise one AssertionError listing every finding if any is at least ``fail_on``.
+
+    ``as_`` names the provider the stream comes from, as for ``check``.
 
     Raises:
         AssertionError: the stream breaks the contract; the message lists each finding with
             its rule id, where it is, and what was seen against what was expected.
     """
     __tracebackhide__ = True
-    findings = check(transcript, profile)
+    findings = check(transcript, profile, as_=as_)
     worst = SEVERITIES.index(fail_on)
     failing = [f for f in findings if SEVERITIES.index(f.severity) <= worst]
     if failing:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._errors import ConfigError
 from ._check import Outcome, evaluate
 from ._live import auth_headers, run_live
 from ._profiles import PROFILES
@@ -57,6 +58,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
     parser.add_argument("--request", type=Path, help="offline: the JSON request that was sent")
     parser.add_argument("--buffered", type=Path, help="offline: the buffered answer (JSON)")
+    parser.add_argument(
+        "--as",
+        dest="as_",
+        metavar="PROVIDER",
+        help="the provider the stream comes from (openrouter, groq, azure, deepseek, mistral, "
+        "together, vllm, ollama, xai, gemini-openai, perplexity): its documented quirks are "
+        "reported as notes naming the quirk",
+    )
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
 
@@ -76,6 +85,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _outcomes(args: argparse.Namespace) -> list[Outcome]:
     profiles: list[str] = args.profile or ["openai-chat"]
+    if args.as_ is not None:
+        from ..llm._providers import provider  # llm builds on contract, not the reverse
+
+        try:
+            args.as_ = provider(args.as_).name
+        except ConfigError as exc:
+            raise UsageError(f"--as: {exc}") from None
     if (args.url is None) == (args.body is None):
         raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
     if args.body is not None:
@@ -91,7 +107,7 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     api = "anthropic" if "anthropic-messages" in profiles else "openai"
     key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
     headers = {**auth_headers(api, key), **_headers(args.header)}
-    return run_live(args.url, args.model, api, headers, args.timeout)
+    return run_live(args.url, args.model, api, headers, args.timeout, as_=args.as_)
 
 
 def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:
@@ -109,7 +125,7 @@ def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:
     transcript = Transcript.from_body(
         _read(args.body), status=status, headers=headers, request=request, buffered=buffered
     )
-    return evaluate(transcript, profiles, str(args.body))
+    return evaluate(transcript, profiles, str(args.body), as_=args.as_)
 
 
 def _headers(given: list[str]) -> dict[str, str]:

@@ -96,8 +96,13 @@ def run_live(
     api: str,
     headers: Mapping[str, str],
     timeout: float,
+    *,
+    as_: str | None = None,
 ) -> list[Outcome]:
-    """Send the profile's requests to ``url`` and check each streamed exchange."""
+    """Send the profile's requests to ``url`` and check each streamed exchange.
+
+    ``as_`` names the provider: its documented quirks are reported as notes.
+    """
     target = endpoint(url, api)
     plan = anthropic_plan(model) if api == "anthropic" else openai_plan(model)
     buffered = buffered_answer(
@@ -114,5 +119,5 @@ def run_live(
             profiles = ["openai-chat"]
         if label == "stream":
             transcript = replace(transcript, buffered=buffered)
-        outcomes.append(evaluate(transcript, profiles, label))
+        outcomes.append(evaluate(transcript, profiles, label, as_=as_))
     return outcomes

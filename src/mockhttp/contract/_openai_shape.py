@@ -141,7 +141,7 @@ def _tool_call_whole(stream: Stream) -> Iterator[Hit]:
 
 
 def _tool_call_finish(stream: Stream) -> Iterator[Hit]:
-    called = {choice for choice, _ in _calls(stream)}
+    called = {e.index for e in choice_entries(stream) if e.delta.get("tool_calls")}
     for entry in choice_entries(stream):
         reason = entry.choice.get("finish_reason")
         if reason is None:

@@ -165,7 +165,7 @@ def _items(stream: Stream) -> Iterator[Hit]:
             items.pop(item_id, None)
         elif "item_id" in obj:
             yield from _open_item(items, message, kind, obj)
-        elif kind in TERMINAL and items:
+        elif kind == "response.completed" and items:
             yield hit(message, f"{kind} came while item(s) {short(list(items))} were still open")
 
 
@@ -301,7 +301,7 @@ OPENAI_RESPONSES = (
         "responses.items",
         "violation",
         "Output items are added at output_index 0, 1, 2, ..., events name an open item, and "
-        "every item is done before the end.",
+        "every item is done before response.completed.",
         "Clients build each output item from the events that name it.",
         "None known.",
         _items,

@@ -19,6 +19,9 @@ Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render)
 ``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
 shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
 with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
+``_quirks`` (``QUIRKS``: each catalogued provider divergence, ``Q-*``, as a transform) and
+``_providers`` (``PROVIDERS``: a provider's quirks as one bundle) give replies their
+``quirks=[...]`` and ``as_=...`` (``quirks:`` and ``as:`` in mock files).
 """
 
 from .._kind import register_reply_kind
@@ -35,6 +38,10 @@ from ._gemini import Gemini as Gemini
 from ._models import ModelsList as ModelsList
 from ._openai_chat import OpenAIChat as OpenAIChat
 from ._openai_responses import OpenAIResponses as OpenAIResponses
+from ._providers import PROVIDERS as PROVIDERS
+from ._providers import Provider as Provider
+from ._quirks import QUIRKS as QUIRKS
+from ._quirks import Quirk as Quirk
 
 openai_chat = OpenAIChat
 openai_responses = OpenAIResponses
@@ -57,6 +64,10 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "ModelsList",
     "OpenAIChat",
     "OpenAIResponses",
+    "PROVIDERS",
+    "Provider",
+    "QUIRKS",
+    "Quirk",
     "TRANSFORMS",
     "Transform",
     "anthropic_messages",

@@ -33,6 +33,8 @@ from .._reply import Reply, ok
 from .._request import Request
 from ._draft import TRANSFORMS, Chunk, Context, Draft, Framing, Timing, Transform, render
 from ._errors import ERRORS
+from ._providers import canonical
+from ._providers import transforms as quirk_transforms
 from ._text import arguments_text, count_tokens, make_id, pieces, prompt_tokens
 
 __all__ = ["CONTENT_KINDS", "LLMReply", "ToolCall"]
@@ -131,6 +133,8 @@ class LLMReply(ReplyKind):
     error: str | None = None
     error_after: int | None = None
     transforms: Sequence[Any] = field(default=(), hash=False)
+    quirks: Sequence[str] = field(default=(), hash=False)
+    as_: str | None = None
     _calls: Any = field(
         default_factory=itertools.count, init=False, repr=False, compare=False, hash=False
     )
@@ -142,6 +146,9 @@ class LLMReply(ReplyKind):
         if isinstance(self.transforms, str | Mapping):
             raise ConfigError(f"transforms={self.transforms!r} must be a list of transforms")
         self._set("transforms", tuple(_transform(i, t) for i, t in enumerate(self.transforms)))
+        quirks, as_ = canonical(self.quirks, self.as_, self.file_key)
+        self._set("quirks", quirks)
+        self._set("as_", as_)
         self.check()
 
     def _check_content(self) -> None:
@@ -207,7 +214,7 @@ class LLMReply(ReplyKind):
             value = getattr(self, f.name)
             if value == _default(f):
                 continue
-            args[f.name] = _file_value(f.name, value, lenient)
+            args["as" if f.name == "as_" else f.name] = _file_value(f.name, value, lenient)
         return args
 
     # -- building -------------------------------------------------------------------------
@@ -234,7 +241,7 @@ class LLMReply(ReplyKind):
         rng = random.Random(f"{self.seed}:{call}")
         context = Context(request, body, call, rng, self.model_for(request, body))
         draft = self.draft(context)
-        for transform in self.transforms:
+        for transform in (*quirk_transforms(tuple(self.quirks), self.as_), *self.transforms):
             draft = transform(draft, context)
         return render(draft, self.timing, rng)
 
