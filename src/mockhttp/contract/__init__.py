@@ -14,8 +14,10 @@ findings = check(Transcript.from_body(body), "openai-chat")
 assert "openai.done" in {f.rule for f in findings}
 ```
 
-Profiles: ``openai-chat``, ``stream-equals-buffered``, ``anthropic-messages``; the rules
-of each are in ``PROFILES`` and documented one by one in docs/contract.md.
+Profiles: ``openai-chat``, ``openai-responses``, ``anthropic-messages``, ``gemini``,
+``stream-equals-buffered``; the rules of each are in ``PROFILES`` and documented one by one
+in docs/contract.md.  ``check(..., as_="groq")`` reports a provider's documented quirks
+(``mockhttp.llm.PROVIDERS``) as notes.
 """
 
 from ._check import Outcome as Outcome

@@ -102,6 +102,12 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
 def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     if args.model is None:
         raise UsageError("live mode needs --model")
+    offline_only = [p for p in profiles if p in ("openai-responses", "gemini")]
+    if offline_only:
+        raise UsageError(
+            f"live mode does not send {offline_only[0]} requests yet; record the exchange "
+            "(curl -D head.txt -o body.sse ...) and check it with --body"
+        )
     if "anthropic-messages" in profiles and len(profiles) > 1:
         raise UsageError("live mode checks anthropic-messages on its own")
     api = "anthropic" if "anthropic-messages" in profiles else "openai"
