@@ -18,6 +18,7 @@ tests/test_quirk_clients.py runs the Python clients and checks the table in the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -52,16 +53,52 @@ def _base(server: mockhttp.Server, name: str) -> str:
     return f"{server.url}/q/{name}"
 
 
+def reference_name(name: str, kind: str) -> str:
+    """The name under which the reference for case (name, kind) is served.
+
+    Cases whose scenario is the same (same request, same reply options) share one.
+    """
+    chosen = scenario(kind, llm.QUIRKS.get(name))
+    key = json.dumps([kind, chosen.request, chosen.options], sort_keys=True)
+    return "ref-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
 def serve(server: mockhttp.Server) -> list[tuple[str, str]]:
-    """Mock every (quirk, kind) pair and each kind's reference; the (name, kind) pairs."""
-    cases = [("reference", kind) for kind in KINDS]
-    cases += [(q.id, kind) for q in llm.QUIRKS.values() for kind in q.kinds if kind in KINDS]
+    """Mock every (quirk, kind) pair at /q/<id> and each scenario's reference at /q/ref-*.
+
+    Returns the (quirk id, kind) pairs.
+    """
+    cases = [(q.id, kind) for q in llm.QUIRKS.values() for kind in q.kinds if kind in KINDS]
+    served = set()
     for name, kind in cases:
-        quirk = llm.QUIRKS.get(name)
-        chosen = scenario(kind, quirk)
-        reply = chosen.reply(quirks=[name] if quirk else [])
-        server.mock(mockhttp.post(f"/q/{name}{API_PATH[kind]}").reply(reply))
+        chosen = scenario(kind, llm.QUIRKS[name])
+        server.mock(mockhttp.post(f"/q/{name}{API_PATH[kind]}").reply(chosen.reply(quirks=[name])))
+        reference = reference_name(name, kind)
+        if reference not in served:
+            served.add(reference)
+            server.mock(mockhttp.post(f"/q/{reference}{API_PATH[kind]}").reply(chosen.reply()))
     return cases
+
+
+def judge(
+    server: mockhttp.Server,
+    cases: list[tuple[str, str]],
+    read: Callable[[str, str, dict[str, Any]], Result | BaseException],
+) -> dict[tuple[str, str], str]:
+    """Each case's verdict: what ``read(kind, base, request)`` makes of the quirk against what
+    it makes of the reference of the same scenario."""
+    references: dict[str, Result | BaseException] = {}
+    out = {}
+    for name, kind in cases:
+        request = scenario(kind, llm.QUIRKS[name]).request
+        reference = reference_name(name, kind)
+        if reference not in references:
+            references[reference] = read(kind, _base(server, reference), request)
+        yardstick = references[reference]
+        if isinstance(yardstick, BaseException):
+            raise RuntimeError(f"the client fails on the reference of {name}: {yardstick!r}")
+        out[name, kind] = verdict(read(kind, _base(server, name), request), yardstick)
+    return out
 
 
 # -- the Python clients ---------------------------------------------------------------------
@@ -134,6 +171,8 @@ PYTHON: dict[str, tuple[str, Callable[[str, dict[str, Any]], Result]]] = {
 
 def verdict(result: Result | BaseException, reference: Result) -> str:
     """``absorbed``, ``silently wrong (what differs)`` or ``raises (the exception)``."""
+    if isinstance(result, NodeError):
+        return f"raises ({result})"
     if isinstance(result, BaseException):
         return f"raises ({type(result).__name__})"
     differs = [key for key in reference if result.get(key) != reference[key]]
@@ -142,40 +181,16 @@ def verdict(result: Result | BaseException, reference: Result) -> str:
     return f"silently wrong ({', '.join(differs)})"
 
 
-def run_python(server: mockhttp.Server, cases: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """The Python SDK's verdict on every case (the references are the yardstick)."""
-    results: dict[tuple[str, str], Result | BaseException] = {}
-    for name, kind in cases:
-        chosen = scenario(kind, llm.QUIRKS.get(name))
-        try:
-            results[name, kind] = PYTHON[kind][1](_base(server, name), chosen.request)
-        except Exception as exc:  # what the client raises is the finding
-            results[name, kind] = exc
-    out = {}
-    for (name, kind), result in results.items():
-        if name == "reference":
-            continue
-        reference = scenario(kind, llm.QUIRKS[name])
-        yardstick = results["reference", kind]
-        if (
-            reference.request != scenario(kind).request
-            or reference.options != scenario(kind).options
-        ):
-            yardstick = _fresh_reference(server, kind, name)
-        assert not isinstance(yardstick, BaseException), yardstick
-        out[name, kind] = verdict(result, yardstick)
-    return out
-
-
-def _fresh_reference(server: mockhttp.Server, kind: str, name: str) -> Result | BaseException:
-    """The reference read with the request and reply a quirk needs (tool calls, no usage)."""
-    chosen = scenario(kind, llm.QUIRKS[name])
-    path = f"/r/{name}{API_PATH[kind]}"
-    server.mock(mockhttp.post(path).reply(chosen.reply()))
+def _read_python(kind: str, base: str, request: dict[str, Any]) -> Result | BaseException:
     try:
-        return PYTHON[kind][1](f"{server.url}/r/{name}", chosen.request)
-    except Exception as exc:
+        return PYTHON[kind][1](base, request)
+    except Exception as exc:  # what the client raises is the finding
         return exc
+
+
+def run_python(server: mockhttp.Server, cases: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The Python SDKs' verdict on every case."""
+    return judge(server, cases, _read_python)
 
 
 # -- Node clients (optional) ----------------------------------------------------------------
@@ -186,7 +201,7 @@ const [kind, base, request] = [process.argv[1], process.argv[2], JSON.parse(proc
   try {
     let out;
     if (kind === "anthropic_messages") {
-      const Anthropic = require("@anthropic-ai/sdk");
+      const sdk = require("@anthropic-ai/sdk"), Anthropic = sdk.Anthropic || sdk.default || sdk;
       const client = new Anthropic({ baseURL: base, apiKey: "sk-test", maxRetries: 0 });
       const m = await client.messages.stream({ model: request.model,
         max_tokens: request.max_tokens, messages: request.messages }).finalMessage();
@@ -194,7 +209,7 @@ const [kind, base, request] = [process.argv[1], process.argv[2], JSON.parse(proc
         tools: m.content.filter(b => b.type === "tool_use").map(b => b.input),
         usage: m.usage.input_tokens + m.usage.output_tokens, stop: m.stop_reason };
     } else {
-      const OpenAI = require("openai");
+      const sdk = require("openai"), OpenAI = sdk.OpenAI || sdk.default || sdk;
       const client = new OpenAI({ baseURL: base + "/v1", apiKey: "sk-test", maxRetries: 0 });
       let text = "", usage = null, finish = null; const calls = {};
       const opts = request.stream_options ? { stream_options: request.stream_options } : {};
@@ -223,6 +238,22 @@ NODE = {
 }
 
 
+def node_version(package: str) -> str:
+    """The installed version of a Node package (read from its package.json)."""
+    script = (
+        "const p=require('path'),f=require('fs');let d=p.dirname(require.resolve(process.argv[1]));"
+        "while(!f.existsSync(p.join(d,'package.json')))d=p.dirname(d);"
+        "console.log(JSON.parse(f.readFileSync(p.join(d,'package.json'))).version)"
+    )
+    done = subprocess.run(["node", "-e", script, package], capture_output=True, text=True)
+    return done.stdout.strip() or "?"
+
+
+def _node() -> str:
+    done = subprocess.run(["node", "--version"], capture_output=True, text=True)
+    return done.stdout.strip()
+
+
 def node_available(package: str) -> bool:
     """True when ``node`` runs and can require ``package``."""
     if shutil.which("node") is None:
@@ -233,30 +264,33 @@ def node_available(package: str) -> bool:
     return probe.returncode == 0
 
 
+class NodeError(Exception):
+    """What a Node client raised (its JavaScript error name)."""
+
+
+def _read_node(kind: str, base: str, request: dict[str, Any]) -> Result | BaseException:
+    done = subprocess.run(
+        ["node", "-e", NODE_SCRIPT, kind, base, json.dumps(request)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stdout.strip().splitlines()
+    if not lines:
+        raise RuntimeError(f"the node client failed: {done.stderr[-2000:]}")
+    answer = json.loads(lines[-1])
+    return answer["ok"] if "ok" in answer else NodeError(answer["raised"])
+
+
 def run_node(
     server: mockhttp.Server, cases: list[tuple[str, str]]
 ) -> dict[str, dict[tuple[str, str], str]]:
     """The Node SDKs' verdicts, for the packages node can load (none: empty)."""
     columns: dict[str, dict[tuple[str, str], str]] = {}
     for kind, (package, column) in NODE.items():
-        if not node_available(package):
-            continue
-        found: dict[tuple[str, str], Result | BaseException] = {}
-        for name, case_kind in cases:
-            if case_kind != kind:
-                continue
-            request = scenario(kind, llm.QUIRKS.get(name)).request
-            done = subprocess.run(
-                ["node", "-e", NODE_SCRIPT, kind, _base(server, name), json.dumps(request)],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            answer = json.loads(done.stdout.strip().splitlines()[-1])
-            found[name, kind] = answer["ok"] if "ok" in answer else RuntimeError(answer["raised"])
-        reference = found.pop(("reference", kind))
-        assert not isinstance(reference, BaseException)
-        columns[column] = {key: verdict(value, reference) for key, value in found.items()}
+        if node_available(package):
+            mine = [case for case in cases if case[1] == kind]
+            columns[f"{column} {node_version(package)}"] = judge(server, mine, _read_node)
     return columns
 
 
@@ -266,7 +300,7 @@ def run_node(
 def table(python: dict[tuple[str, str], str], node: dict[str, dict[tuple[str, str], str]]) -> str:
     """The markdown table: one row per quirk and reply kind, one column per client."""
     node_note = (
-        "Node clients: " + ", ".join(node)
+        "Node clients: " + ", ".join(node) + f" (node {_node()})"
         if node
         else "Node clients: not run (node or the openai / @anthropic-ai/sdk packages missing)"
     )
