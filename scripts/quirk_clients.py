@@ -7,8 +7,9 @@ reference reply is *absorbed*; a different one is *silently wrong* (the table sa
 differs); an exception is *raises*.
 
 Clients: the Python ``openai`` SDK (Chat Completions and Responses) and ``anthropic`` SDK,
-always; the Node ``openai`` and ``@anthropic-ai/sdk`` packages when ``node`` can require
-them (skipped otherwise, and the table says so).
+always; the Node ``openai`` and ``@anthropic-ai/sdk`` packages and the Vercel AI SDK
+(``ai`` with ``@ai-sdk/openai``, Chat Completions) when ``node`` can require them (skipped
+otherwise, and the table says so; ``NODE_PATH`` points node at a folder of packages).
 
     python scripts/quirk_clients.py            # print the table
     python scripts/quirk_clients.py docs/quirks.md   # write it between the markers
@@ -196,11 +197,28 @@ def run_python(server: mockhttp.Server, cases: list[tuple[str, str]]) -> dict[tu
 # -- Node clients (optional) ----------------------------------------------------------------
 
 NODE_SCRIPT = r"""
-const [kind, base, request] = [process.argv[1], process.argv[2], JSON.parse(process.argv[3])];
+const [client, base, request] = [process.argv[1], process.argv[2], JSON.parse(process.argv[3])];
 (async () => {
   try {
     let out;
-    if (kind === "anthropic_messages") {
+    if (client === "vercel-ai") {
+      const { streamText } = require("ai");
+      const { createOpenAI } = require("@ai-sdk/openai");
+      const provider = createOpenAI({ baseURL: base + "/v1", apiKey: "sk-test" });
+      const result = streamText({ model: provider.chat(request.model),
+        messages: request.messages, maxRetries: 0 });
+      let text = "", usage = null, finish = null; const tools = [];
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta") text += part.text ?? part.textDelta ?? "";
+        else if (part.type === "tool-call") tools.push({ name: part.toolName, input: part.input });
+        else if (part.type === "error") throw part.error;
+        else if (part.type === "finish") {
+          finish = part.finishReason;
+          usage = (part.totalUsage || part.usage || {}).totalTokens ?? null;
+        }
+      }
+      out = { text, tools, usage, finish };
+    } else if (client === "anthropic-node") {
       const sdk = require("@anthropic-ai/sdk"), Anthropic = sdk.Anthropic || sdk.default || sdk;
       const client = new Anthropic({ baseURL: base, apiKey: "sk-test", maxRetries: 0 });
       const m = await client.messages.stream({ model: request.model,
@@ -229,12 +247,19 @@ const [kind, base, request] = [process.argv[1], process.argv[2], JSON.parse(proc
       out = { text, tools: Object.values(calls), usage, finish };
     }
     console.log(JSON.stringify({ ok: out }));
-  } catch (e) { console.log(JSON.stringify({ raised: e.constructor.name })); }
+  } catch (e) {
+    const name = e instanceof Error
+      ? (e.name && e.name !== "Error" ? e.name : e.constructor.name)
+      : "error part" + (e && e.type ? ": " + e.type : "");
+    console.log(JSON.stringify({ raised: name }));
+  }
 })();
 """
+# column -> (the reply kind it reads, the packages it needs; the first names its version)
 NODE = {
-    "openai_chat": ("openai", "openai-node"),
-    "anthropic_messages": ("@anthropic-ai/sdk", "anthropic-node"),
+    "openai-node": ("openai_chat", ("openai",)),
+    "vercel-ai": ("openai_chat", ("ai", "@ai-sdk/openai")),
+    "anthropic-node": ("anthropic_messages", ("@anthropic-ai/sdk",)),
 }
 
 
@@ -268,9 +293,16 @@ class NodeError(Exception):
     """What a Node client raised (its JavaScript error name)."""
 
 
-def _read_node(kind: str, base: str, request: dict[str, Any]) -> Result | BaseException:
+def _reader(column: str) -> Callable[[str, str, dict[str, Any]], Result | BaseException]:
+    def read(kind: str, base: str, request: dict[str, Any]) -> Result | BaseException:
+        return _read_node(column, base, request)
+
+    return read
+
+
+def _read_node(column: str, base: str, request: dict[str, Any]) -> Result | BaseException:
     done = subprocess.run(
-        ["node", "-e", NODE_SCRIPT, kind, base, json.dumps(request)],
+        ["node", "-e", NODE_SCRIPT, column, base, json.dumps(request)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -287,10 +319,11 @@ def run_node(
 ) -> dict[str, dict[tuple[str, str], str]]:
     """The Node SDKs' verdicts, for the packages node can load (none: empty)."""
     columns: dict[str, dict[tuple[str, str], str]] = {}
-    for kind, (package, column) in NODE.items():
-        if node_available(package):
+    for column, (kind, packages) in NODE.items():
+        if all(node_available(p) for p in packages):
             mine = [case for case in cases if case[1] == kind]
-            columns[f"{column} {node_version(package)}"] = judge(server, mine, _read_node)
+            label = f"{column} {node_version(packages[0])}"
+            columns[label] = judge(server, mine, _reader(column))
     return columns
 
 
@@ -302,7 +335,8 @@ def table(python: dict[tuple[str, str], str], node: dict[str, dict[tuple[str, st
     node_note = (
         "Node clients: " + ", ".join(node) + f" (node {_node()})"
         if node
-        else "Node clients: not run (node or the openai / @anthropic-ai/sdk packages missing)"
+        else "Node clients: not run (node or the openai, ai / @ai-sdk/openai and "
+        "@anthropic-ai/sdk packages missing)"
     )
     heads = ["quirk", "reply", "Python SDK", *node]
     lines = [
