@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
 
 import mockhttp
@@ -206,3 +208,21 @@ def test_quirks_page_examples_run() -> None:
         llm.openai_chat("Hello there", as_="groq"),
         llm.openai_chat("Hello there", quirks=["Q-CRLF", "Q-DONE"]),
     ]
+
+
+def test_matrix_bytes_on_the_wire_equal_the_pure_ones(server: mockhttp.Server) -> None:
+    """Every quirk served by one server and recorded over loopback: the same bytes and the
+    same findings as the transcript the matrix checks without sockets."""
+    for quirk, kind in MATRIX:
+        chosen = scenario(kind, llm.QUIRKS[quirk])
+        path = chosen.path.partition("?")[0]
+        server.mock(mockhttp.post(f"/w/{quirk}{path}").reply(chosen.reply(quirks=[quirk])))
+    with httpx.Client(timeout=10) as http:
+        for quirk, kind in MATRIX:
+            chosen = scenario(kind, llm.QUIRKS[quirk])
+            pure = transcript(chosen.reply(quirks=[quirk]), chosen.path, chosen.request)
+            wire = record(f"{server.url}/w/{quirk}{chosen.path}", chosen.request, client=http)
+            assert wire.body == pure.body, (quirk, kind)
+            assert wire.status == pure.status
+            wire = replace(wire, buffered=pure.buffered)  # the buffered answer, for anthropic
+            assert check(wire, PROFILE[kind]) == check(pure, PROFILE[kind]), quirk
