@@ -14,6 +14,7 @@ from ._errors import MockHTTPError as MockHTTPError
 from ._errors import ServerError as ServerError
 from ._errors import UnmatchedRequestError as UnmatchedRequestError
 from ._errors import VerificationError as VerificationError
+from ._feed import Feed as Feed
 from ._mock import Mock as Mock
 from ._mock import delete as delete
 from ._mock import get as get
@@ -36,6 +37,7 @@ from ._sse import Event as Event
 from ._verify import ActiveMock as ActiveMock
 from ._verify import Call as Call
 from ._verify import CallList as CallList
+from .record import variants as variants  # also adds `recording` to mock files
 
 __version__ = "0.1.0"
 
@@ -45,6 +47,7 @@ __all__ = [
     "CallList",
     "ConfigError",
     "Event",
+    "Feed",
     "Headers",
     "Mock",
     "MockHTTPError",
@@ -71,4 +74,5 @@ __all__ = [
     "request",
     "sse",
     "status",
+    "variants",
 ]
