@@ -54,7 +54,10 @@ def anthropic_events() -> list[mockhttp.Event]:
     block = {"type": "text", "text": ""}
     events = [
         ("message_start", {"type": "message_start", "message": message}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": block},
+        ),
         ("ping", {"type": "ping"}),
     ]
     events += [

@@ -10,6 +10,8 @@ them, so no secret reaches a file.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -122,25 +124,30 @@ def _scrub(data: bytes, secrets: Sequence[str]) -> bytes:
 
 
 def _scrub_writes(writes: Sequence[Write], secrets: Sequence[str]) -> tuple[Write, ...]:
-    """Replace secrets in the body (also one that spans writes: the write where it ends
-    takes the replacement, the earlier ones lose their part)."""
-    if not secrets:
-        return tuple(writes)
+    """Replace secrets in the body.  Writes keep their boundaries, except that writes a
+    secret spans are joined first (at the time of the last), so no part of it is left."""
+    needles = [s.encode("utf-8", "replace") for s in secrets]
     body = b"".join(w.data for w in writes)
-    if not any(s.encode("utf-8", "replace") in body for s in secrets):
+    if not any(n in body for n in needles):
         return tuple(writes)
+    ends = list(itertools.accumulate(len(w.data) for w in writes))
+    joined_to_next = [False] * len(writes)
+    for needle in needles:
+        start = body.find(needle)
+        while start != -1:
+            first = bisect.bisect_right(ends, start)
+            last = bisect.bisect_right(ends, start + len(needle) - 1)
+            for i in range(first, last):
+                joined_to_next[i] = True
+            start = body.find(needle, start + len(needle))
     out: list[Write] = []
     held = b""
-    for w in writes:
-        data = _scrub(held + w.data, secrets)
-        # keep back a tail that could be the start of a secret cut by the next write
-        keep = max((len(s) for s in secrets), default=1) - 1
-        cut = max(len(data) - keep, 0)
-        out.append(Write(w.at, data[:cut]))
-        held = data[cut:]
-    if held:
-        out.append(Write(out[-1].at if out else 0.0, _scrub(held, secrets)))
-    return tuple(w for w in out if w.data)
+    for w, join in zip(writes, joined_to_next, strict=True):
+        held += w.data
+        if not join:
+            out.append(Write(w.at, _scrub(held, secrets)))
+            held = b""
+    return tuple(out)
 
 
 def _headers(
