@@ -4,6 +4,7 @@ is the one a correct client must report."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import anthropic
@@ -13,7 +14,7 @@ import pytest
 
 import mockhttp
 from mockhttp.contract import Transcript, check
-from mockhttp.record import VARIANTS, Recording, Write, each_variant, variants
+from mockhttp.record import VARIANTS, Recording, Write, variants
 from tests.record_streams import (
     TEXT,
     anthropic_events,
@@ -134,7 +135,7 @@ def test_the_write_variants_cut_where_they_say() -> None:
     crlf = [w.data for w in OPENAI_VARIANTS["split_crlf"].played.writes]
     assert not any(b"\r\n" in d for d in crlf)  # every CRLF is cut in two
     assert sum(d.count(b"\r") for d in crlf) == OPENAI.body_bytes.count(b"\n")
-    for this, after in zip(crlf, crlf[1:], strict=False):
+    for this, after in itertools.pairwise(crlf):
         assert this.endswith(b"\r") == after.startswith(b"\n")
 
 
