@@ -41,7 +41,7 @@ def openai_bytes() -> list[bytes]:
 
 def anthropic_events() -> list[mockhttp.Event]:
     """An Anthropic Messages stream of TEXT."""
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
