@@ -123,7 +123,7 @@ def test_a_recording_misused_in_python_is_a_config_error() -> None:
     with pytest.raises(mockhttp.ConfigError, match="timing='none'"):
         Recording(speed=float("inf"))
     with pytest.raises(mockhttp.ConfigError, match="end='stall'"):
-        Recording(end="stall")  # type: ignore[arg-type]
+        Recording(end="stall")
     with pytest.raises(mockhttp.ConfigError, match="at=-1"):
         Write(-1, b"")
     with pytest.raises(mockhttp.ConfigError, match="must be a tuple of Write"):
