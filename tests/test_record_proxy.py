@@ -277,3 +277,21 @@ def test_the_upstream_path_prefix_and_query_are_kept(tmp_path: Path) -> None:
 def test_a_bad_upstream_is_a_config_error() -> None:
     with pytest.raises(mockhttp.ConfigError, match="http:// or https://"):
         Recorder("ftp://example.com")
+
+
+def test_a_client_that_hangs_up_ends_the_recording_there(tmp_path: Path) -> None:
+    with mockhttp.Server() as upstream:
+        chat = upstream.mock(
+            mockhttp.post(CHAT).reply(
+                mockhttp.ok().event_stream(*openai_events(), event_delay=0.05, repeat=True)
+            )
+        )
+        with Recorder(upstream.url, tmp_path) as recorder:
+            with httpx.stream("POST", recorder.url + CHAT, json={"model": "m"}) as response:
+                first = next(response.iter_raw())
+                assert first.startswith(b"data: ")
+            (mock,) = recorder.wait(1, timeout=10)
+        assert chat.calls[0].wait(5) == "client hung up"  # the proxy let go upstream too
+    assert isinstance(mock.response, Recording)
+    assert mock.response.end == "close"
+    assert mock.response.body_bytes.startswith(first)

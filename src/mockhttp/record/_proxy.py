@@ -123,6 +123,14 @@ class Recorder:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+        if exc is None:
+            self.check()
+
+    def check(self) -> None:
+        """Raise the first error the recorder itself hit (a bug, not an upstream's
+        failure: those are recorded)."""
+        if self.errors:
+            raise self.errors[0]
 
     @property
     def url(self) -> str:
