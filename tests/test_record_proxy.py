@@ -295,3 +295,16 @@ def test_a_client_that_hangs_up_ends_the_recording_there(tmp_path: Path) -> None
     assert isinstance(mock.response, Recording)
     assert mock.response.end == "close"
     assert mock.response.body_bytes.startswith(first)
+
+
+def test_a_second_session_adds_files_after_the_first(tmp_path: Path) -> None:
+    with mockhttp.Server() as upstream:
+        upstream.mock(mockhttp.get("/v1/models").reply(mockhttp.ok().json({"data": []})))
+        for _ in range(2):
+            with Recorder(upstream.url, tmp_path) as recorder:
+                httpx.get(recorder.url + "/v1/models")
+                recorder.wait(1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "001-get-v1-models.yaml",
+        "002-get-v1-models.yaml",
+    ]

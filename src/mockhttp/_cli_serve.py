@@ -44,7 +44,7 @@ def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
         near = f"closest: {ranked[0][0].describe()}" if ranked else "no mocks"
         who = f"no match ({near})"
     code = "-" if call.status is None else str(call.status)
-    stream = call.mock is not None and call.mock.response.stream is not None
+    stream = call.mock is not None and (call.mock.response.stream is not None or call.events > 0)
     sent = f"{call.events} events" if stream else f"{call.body_bytes} bytes"
     stamp = now.strftime("%H:%M:%S.%f")[:-3]
     return f"{stamp} {request.method} {request.target} → {who} {code}, {sent}, {call.outcome}"

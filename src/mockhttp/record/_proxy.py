@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["Recorder", "record"]
 
 _SLUG = re.compile(r"[^a-z0-9]+")
+_NUMBERED = re.compile(r"^\d{3}-.*\.yaml$")
 _DROP_UPSTREAM = HOP_BY_HOP | {"host", "accept-encoding"}
 
 
@@ -85,6 +86,7 @@ class Recorder:
         self._lock = threading.Lock()
         self._repeats: dict[str, list[int]] = {}  # request key -> indexes into mocks
         self._files: dict[int, Path] = {}
+        self._first = 0
         self._threads: list[threading.Thread] = []
         import httpx  # on first use: importing mockhttp stays light
 
@@ -103,6 +105,8 @@ class Recorder:
         """Start listening; returns the recorder."""
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
+            numbers = [int(p.name[:3]) for p in self.out.iterdir() if _NUMBERED.match(p.name)]
+            self._first = max(numbers, default=0)  # a second session adds, never overwrites
         self.server.start()
         return self
 
@@ -242,7 +246,7 @@ class Recorder:
         if path is None:
             mock = self.mocks[index]
             slug = _SLUG.sub("-", f"{mock.method}-{mock.path}".lower()).strip("-")[:60]
-            path = self.out / f"{index + 1:03d}-{slug}.yaml"
+            path = self.out / f"{self._first + index + 1:03d}-{slug}.yaml"
             self._files[index] = path
         path.write_text(dump(self.mocks[index]), encoding="utf-8")
 
