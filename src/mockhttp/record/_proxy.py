@@ -42,7 +42,7 @@ __all__ = ["Recorder", "record"]
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 _NUMBERED = re.compile(r"^\d{3}-.*\.yaml$")
-_DROP_UPSTREAM = HOP_BY_HOP | {"host", "accept-encoding"}
+_DROP_UPSTREAM = HOP_BY_HOP | {"host", "accept-encoding", "expect"}
 
 
 class Recorder:
