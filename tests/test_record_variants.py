@@ -192,3 +192,18 @@ def test_client(mockhttp_server, variant):
             "*test_client?closed_without_done? FAILED*",
         ]
     )
+
+
+def test_an_unfinished_last_event_stays_unfinished() -> None:
+    """A recording cut inside its last event: the variants keep the cut lines, unfinished."""
+    cut = Recording(
+        headers=(("Content-Type", "text/event-stream"),),
+        writes=(Write(0, b"data: one\n\n"), Write(0.01, b"data: tw")),
+    )
+    found = variants(cut)
+    assert "no_last_blank" not in found
+    crlf = b"".join(w.data for w in found["crlf"].played.writes)
+    assert crlf == b"data: one\r\n\r\ndata: tw\r\n"
+    from mockhttp.sse import Message, decode
+
+    assert [i.data for i in decode(crlf) if isinstance(i, Message)] == ["one"]

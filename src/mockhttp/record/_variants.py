@@ -108,12 +108,9 @@ def parse(recording: Recording) -> Stream:
         lines = [x for x in _lines(body[start:end].decode("utf-8")) if x]
         blocks.append(Block(tuple(lines), time_of(end)))
         start = end
-    rest = body[start:].decode("utf-8")
-    tail = tuple(_lines(rest)[:-1]) if rest else ()
-    if rest and not tail:
-        tail = (rest,)
+    tail = tuple(x for x in _lines(body[start:].decode("utf-8")) if x)
     last = recording.writes[-1].at if recording.writes else 0.0
-    return Stream(tuple(blocks), tuple(x for x in tail if x), last, _eol(body))
+    return Stream(tuple(blocks), tail, last, _eol(body))
 
 
 # -- the variants -----------------------------------------------------------------------
