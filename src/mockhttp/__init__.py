@@ -14,6 +14,7 @@ from ._errors import MockHTTPError as MockHTTPError
 from ._errors import ServerError as ServerError
 from ._errors import UnmatchedRequestError as UnmatchedRequestError
 from ._errors import VerificationError as VerificationError
+from ._feed import Feed as Feed
 from ._kind import ReplyKind as ReplyKind
 from ._kind import register_reply_kind as register_reply_kind
 from ._mock import Mock as Mock
@@ -38,6 +39,7 @@ from ._sse import Event as Event
 from ._verify import ActiveMock as ActiveMock
 from ._verify import Call as Call
 from ._verify import CallList as CallList
+from .record import variants as variants  # also adds `recording` to mock files
 
 __version__ = "0.1.0"
 
@@ -47,6 +49,7 @@ __all__ = [
     "CallList",
     "ConfigError",
     "Event",
+    "Feed",
     "Headers",
     "Mock",
     "MockHTTPError",
@@ -75,4 +78,5 @@ __all__ = [
     "request",
     "sse",
     "status",
+    "variants",
 ]

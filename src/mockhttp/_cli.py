@@ -1,4 +1,4 @@
-"""The ``mockhttp`` command: ``serve``, ``validate`` and ``check``.
+"""The ``mockhttp`` command: ``serve``, ``validate``, ``check`` and ``record``.
 
 ``serve`` prints the base URL on stdout (one line, flushed) once it listens, so a script can
 read it; everything else (one line per request, reloads, errors) goes to stderr.
@@ -20,6 +20,7 @@ from types import FrameType
 
 from ._cli_serve import DEFAULTS, Served, watch_snapshot
 from ._errors import MockfileError, ServerError
+from ._mock import Mock
 from ._mockfile import files, load
 from ._server import Server
 
@@ -33,6 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:
         return _check(args[1:])
+    if args[:1] == ["record"]:
+        return _record(args[1:])
     parsed = _parser().parse_args(args)
     if parsed.command == "serve":
         return _serve(parsed)
@@ -66,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     loud.add_argument("--verbose", action="store_true", help="log request headers and bodies")
     serve.add_argument("--watch", action="store_true", help="reload files when they change")
     serve.add_argument(
+        "--variants",
+        action="store_true",
+        help="also serve every mock under /VARIANT/..., recordings as that variant",
+    )
+    serve.add_argument(
         "--journal-limit",
         type=_positive,
         default=10_000,
@@ -79,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
         "Exit status 0 when every file loads, 1 otherwise.",
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="mock files or directories")
+    commands.add_parser(
+        "record",
+        help="record an upstream's replies as mock files, through a proxy",
+        description="See `mockhttp record --help`.",
+        add_help=False,
+    )
     commands.add_parser(
         "check",
         help="check a live streaming endpoint against a provider contract",
@@ -112,7 +126,11 @@ def _serve(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 1
     server = Server(args.host, args.port, journal_limit=args.journal_limit)
+    if args.variants:
+        mocks = _variants(mocks)
     served = Served(server, paths, mocks, args.quiet, args.verbose)
+    if args.variants:
+        served.expand = _variants
     try:
         server.start()
     except ServerError as exc:
@@ -140,6 +158,15 @@ def _stopper(stop: threading.Event) -> Callable[[int, FrameType | None], None]:
         stop.set()
 
     return handle
+
+
+def _variants(mocks: list[Mock]) -> list[Mock]:
+    from .record._cli import with_variants
+
+    expanded, names = with_variants(mocks)
+    where = ", ".join(f"/{n}/" for n in names) or "none: no recorded event stream"
+    print(f"mockhttp: variants under {where}", file=sys.stderr, flush=True)
+    return expanded
 
 
 # -- validate -------------------------------------------------------------------------------
@@ -183,3 +210,17 @@ def _check(argv: list[str]) -> int:
     contract_cli.configure_parser(parser)
     status: int = contract_cli.run(parser.parse_args(argv))
     return status
+
+
+# -- record ---------------------------------------------------------------------------------
+
+
+def _record(argv: list[str]) -> int:
+    from .record import _cli as record_cli
+
+    parser = argparse.ArgumentParser(
+        prog="mockhttp record",
+        description="Record an upstream's replies as mock files, through a proxy.",
+    )
+    record_cli.configure_parser(parser)
+    return record_cli.run(parser.parse_args(argv))

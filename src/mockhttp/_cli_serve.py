@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -86,6 +86,7 @@ class Served:
         self.quiet = quiet
         self.verbose = verbose
         self.active: list[ActiveMock] = []
+        self.expand: Callable[[list[Mock]], list[Mock]] = list  # what --variants adds
         self._lock = threading.Lock()
         server.on_call_end = self.log
         server.admin = AdminAPI(server, on_reset=self.install_files)
@@ -112,7 +113,7 @@ class Served:
         if current == snapshot:
             return snapshot
         try:
-            mocks = load(*self.paths)
+            mocks = self.expand(load(*self.paths))
         except MockfileError as exc:
             self._err(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
             return current

@@ -35,6 +35,7 @@ from ._match import MATCHERS
 from ._mock import Mock
 from ._mockfile_dump import dump as dump
 from ._mockfile_dump import to_dict as to_dict
+from ._mockfile_kinds import RESPONSE_KINDS
 from ._mockfile_nodes import At, suggest
 from ._plan import Fault
 from ._reply import Reply, status
@@ -222,14 +223,16 @@ def _criteria(mock: Mock, field: str, at: At) -> Mock:
 
 def _response(at: At) -> tuple[Reply | ReplyKind, list[Fault]]:
     what = "a response: a mapping with status, header, body, ..."
-    kinds = [(k, c) for k, _, c in at.items(what) if k not in RESPONSE_KEYS]
-    if kinds and reply_kind(kinds[0][0]) is not None:
-        return _kind_response(at, *kinds[0])
-    f = at.fields((*RESPONSE_KEYS, *sorted(REPLY_KINDS)) if kinds else RESPONSE_KEYS, what)
-    given = [k for k in _EXCLUSIVE if k in f]
+    kinds = (*_EXCLUSIVE, *RESPONSE_KINDS)
+    known = (*RESPONSE_KEYS, *RESPONSE_KINDS)
+    others = [(k, c) for k, _, c in at.items(what) if k not in known]
+    if others and reply_kind(others[0][0]) is not None:
+        return _kind_response(at, *others[0])
+    f = at.fields((*known, *sorted(REPLY_KINDS)) if others else known, what)
+    given = [k for k in kinds if k in f]
     if len(given) > 1:
         f[given[1]].fail(
-            f"found both {given[0]!r} and {given[1]!r}, expected one of body, json, event_stream"
+            f"found both {given[0]!r} and {given[1]!r}, expected one of {', '.join(kinds)}"
         )
     code = f["status"].integer("an HTTP status code such as 200") if "status" in f else 200
     reason = f["reason"].text("a reason phrase (text)") if "reason" in f else None
@@ -291,6 +294,9 @@ def _content(reply: Reply, f: dict[str, At]) -> Reply:
             return reply.json(f["json"].value())
     if "event_stream" in f:
         return _event_stream(reply, f["event_stream"])
+    for key, kind in RESPONSE_KINDS.items():  # added by subpackages (mockhttp.record)
+        if key in f:
+            return kind.read(reply, f[key])
     return reply
 
 

@@ -28,6 +28,7 @@ from ._errors import ConfigError
 from ._kind import ReplyKind
 from ._match import Equal, Matcher, all_of
 from ._mock import Criterion, Mock
+from ._mockfile_kinds import kind_of
 from ._plan import Fault
 from ._reply import EventStream, Reply, _reason
 from ._sse import Event, dumps_compact
@@ -215,7 +216,11 @@ def _headers(headers: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def _content(reply: Reply, headers: list[tuple[str, str]]) -> dict[str, Any]:
-    """``event_stream``, ``json`` or ``body``; a JSON body drops the header ``.json`` adds."""
+    """``event_stream``, ``json`` or ``body``; a JSON body drops the header ``.json`` adds;
+    a registered kind's key for its replies."""
+    kind = kind_of(reply)
+    if kind is not None:
+        return {kind.key: kind.write(reply)}
     if reply.stream is not None:
         return {"event_stream": _event_stream(reply.stream)}
     if not reply.content:

@@ -12,7 +12,7 @@ deadlines from the reply's start, so timing does not drift.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -26,7 +26,9 @@ __all__ = [
     "Pause",
     "Plan",
     "Raw",
+    "Source",
     "Step",
+    "Wait",
 ]
 
 EndHow = Literal["complete", "close", "reset", "stall"]
@@ -83,7 +85,27 @@ class End:
     how: EndHow = "complete"
 
 
-Step = Head | Data | Raw | Pause | End
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Send nothing until ``source`` has more steps (a plan fed while it is sent, see
+    ``_feed.Feed``).  The executor calls ``source.wake(callback)`` and resumes when the
+    callback runs (from any thread); timing then restarts from that moment."""
+
+    source: Source
+
+
+class Source(Protocol):
+    """What a ``Wait`` waits on: ``wake(callback)`` calls ``callback`` once (from any
+    thread) when more steps are ready, at once if they already are; ``status`` is the
+    status of the head it has produced (None before it)."""
+
+    @property
+    def status(self) -> int | None: ...
+
+    def wake(self, callback: Callable[[], None]) -> None: ...
+
+
+Step = Head | Data | Raw | Pause | End | Wait
 Plan = Iterable[Step]
 
 

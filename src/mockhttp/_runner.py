@@ -11,10 +11,11 @@ plan's ``End`` says.  ``Whole`` is the shortcut for short replies without pauses
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ._plan import End, Pause, Raw, Step
+from ._plan import End, Pause, Raw, Source, Step, Wait
 from ._reply import error_reply
 from ._verify import BODY_KEPT, Call, Outcome
 from ._wire import frame
@@ -82,6 +83,7 @@ class Runner:
         "call",
         "conn",
         "deadline",
+        "fed",
         "handle",
         "keep_alive",
         "loop",
@@ -103,6 +105,7 @@ class Runner:
         self.waiting = False
         self.stalled = False
         self.keep_alive = keep_alive
+        self.fed: Source | None = None  # the source of a fed plan, once it made us wait
         # the call's status counts as sent once the first byte (of the head) is written
         self.status = None if call is None else call.status
         if call is not None:
@@ -146,6 +149,12 @@ class Runner:
                     self._write(out)
                     self._end(step)
                     return
+                elif kind is Wait:
+                    assert isinstance(step, Wait)
+                    self._write(out)
+                    self.fed = step.source
+                    step.source.wake(self._woken)
+                    return
                 else:
                     raise TypeError(f"unexpected step in a wire plan: {step!r}")
         except Exception as exc:
@@ -154,6 +163,16 @@ class Runner:
             return
         self._write(out)
         self._end(End("complete"))
+
+    def _woken(self) -> None:
+        """A fed plan has more steps (called from any thread): go on, timing from now."""
+        with contextlib.suppress(RuntimeError):  # the server has closed, and its loop
+            self.loop.call_soon_threadsafe(self._resume)
+
+    def _resume(self) -> None:
+        self.deadline = max(self.deadline, self.loop.time())
+        if self.conn.runner is self:
+            self.run()
 
     def _paused(self) -> bool:
         return self.conn.paused
@@ -167,7 +186,8 @@ class Runner:
         call = self.call
         assert call is not None
         if call.status is None:
-            call.status = self.status
+            fed = None if self.fed is None else self.fed.status
+            call.status = self.status if fed is None else fed
         call.wire_bytes += len(step.data)
         if step.body:
             call.body_bytes += step.body

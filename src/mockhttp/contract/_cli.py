@@ -68,6 +68,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
+    parser.add_argument(
+        "--save", type=Path, metavar="FILE", help="live mode: write the exchanges as a mock file"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,7 +116,29 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     api = "anthropic" if "anthropic-messages" in profiles else "openai"
     key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
     headers = {**auth_headers(api, key), **_headers(args.header)}
-    return run_live(args.url, args.model, api, headers, args.timeout, as_=args.as_)
+    if args.save is None:
+        return run_live(args.url, args.model, api, headers, args.timeout, as_=args.as_)
+    seen: list[tuple[str, dict[str, Any], Transcript]] = []
+    outcomes = run_live(
+        args.url, args.model, api, headers, args.timeout, lambda *x: seen.append(x), as_=args.as_
+    )
+    _save(args.save, seen)
+    return outcomes
+
+
+def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> None:
+    """Write the exchanges of a live check as one mock file (``mockhttp.record``)."""
+    from urllib.parse import urlsplit
+
+    from .._mockfile import dump
+    from ..record import from_transcript
+
+    mocks = [from_transcript(t, request, urlsplit(target).path) for target, request, t in seen]
+    try:
+        path.write_text(dump(mocks), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--save {path}: {exc.strerror}") from None
+    print(f"mockhttp check: saved {len(mocks)} exchanges to {path}", file=sys.stderr)
 
 
 def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -96,21 +96,28 @@ def run_live(
     api: str,
     headers: Mapping[str, str],
     timeout: float,
+    on_exchange: Callable[[str, dict[str, Any], Transcript], None] | None = None,
     *,
     as_: str | None = None,
 ) -> list[Outcome]:
     """Send the profile's requests to ``url`` and check each streamed exchange.
 
+    ``on_exchange(target, request, transcript)`` sees each exchange (``check --save``).
     ``as_`` names the provider: its documented quirks are reported as notes.
     """
     target = endpoint(url, api)
     plan = anthropic_plan(model) if api == "anthropic" else openai_plan(model)
-    buffered = buffered_answer(
-        record(target, plan.pop("buffered"), headers=headers, timeout=timeout)
-    )
+
+    def send(request: dict[str, Any]) -> Transcript:
+        transcript = record(target, request, headers=headers, timeout=timeout)
+        if on_exchange is not None:
+            on_exchange(target, request, transcript)
+        return transcript
+
+    buffered = buffered_answer(send(plan.pop("buffered")))
     outcomes = []
     for label, request in plan.items():
-        transcript = record(target, request, headers=headers, timeout=timeout)
+        transcript = send(request)
         if api == "anthropic":
             profiles = ["anthropic-messages"]
         elif label == "stream":

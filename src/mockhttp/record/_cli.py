@@ -1,0 +1,129 @@
+"""``mockhttp record`` and the variants ``mockhttp serve --variants`` serves.
+
+``record`` prints the proxy's URL on stdout (one line, flushed) like ``serve``, then one
+line per recorded exchange on stderr, until SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+from .._errors import ConfigError, ServerError
+from .._mock import Mock
+from ._api import _with_reply
+from ._exchange import REDACT
+from ._proxy import Recorder
+from ._recording import Recording
+from ._variants import VARIANTS, applies
+
+__all__ = ["configure_parser", "prefixed", "run", "with_variants"]
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    """Add the ``record`` arguments to ``parser``."""
+    parser.description = (
+        "Forward every request to UPSTREAM, stream each reply back as it arrives, and "
+        "write one mock file per exchange to --out.  Prints the proxy's URL on stdout."
+    )
+    parser.add_argument("--upstream", required=True, metavar="URL", help="http(s) base URL")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
+    parser.add_argument("--out", default="recordings", metavar="DIR", help="(recordings)")
+    parser.add_argument(
+        "--redact",
+        action="append",
+        default=[],
+        metavar="HEADER",
+        help=f"another header whose value is secret (always: {', '.join(REDACT)})",
+    )
+    parser.add_argument("--insecure", action="store_true", help="skip TLS verification")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record until interrupted; return the exit status."""
+    try:
+        recorder = Recorder(
+            args.upstream,
+            args.out,
+            host=args.host,
+            port=args.port,
+            redact=(*REDACT, *args.redact),
+            log=sys.stderr,
+            verify=not args.insecure,
+        )
+        recorder.start()
+    except (ConfigError, ServerError, OSError) as exc:
+        print(f"mockhttp record: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
+    stop = threading.Event()
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        print(recorder.url, flush=True)
+        print(
+            f"mockhttp: recording {args.upstream} into {args.out}/ through {recorder.url}",
+            file=sys.stderr,
+            flush=True,
+        )
+        while not stop.wait(0.25):
+            pass
+    finally:
+        recorder.close()
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+    print(f"mockhttp: recorded {len(recorder.mocks)} exchanges", file=sys.stderr)
+    return 0
+
+
+def prefixed(mock: Mock, prefix: str) -> Mock | None:
+    """``mock`` answering under ``/prefix`` (None for a path that is a matcher)."""
+    if mock.path is not None and not isinstance(mock.path, str):
+        return None
+    path = f"/{prefix}{mock.path or ''}" if mock.path not in (None, "*") else None
+    if path is None:
+        return None
+    return Mock(
+        method=mock.method,
+        path=path,
+        criteria=mock.criteria,
+        response=mock.response,
+        faults=mock.faults,
+        name=mock.name,
+        priority=mock.priority,
+        times=mock.times,
+    )
+
+
+def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:
+    """``mocks``, then for each variant that applies to some recorded event stream, every
+    mock again under ``/<variant>/...`` (recordings replaying that variant, where it
+    applies).  Returns the mocks and the variant names served."""
+    names = [
+        name
+        for name in VARIANTS
+        if any(
+            isinstance(m.response, Recording)
+            and m.response.is_event_stream
+            and applies(m.response, name) is None
+            for m in mocks
+        )
+    ]
+    out = list(mocks)
+    for name in names:
+        for mock in mocks:
+            reply = mock.response
+            stream = isinstance(reply, Recording) and reply.is_event_stream
+            if stream and isinstance(reply, Recording) and applies(reply, name) is None:
+                mock = _with_reply(mock, reply.with_(variant=name), name)
+            moved = prefixed(mock, name)
+            if moved is not None:
+                out.append(moved)
+    return out, names

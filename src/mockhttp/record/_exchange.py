@@ -1,0 +1,216 @@
+"""From one recorded exchange to a mock: the request matcher, the redacted reply.
+
+The matcher is what identifies the exchange: the method, the path and, for a JSON body,
+``$.model``, ``$.stream`` and the last message (``$.messages[-1]``, or ``$.input`` for
+the Responses API).  Request headers are never written.  Reply headers named in the
+redaction list are written as ``REDACTED``, and the secret values the request carried
+(an ``Authorization`` token, an ``x-api-key``) are replaced wherever the reply repeats
+them, so no secret reaches a file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import fault
+from .._match import Matcher, json_path
+from .._mock import Mock, request
+from .._plan import EndHow
+from .._reply import ok
+from .._request import Request
+from ._pieces import Write
+from ._recording import Recording
+
+__all__ = ["HOP_BY_HOP", "REDACT", "REDACTED", "Exchange", "identity", "secrets_of", "to_mock"]
+
+REDACTED = "REDACTED"
+# Header names whose values are secrets (case-insensitive); configurable per recorder.
+REDACT: tuple[str, ...] = (
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "x-goog-api-key",
+    "cookie",
+    "set-cookie",
+    "x-auth-token",
+    "x-amz-security-token",
+)
+# Framing and connection headers: the replay frames the body itself.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    }
+)
+_BEARER = re.compile(r"^\s*(?:bearer|basic|token)\s+(.+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request and what the upstream did: a reply (maybe cut), or a failure before it.
+
+    ``failure`` is ``reset`` or ``empty_response`` when no head arrived.
+    """
+
+    request: Request
+    status: int
+    reason: str
+    headers: tuple[tuple[str, str], ...]
+    head_delay: float
+    writes: tuple[Write, ...]
+    length: int | None
+    end: EndHow = "complete"
+    failure: str | None = None
+
+
+def identity(req: Request) -> list[tuple[str, Any]]:
+    """The body fields that identify an exchange: ``[(jsonpath, value), ...]``."""
+    try:
+        body = json.loads(req.body) if req.body else None
+    except ValueError:
+        return []
+    if not isinstance(body, dict):
+        return []
+    fields: list[tuple[str, Any]] = []
+    for key in ("model", "stream"):
+        if key in body:
+            fields.append((f"$.{key}", body[key]))
+    messages = body.get("messages")
+    if isinstance(messages, list) and messages:
+        fields.append(("$.messages[-1]", messages[-1]))
+    elif isinstance(body.get("input"), str):
+        fields.append(("$.input", body["input"]))
+    elif isinstance(body.get("input"), list) and body["input"]:
+        fields.append(("$.input[-1]", body["input"][-1]))
+    return fields
+
+
+def key_of(req: Request) -> str:
+    """Equal for requests that the same matcher accepts (repeats of one request)."""
+    return json.dumps([req.method, req.path, identity(req)], sort_keys=True, default=str)
+
+
+def secrets_of(req: Request, names: Iterable[str]) -> list[str]:
+    """The secret values in ``req``'s headers named in ``names`` (tokens without their
+    scheme too), longest first."""
+    wanted = {n.lower() for n in names}
+    found: set[str] = set()
+    for name, value in req.headers.items_list:
+        if name.lower() in wanted and value.strip():
+            found.add(value.strip())
+            bearer = _BEARER.match(value)
+            if bearer and len(bearer.group(1)) >= 4:
+                found.add(bearer.group(1).strip())
+    return sorted(found, key=len, reverse=True)
+
+
+def _scrub(data: bytes, secrets: Sequence[str]) -> bytes:
+    for secret in secrets:
+        data = data.replace(secret.encode("utf-8", "replace"), REDACTED.encode())
+    return data
+
+
+def _scrub_writes(writes: Sequence[Write], secrets: Sequence[str]) -> tuple[Write, ...]:
+    """Replace secrets in the body.  Writes keep their boundaries, except that writes a
+    secret spans are joined first (at the time of the last), so no part of it is left."""
+    needles = [s.encode("utf-8", "replace") for s in secrets]
+    body = b"".join(w.data for w in writes)
+    if not any(n in body for n in needles):
+        return tuple(writes)
+    ends = list(itertools.accumulate(len(w.data) for w in writes))
+    joined_to_next = [False] * len(writes)
+    for needle in needles:
+        start = body.find(needle)
+        while start != -1:
+            first = bisect.bisect_right(ends, start)
+            last = bisect.bisect_right(ends, start + len(needle) - 1)
+            for i in range(first, last):
+                joined_to_next[i] = True
+            start = body.find(needle, start + len(needle))
+    out: list[Write] = []
+    held = b""
+    for w, join in zip(writes, joined_to_next, strict=True):
+        held += w.data
+        if not join:
+            out.append(Write(w.at, _scrub(held, secrets)))
+            held = b""
+    return tuple(out)
+
+
+def _headers(
+    headers: Iterable[tuple[str, str]], redact: Iterable[str], secrets: Sequence[str]
+) -> tuple[tuple[str, str], ...]:
+    names = {n.lower() for n in redact}
+    out = []
+    for name, value in headers:
+        if name.lower() in HOP_BY_HOP:
+            continue
+        if name.lower() in names:
+            value = REDACTED
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        out.append((name, value))
+    return tuple(out)
+
+
+def matcher_mock(req: Request) -> Mock:
+    """A mock that answers requests like ``req``: method, path, identifying body fields."""
+    mock = request(req.method, req.path)
+    matchers: list[Matcher] = [json_path(path, value) for path, value in identity(req)]
+    for m in matchers:
+        mock = mock.body(m)
+    return mock
+
+
+def to_mock(
+    exchange: Exchange,
+    *,
+    redact: Iterable[str] = REDACT,
+    call: int = 0,
+    name: str | None = None,
+) -> Mock:
+    """The mock that replays ``exchange``; ``call`` is its place among repeats of the same
+    request (0 first): later calls rank lower, so the first answers first."""
+    secrets = secrets_of(exchange.request, redact)
+    base = matcher_mock(exchange.request)
+    label = name or f"{exchange.request.method} {exchange.request.path}"
+    if call:
+        label += f" (call {call + 1})"
+    mock = Mock(
+        method=base.method,
+        path=base.path,
+        criteria=base.criteria,
+        name=label,
+        priority=-call,
+    )
+    if exchange.failure == "reset":
+        return mock.reply(ok()).pipe(fault.reset())
+    if exchange.failure is not None:
+        return mock.reply(ok()).pipe(fault.empty_response())
+    writes = _scrub_writes(exchange.writes, secrets)
+    length = exchange.length
+    if length is not None and writes != exchange.writes:
+        length += sum(len(w.data) for w in writes) - sum(len(w.data) for w in exchange.writes)
+    reply = Recording(
+        status_code=exchange.status,
+        reason=exchange.reason,
+        headers=_headers(exchange.headers, redact, secrets),
+        head_delay=round(exchange.head_delay, 6),
+        writes=writes,
+        length=length,
+        end=exchange.end,
+    )
+    return mock.reply(reply)

@@ -1,0 +1,54 @@
+"""A contract check's transcript as a mock file (``mockhttp check --save FILE``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from .._mock import Mock
+from .._request import Headers, Request
+from ._exchange import REDACT, Exchange, to_mock
+from ._pieces import Write
+
+__all__ = ["from_transcript"]
+
+
+class _Chunk(Protocol):
+    data: bytes
+    at: float | None
+
+
+class _Transcript(Protocol):
+    @property
+    def status(self) -> int | None: ...
+    @property
+    def headers(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def chunks(self) -> Any: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+def from_transcript(
+    transcript: _Transcript, request: Any, path: str, *, method: str = "POST", call: int = 0
+) -> Mock:
+    """The mock that replays ``transcript`` (a ``mockhttp.contract`` transcript) for the
+    JSON ``request`` sent to ``path``.  Chunk times count from the request (the head's
+    own arrival is not in a transcript), so they become the writes' times."""
+    body = json.dumps(request).encode() if request is not None else b""
+    req = Request(method, path, Headers((("content-type", "application/json"),)), body)
+    if transcript.status is None:
+        failure = "reset" if "reset" in (transcript.error or "").lower() else "empty_response"
+        return to_mock(Exchange(req, 0, "", (), 0.0, (), None, failure=failure), call=call)
+    writes = tuple(Write(c.at or 0.0, c.data) for c in transcript.chunks)
+    exchange = Exchange(
+        req,
+        transcript.status,
+        "",
+        transcript.headers,
+        0.0,
+        writes,
+        None,
+        "close" if transcript.error else "complete",
+    )
+    return to_mock(exchange, redact=REDACT, call=call)
