@@ -94,6 +94,7 @@ def main() -> None:
         metavar="N",
         help="Server(journal_limit=N), as `mockhttp serve` runs with 10,000",
     )
+    parser.add_argument("--gc-off", action="store_true", help="gc.disable() (diagnosis)")
     args = parser.parse_args()
 
     events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
@@ -111,6 +112,8 @@ def main() -> None:
         gc.collect()
         gc.freeze()
 
+    if args.gc_off:
+        gc.disable()
     pauses = GcPauses()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

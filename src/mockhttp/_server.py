@@ -30,7 +30,7 @@ from ._plan import FaultContext, Step
 from ._reply import Reply, error_reply, status
 from ._request import Request
 from ._runner import Whole
-from ._verify import ActiveMock, Call, CallList, append_call, mark_ended
+from ._verify import ActiveMock, Call, CallList, append_call, mark_ended, seal
 from ._wire import frame
 
 __all__ = ["Server"]
@@ -412,10 +412,12 @@ class Server:
     def _finished(self, call: Call) -> None:
         mark_ended(call)  # call.finished.set(), without building the view
         if self.on_call_end is not None:
+            call._handed = True  # the callback may keep it
             try:
                 self.on_call_end(call)
             except Exception as exc:
                 self.errors.append(exc)
+        seal(call)  # compact in the journal from now on (few objects for the collector)
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:
