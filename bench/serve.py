@@ -51,19 +51,27 @@ class GcPauses:
     """Collections and their pauses per generation (gc.callbacks), reported at exit."""
 
     def __init__(self) -> None:
-        self.start = 0.0
+        self.start = self.start_cpu = 0.0
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}  # thread CPU time
         gc.callbacks.append(self.callback)
 
     def callback(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self.start = time.perf_counter()
+            self.start_cpu = time.thread_time()
         else:
             self.pauses[info["generation"]].append((time.perf_counter() - self.start) * 1e3)
+            self.cpu[info["generation"]].append((time.thread_time() - self.start_cpu) * 1e3)
 
     def summary(self) -> dict[str, dict[str, float]]:
         return {
-            f"gen{g}": {"n": len(v), "max_ms": max(v, default=0.0), "total_ms": sum(v)}
+            f"gen{g}": {
+                "n": len(v),
+                "max_ms": round(max(v, default=0.0), 2),
+                "total_ms": round(sum(v), 1),
+                "max_cpu_ms": round(max(self.cpu[g], default=0.0), 2),
+            }
             for g, v in self.pauses.items()
         }
 
@@ -129,6 +137,7 @@ def main() -> None:
     while not stop.wait(every if every > 0 else 0.5):
         if every > 0:
             gc.freeze()  # the journal so far: later full collections skip it
+    gc_summary = pauses.summary()  # before reading the journal back (that builds objects)
     outcomes: dict[str, int] = {}
     calls = list(server.journal)
     for call in calls:
@@ -140,7 +149,7 @@ def main() -> None:
                 "calls": len(calls),
                 "outcomes": outcomes,
                 "errors": len(server.errors),
-                "gc": pauses.summary(),
+                "gc": gc_summary,
             }
         ),
         flush=True,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import marshal
 import threading
 import time
 import weakref
@@ -156,7 +158,10 @@ class CallList(list[Call]):
     # -- reading: compact entries become Call objects ----------------------------------
 
     def _view(self, item: Any) -> Call:
-        if type(item) is tuple:
+        kind = type(item)
+        if kind is bytes:
+            return _unpack(marshal.loads(item), self._mocks)
+        if kind is tuple:
             return _unpack(item, self._mocks)
         item._handed = True  # a live call seen by user code keeps its identity (_VIEWS)
         return item  # type: ignore[no-any-return]
@@ -332,8 +337,8 @@ def append_call(calls: CallList, call: Call, limit: int | None) -> None:
 # A journal keeps every call, and every full pass of the garbage collector visits every
 # object it tracks: a Call with its Request and Headers is three such objects, so a server
 # that has answered a million requests paused ~0.5 s in each full collection.  A finished
-# call is therefore stored in its lists as one plain tuple of strings, bytes and numbers,
-# which the collector stops tracking, and read back as a Call on access.  A Call that user
+# call is therefore stored in its lists as one bytes object (its fields, marshalled), which
+# the collector never tracks, and read back as a Call on access.  A Call that user
 # code holds keeps its identity: reading its entry again gives the same object (_VIEWS).
 
 _VIEWS: weakref.WeakValueDictionary[int, Call] = weakref.WeakValueDictionary()
@@ -352,12 +357,16 @@ def seal(call: Call) -> None:
     if not where:
         return
     call._where = ()
-    record: tuple[Any, ...] | None = None
+    record: bytes | tuple[Any, ...] | None = None
     for calls, position in where:
         i = position - calls._base
         if 0 <= i < len(calls) and list.__getitem__(calls, i) is call:
             if record is None:
                 record = _pack(call)
+                # bytes: never tracked (a tuple is, until a collection has looked at it);
+                # a value marshal cannot write keeps the tuple
+                with contextlib.suppress(ValueError):
+                    record = marshal.dumps(record)
             list.__setitem__(calls, i, record)  # type: ignore[misc]
             if call.mock is not None:
                 calls._mocks[id(call.mock)] = call.mock
