@@ -103,11 +103,24 @@ def main() -> None:
         help="Server(journal_limit=N), as `mockhttp serve` runs with 10,000",
     )
     parser.add_argument("--gc-off", action="store_true", help="gc.disable() (diagnosis)")
+    parser.add_argument(
+        "--loop", default="auto", help="Server(loop=...): auto (the default), asyncio, uvloop"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="serve with `mockhttp serve --workers N` (the same mocks, from a mock file) "
+        "instead of one Server in this process",
+    )
     args = parser.parse_args()
+    if args.workers:
+        workers(args)
+        return
 
     events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
     server = mockhttp.Server(
-        port=args.port, backlog=args.backlog, journal_limit=args.journal_limit
+        port=args.port, backlog=args.backlog, journal_limit=args.journal_limit, loop=args.loop
     )
     server.start()
     server.mock(
@@ -150,10 +163,40 @@ def main() -> None:
                 "outcomes": outcomes,
                 "errors": len(server.errors),
                 "gc": gc_summary,
+                "loop": server.loop_name,
             }
         ),
         flush=True,
     )
+
+
+def workers(args: argparse.Namespace) -> None:
+    """``mockhttp serve --workers N`` on the benchmark's mocks, until stdin closes."""
+    import subprocess
+    import tempfile
+
+    events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
+    mocks = [
+        mockhttp.post("/v1/chat/completions").reply(
+            mockhttp.ok().event_stream(*events[: args.events], event_delay=args.delay)
+        ),
+        mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True, "n": 1})),
+    ]
+    with tempfile.TemporaryDirectory(prefix="mockhttp-bench-") as tmp:
+        path = Path(tmp) / "bench.yaml"
+        path.write_text("---\n".join(m.to_yaml() for m in mocks))
+        argv = [sys.executable, "-m", "mockhttp", "serve", str(path), "--port", str(args.port)]
+        argv += ["--workers", str(args.workers), "--quiet", "--loop", args.loop]
+        src = os.environ.get("MOCKHTTP_BENCH_SRC") or str(Path(__file__).parent.parent / "src")
+        env = {**os.environ, "PYTHONPATH": src}
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        print(f"PORT {url.rsplit(':', 1)[1]}", flush=True)
+        sys.stdin.read()
+        proc.terminate()
+        proc.wait(15)
+    print(json.dumps({"workers": args.workers, "loop": args.loop}), flush=True)
 
 
 if __name__ == "__main__":

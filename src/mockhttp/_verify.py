@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import marshal
 import threading
@@ -104,7 +103,7 @@ class Call:
     outcome: Outcome = "in progress"
     _ended: bool = field(default=False, init=False, repr=False)
     # the journal's bookkeeping (see "Compact journal entries" below)
-    _seq: int = field(default_factory=lambda: next(_SEQ), init=False, repr=False)
+    _seq: int = field(default_factory=_SEQ.__next__, init=False, repr=False)
     _handed: bool = field(default=False, init=False, repr=False)  # user code has seen it
     _where: tuple[tuple[CallList, int], ...] = field(default=(), init=False, repr=False)
 
@@ -349,6 +348,7 @@ _KNOWN = {
 _EXTRA = tuple(f.name for f in fields(Call) if f.name not in _KNOWN)  # fields added later
 _EXTRA_INIT = frozenset(f.name for f in fields(Call) if f.name in _EXTRA and f.init)
 _REQUEST_FIELDS = tuple(f.name for f in fields(Request) if f.init)
+_PLAIN_REQUEST = _REQUEST_FIELDS == ("method", "target", "headers", "body", "http_version")
 
 
 def seal(call: Call) -> None:
@@ -358,25 +358,36 @@ def seal(call: Call) -> None:
         return
     call._where = ()
     record: bytes | tuple[Any, ...] | None = None
+    mock = call.mock
     for calls, position in where:
         i = position - calls._base
-        if 0 <= i < len(calls) and list.__getitem__(calls, i) is call:
-            if record is None:
-                record = _pack(call)
-                # bytes: never tracked (a tuple is, until a collection has looked at it);
-                # a value marshal cannot write keeps the tuple
-                with contextlib.suppress(ValueError):
-                    record = marshal.dumps(record)
-            list.__setitem__(calls, i, record)  # type: ignore[misc]
-            if call.mock is not None:
-                calls._mocks[id(call.mock)] = call.mock
+        try:
+            if i < 0 or _get(calls, i) is not call:
+                continue
+        except IndexError:  # the list was reset or trimmed meanwhile
+            continue
+        if record is None:
+            record = _pack(call)
+            # bytes: never tracked (a tuple is, until a collection has looked at it); a
+            # value marshal cannot write keeps the tuple
+            try:  # noqa: SIM105 (a context manager costs a microsecond per request)
+                record = marshal.dumps(record)
+            except ValueError:
+                pass
+        _set(calls, i, record)
+        if mock is not None:
+            calls._mocks[id(mock)] = mock
     if call._handed:
         _VIEWS[call._seq] = call
 
 
+_get = list.__getitem__
+_set = list.__setitem__
+
+
 def _pack(call: Call) -> tuple[Any, ...]:
     request = call.request
-    if _REQUEST_FIELDS == ("method", "target", "headers", "body", "http_version"):
+    if _PLAIN_REQUEST:
         packed_request: tuple[Any, ...] = (
             request.method,
             request.target,
