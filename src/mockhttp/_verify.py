@@ -374,7 +374,7 @@ def seal(call: Call) -> None:
                 record = marshal.dumps(record)
             except ValueError:
                 pass
-        _set(calls, i, record)
+        _set(calls, i, record)  # type: ignore[misc]
         if mock is not None:
             calls._mocks[id(mock)] = mock
     if call._handed:
