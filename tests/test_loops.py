@@ -13,6 +13,7 @@ import pytest
 import mockhttp
 from mockhttp import Event, fault
 
+from .cli_process import Serving
 from .clients import raw_exchange
 
 LOOPS = ["asyncio", "uvloop"]
@@ -107,3 +108,12 @@ def test_unknown_or_missing_loops_are_config_errors(monkeypatch: pytest.MonkeyPa
         mockhttp.Server(loop="uvloop")
     with mockhttp.Server(loop="auto") as server:
         assert server.loop_name == "asyncio"
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_serve_on_a_chosen_loop(loop: str) -> None:
+    """mockhttp serve --loop NAME serves on it and says so."""
+    with Serving("--loop", loop, "--quiet") as serving:
+        assert serving.wait_for_log("mockhttp: serving").rstrip().endswith(f"({loop})")
+        assert httpx.get(serving.url + "/v1/models").status_code == 200
+        assert serving.stop() == 0

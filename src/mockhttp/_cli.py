@@ -240,7 +240,7 @@ def _supervise(
         print(supervisor.url, flush=True)
         log(
             f"mockhttp: serving {mocks} mocks from {where} on {supervisor.url} "
-            f"with {args.workers} workers"
+            f"with {args.workers} workers" + ("" if args.loop == "auto" else f" ({args.loop})")
         )
         supervisor.watch(stop, _POLL, tick)
     except RuntimeError as exc:

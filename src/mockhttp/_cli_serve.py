@@ -87,7 +87,7 @@ class Served:
         self.verbose = verbose
         self.active: list[ActiveMock] = []
         self._lock = threading.Lock()
-        server.on_call_end = self.log
+        server.on_call_end = None if quiet else self.log  # --quiet: no per-call callback
         server.admin = AdminAPI(server, on_reset=self.install_files)
         self.install_files()
 
@@ -104,7 +104,10 @@ class Served:
             if list(self.paths) == [DEFAULTS]
             else ", ".join(map(str, self.paths))
         )
-        self._err(f"mockhttp: serving {len(self.mocks)} mocks from {where} on {self.server.url}")
+        self._err(
+            f"mockhttp: serving {len(self.mocks)} mocks from {where} on {self.server.url} "
+            f"({self.server.loop_name})"
+        )
 
     def reload_if_changed(self, snapshot: Snapshot) -> Snapshot:
         """Reload the files if they changed since ``snapshot``; return the new snapshot."""
