@@ -119,9 +119,11 @@ def main() -> None:
         return
 
     events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
-    server = mockhttp.Server(
-        port=args.port, backlog=args.backlog, journal_limit=args.journal_limit, loop=args.loop
-    )
+    options = {"port": args.port, "backlog": args.backlog, "journal_limit": args.journal_limit}
+    try:
+        server = mockhttp.Server(**options, loop=args.loop)
+    except TypeError:  # an older checkout (--src): asyncio's loop only
+        server = mockhttp.Server(**options)
     server.start()
     server.mock(
         mockhttp.post("/v1/chat/completions").reply(
@@ -163,7 +165,7 @@ def main() -> None:
                 "outcomes": outcomes,
                 "errors": len(server.errors),
                 "gc": gc_summary,
-                "loop": server.loop_name,
+                "loop": getattr(server, "loop_name", "asyncio"),
             }
         ),
         flush=True,

@@ -105,7 +105,7 @@ class Call:
     # the journal's bookkeeping (see "Compact journal entries" below)
     _seq: int = field(default_factory=_SEQ.__next__, init=False, repr=False)
     _handed: bool = field(default=False, init=False, repr=False)  # user code has seen it
-    _where: tuple[tuple[CallList, int], ...] = field(default=(), init=False, repr=False)
+    _where: tuple[Any, ...] = field(default=(), init=False, repr=False)  # list, index, ...
 
     @property
     def finished(self) -> Done:
@@ -324,7 +324,7 @@ def _times(n: int) -> str:
 def append_call(calls: CallList, call: Call, limit: int | None) -> None:
     """Append ``call``; past ``limit`` (and an eighth of slack), drop the oldest at once."""
     calls.append(call)
-    call._where = (*call._where, (calls, calls._base + len(calls) - 1))
+    call._where += (calls, calls._base + len(calls) - 1)
     if limit is not None and len(calls) > limit + max(1, limit // 8):
         dropped = len(calls) - limit
         del calls[:dropped]
@@ -359,8 +359,9 @@ def seal(call: Call) -> None:
     call._where = ()
     record: bytes | tuple[Any, ...] | None = None
     mock = call.mock
-    for calls, position in where:
-        i = position - calls._base
+    for n in range(0, len(where), 2):
+        calls = where[n]
+        i = where[n + 1] - calls._base
         try:
             if i < 0 or _get(calls, i) is not call:
                 continue
@@ -374,7 +375,7 @@ def seal(call: Call) -> None:
                 record = marshal.dumps(record)
             except ValueError:
                 pass
-        _set(calls, i, record)  # type: ignore[misc]
+        _set(calls, i, record)
         if mock is not None:
             calls._mocks[id(mock)] = mock
     if call._handed:
@@ -401,7 +402,7 @@ def _pack(call: Call) -> tuple[Any, ...]:
             for v in (getattr(request, n) for n in _REQUEST_FIELDS)
         )
     mock = call.mock
-    return (
+    record = (
         call._seq,
         packed_request,
         None if mock is None else id(mock),
@@ -412,8 +413,10 @@ def _pack(call: Call) -> tuple[Any, ...]:
         call.events,
         bytes(call.body_sent),
         call.outcome,
-        *(getattr(call, name) for name in _EXTRA),
     )
+    if _EXTRA:
+        return (*record, *(getattr(call, name) for name in _EXTRA))
+    return record
 
 
 def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
