@@ -159,3 +159,18 @@ def test_a_call_read_from_the_journal_keeps_its_identity(server: mockhttp.Server
     assert first.path_params == {"id": "0"}
     assert [c.path_params["id"] for c in reversed(server.journal)] == ["2", "1", "0"]
     assert [c.request.path for c in server.journal[1:]] == ["/items/1", "/items/2"]
+
+
+def test_unmatched_calls_are_found_among_many_compact_ones() -> None:
+    """server.unmatched and check() find the unmatched call among thousands of answered
+    ones (kept compact), without reading those back."""
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/ok"))
+        with httpx.Client() as client:
+            for _ in range(2000):
+                client.get(server.url + "/ok")
+            assert client.get(server.url + "/missing").status_code == 404
+        assert [c.request.path for c in server.unmatched] == ["/missing"]
+        assert server.unmatched[0] is server.journal[-1]
+        with pytest.raises(mockhttp.UnmatchedRequestError, match="GET /missing"):
+            server.check()

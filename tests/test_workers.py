@@ -60,6 +60,9 @@ def test_workers_share_the_port_and_the_admin_api_covers_them_all(tmp_path: Path
         )
         assert added.status_code == 201, added.text
         assert added.json()["mocks"][0]["id"] == 2
+        bad = httpx.post(admin + "/mocks", content="request: {path: 3}")
+        assert bad.status_code == 400
+        assert bad.json()["error"]["type"] == "mockfile_error"
         # every new connection, whichever worker takes it, already has the new mock
         assert [fresh_get(serving.url + "/added").text for _ in range(30)] == ["yes"] * 30
         journal = httpx.get(admin + "/journal").json()["calls"]

@@ -30,7 +30,15 @@ from ._plan import FaultContext, Step
 from ._reply import Reply, error_reply, status
 from ._request import Request
 from ._runner import Whole
-from ._verify import ActiveMock, Call, CallList, append_call, mark_ended, seal
+from ._verify import (
+    ActiveMock,
+    Call,
+    CallList,
+    append_call,
+    mark_ended,
+    seal,
+    unmatched_calls,
+)
 from ._wire import frame
 
 __all__ = ["LOOPS", "LoopChoice", "Server", "loop_factory"]
@@ -300,7 +308,7 @@ class Server:
     @property
     def unmatched(self) -> list[Call]:
         """Calls that no mock answered."""
-        return [c for c in self.journal if c.mock is None]
+        return unmatched_calls(self.journal)  # compact entries are all matched ones
 
     def check(self) -> None:
         """Raise what went wrong on the server: errors in replies, unmatched requests.

@@ -354,7 +354,7 @@ _PLAIN_REQUEST = _REQUEST_FIELDS == ("method", "target", "headers", "body", "htt
 def seal(call: Call) -> None:
     """The call has ended: replace it in its lists by a compact entry (server thread)."""
     where = call._where
-    if not where:
+    if not where or call.mock is None:  # unmatched calls stay whole: few, and read often
         return
     call._where = ()
     record: bytes | tuple[Any, ...] | None = None
@@ -384,6 +384,11 @@ def seal(call: Call) -> None:
 
 _get = list.__getitem__
 _set = list.__setitem__
+
+
+def unmatched_calls(calls: CallList) -> list[Call]:
+    """The calls of ``calls`` that no mock answered, without unpacking the others."""
+    return [c for c in list.__iter__(calls) if type(c) is Call and c.mock is None]
 
 
 def _pack(call: Call) -> tuple[Any, ...]:
