@@ -98,6 +98,22 @@ def test_workers_share_the_port_and_the_admin_api_covers_them_all(tmp_path: Path
         assert not any(alive(pid) for pid in new)
 
 
+def test_a_port_in_use_is_an_error_even_when_shareable() -> None:
+    """--workers does not join a port another process listens on with SO_REUSEPORT."""
+    import socket
+
+    from .cli_process import run
+
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        done = run("serve", "--workers", "2", "--port", str(port), timeout=30)
+    assert done.returncode == 1
+    assert f"mockhttp: cannot listen on 127.0.0.1:{port}" in done.stderr
+
+
 def test_merge_adds_counts_and_joins_calls() -> None:
     """The workers' answers: counts summed, calls joined and tagged, the rest the first's."""
     answers = [

@@ -198,6 +198,10 @@ class Supervisor:
         self.worker_argv = list(worker_argv)
         self.log = log
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        if port:  # a port someone uses, even with SO_REUSEPORT, is not ours to share
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind((host, port))
         self._hold = socket.socket(family, socket.SOCK_STREAM)  # keeps the port ours
         self._hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
