@@ -326,9 +326,14 @@ def append_call(calls: CallList, call: Call, limit: int | None) -> None:
     calls.append(call)
     call._where += (calls, calls._base + len(calls) - 1)
     if limit is not None and len(calls) > limit + max(1, limit // 8):
-        dropped = len(calls) - limit
-        del calls[:dropped]
-        calls._base += dropped
+        drop_oldest(calls, len(calls) - limit)
+
+
+def drop_oldest(calls: CallList, n: int) -> None:
+    """Remove the ``n`` oldest calls (trim a CallList only through this: the positions of
+    calls not yet ended, where they will be made compact, count from the first call ever)."""
+    del calls[:n]
+    calls._base += n
 
 
 # -- Compact journal entries -------------------------------------------------------------
