@@ -134,3 +134,18 @@ def test_worker_count() -> None:
     assert worker_count("auto") >= 1
     with pytest.raises(ValueError, match="'0' is not a positive whole number or 'auto'"):
         worker_count("0")
+
+
+def test_watch_reloads_every_worker(tmp_path: Path) -> None:
+    """--watch with --workers: a changed file reaches every worker (each logs its reload)."""
+    mocks = tmp_path / "m.yaml"
+    mocks.write_text("request: {path: /x}\nresponse: {body: v1}\n")
+    with Serving(str(tmp_path), "--workers", "2", "--watch", "--quiet") as serving:
+        serving.wait_for_log("with 2 workers")
+        assert fresh_get(serving.url + "/x").text == "v1"
+        mocks.write_text("request: {path: /x}\nresponse: {body: v2}\n")
+        deadline = time.monotonic() + 20
+        while sum("reloaded 1 mocks" in line for line in serving.log) < 2:
+            assert time.monotonic() < deadline, "".join(serving.log)
+            time.sleep(0.05)
+        assert {fresh_get(serving.url + "/x").text for _ in range(20)} == {"v2"}
