@@ -155,6 +155,9 @@ def test_a_call_read_from_the_journal_keeps_its_identity(server: mockhttp.Server
     assert first is mock.calls[0]
     assert first in mock.calls
     assert mock.calls.index(first) == 0
+    assert server.journal.index(server.journal[2], -2) == 2
+    with pytest.raises(ValueError, match="is not in the list"):
+        server.journal.index(first, 1)
     assert server.journal == mock.calls
     assert first.path_params == {"id": "0"}
     assert [c.path_params["id"] for c in reversed(server.journal)] == ["2", "1", "0"]

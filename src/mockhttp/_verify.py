@@ -194,8 +194,8 @@ class CallList(list[Call]):
         return any(call is value for call in self)
 
     def index(self, value: Call, start: SupportsIndex = 0, stop: SupportsIndex = 2**62) -> int:
-        for i, call in enumerate(self[start:stop], int(start) if int(start) >= 0 else 0):
-            if call is value:
+        for i in range(len(self))[start:stop]:
+            if self[i] is value:
                 return i
         raise ValueError(f"{value!r} is not in the list")
 
@@ -359,9 +359,11 @@ _PLAIN_REQUEST = _REQUEST_FIELDS == ("method", "target", "headers", "body", "htt
 def seal(call: Call) -> None:
     """The call has ended: replace it in its lists by a compact entry (server thread)."""
     where = call._where
-    if not where or call.mock is None:  # unmatched calls stay whole: few, and read often
+    if not where:
         return
-    call._where = ()
+    call._where = ()  # (no call -> list -> call cycle either way)
+    if call.mock is None:  # unmatched calls stay whole: few, and read often
+        return
     record: bytes | tuple[Any, ...] | None = None
     mock = call.mock
     for n in range(0, len(where), 2):
