@@ -60,9 +60,8 @@ class Stream(asyncio.Protocol):
         self.transport = transport
         self.parser = httptools.HttpRequestParser(self)
         self.loop = asyncio.get_running_loop()
-        self.transport.get_extra_info("socket").setsockopt(
-            socket.IPPROTO_TCP, socket.TCP_NODELAY, 1
-        )
+        sock = self.transport.get_extra_info("socket")
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def data_received(self, data: bytes) -> None:
         self.parser.feed_data(data)
@@ -107,7 +106,14 @@ def main() -> None:
     parser.add_argument("--backlog", type=int, default=4096)
     parser.add_argument("--events", type=int, default=50)
     parser.add_argument("--delay", type=float, default=0.020)
-    asyncio.run(serve(parser.parse_args()))
+    parser.add_argument("--loop", default="asyncio", help="asyncio (the default) or uvloop")
+    args = parser.parse_args()
+    if args.loop == "uvloop":
+        import uvloop
+
+        uvloop.run(serve(args))
+    else:
+        asyncio.run(serve(args))
 
 
 if __name__ == "__main__":

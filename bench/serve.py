@@ -51,19 +51,27 @@ class GcPauses:
     """Collections and their pauses per generation (gc.callbacks), reported at exit."""
 
     def __init__(self) -> None:
-        self.start = 0.0
+        self.start = self.start_cpu = 0.0
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}  # thread CPU time
         gc.callbacks.append(self.callback)
 
     def callback(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self.start = time.perf_counter()
+            self.start_cpu = time.thread_time()
         else:
             self.pauses[info["generation"]].append((time.perf_counter() - self.start) * 1e3)
+            self.cpu[info["generation"]].append((time.thread_time() - self.start_cpu) * 1e3)
 
     def summary(self) -> dict[str, dict[str, float]]:
         return {
-            f"gen{g}": {"n": len(v), "max_ms": max(v, default=0.0), "total_ms": sum(v)}
+            f"gen{g}": {
+                "n": len(v),
+                "max_ms": round(max(v, default=0.0), 2),
+                "total_ms": round(sum(v), 1),
+                "max_cpu_ms": round(max(self.cpu[g], default=0.0), 2),
+            }
             for g, v in self.pauses.items()
         }
 
@@ -94,12 +102,28 @@ def main() -> None:
         metavar="N",
         help="Server(journal_limit=N), as `mockhttp serve` runs with 10,000",
     )
+    parser.add_argument("--gc-off", action="store_true", help="gc.disable() (diagnosis)")
+    parser.add_argument(
+        "--loop", default="auto", help="Server(loop=...): auto (the default), asyncio, uvloop"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="serve with `mockhttp serve --workers N` (the same mocks, from a mock file) "
+        "instead of one Server in this process",
+    )
     args = parser.parse_args()
+    if args.workers:
+        workers(args)
+        return
 
     events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
-    server = mockhttp.Server(
-        port=args.port, backlog=args.backlog, journal_limit=args.journal_limit
-    )
+    options = {"port": args.port, "backlog": args.backlog, "journal_limit": args.journal_limit}
+    try:
+        server = mockhttp.Server(**options, loop=args.loop)
+    except TypeError:  # an older checkout (--src): asyncio's loop only
+        server = mockhttp.Server(**options)
     server.start()
     server.mock(
         mockhttp.post("/v1/chat/completions").reply(
@@ -111,6 +135,8 @@ def main() -> None:
         gc.collect()
         gc.freeze()
 
+    if args.gc_off:
+        gc.disable()
     pauses = GcPauses()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -126,6 +152,7 @@ def main() -> None:
     while not stop.wait(every if every > 0 else 0.5):
         if every > 0:
             gc.freeze()  # the journal so far: later full collections skip it
+    gc_summary = pauses.summary()  # before reading the journal back (that builds objects)
     outcomes: dict[str, int] = {}
     calls = list(server.journal)
     for call in calls:
@@ -137,11 +164,41 @@ def main() -> None:
                 "calls": len(calls),
                 "outcomes": outcomes,
                 "errors": len(server.errors),
-                "gc": pauses.summary(),
+                "gc": gc_summary,
+                "loop": getattr(server, "loop_name", "asyncio"),
             }
         ),
         flush=True,
     )
+
+
+def workers(args: argparse.Namespace) -> None:
+    """``mockhttp serve --workers N`` on the benchmark's mocks, until stdin closes."""
+    import subprocess
+    import tempfile
+
+    events = [chunk(i) for i in range(max(args.events - 1, 0))] + [Event(data="[DONE]")]
+    mocks = [
+        mockhttp.post("/v1/chat/completions").reply(
+            mockhttp.ok().event_stream(*events[: args.events], event_delay=args.delay)
+        ),
+        mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True, "n": 1})),
+    ]
+    with tempfile.TemporaryDirectory(prefix="mockhttp-bench-") as tmp:
+        path = Path(tmp) / "bench.yaml"
+        path.write_text("---\n".join(m.to_yaml() for m in mocks))
+        argv = [sys.executable, "-m", "mockhttp", "serve", str(path), "--port", str(args.port)]
+        argv += ["--workers", str(args.workers), "--quiet", "--loop", args.loop]
+        src = os.environ.get("MOCKHTTP_BENCH_SRC") or str(Path(__file__).parent.parent / "src")
+        env = {**os.environ, "PYTHONPATH": src}
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        print(f"PORT {url.rsplit(':', 1)[1]}", flush=True)
+        sys.stdin.read()
+        proc.terminate()
+        proc.wait(15)
+    print(json.dumps({"workers": args.workers, "loop": args.loop}), flush=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ PAGES = [
     "docs/pytest.md",
     "docs/errors.md",
     "docs/llm.md",
+    "docs/scale.md",
 ]
 BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
 YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)

@@ -109,3 +109,71 @@ def test_wait_for_calls_from_another_thread(server: mockhttp.Server) -> None:
         VerificationError, match=r"to be called 3 times within 0\.1 s, it was called"
     ):
         mock.wait_for_calls(3, timeout=0.1)
+
+
+def test_finished_calls_leave_no_objects_for_the_collector() -> None:
+    """The journal of a busy server does not grow the work of each full collection.
+
+    A finished call is kept compact (plain strings, bytes, numbers), which the collector
+    does not track, so 1,000 requests leave far fewer than one tracked object each.
+    """
+    import gc
+
+    with mockhttp.Server() as server:
+        mock = server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True})))
+        with httpx.Client() as client:
+            client.get(server.url + "/small")  # warm-up: connection, caches
+            gc.collect()
+            gc.collect()
+            before = len(gc.get_objects())
+            for i in range(1000):
+                client.get(server.url + f"/small?i={i}", headers={"X-N": str(i)})
+            gc.collect()  # a compact entry is untracked by the collector's next passes
+            gc.collect()
+            after = len(gc.get_objects())
+        assert after - before < 300  # (it was over 3,000: Call, Request, Headers each)
+        assert mock.call_count == 1001
+        # what was compacted reads back whole
+        call = server.journal[500]
+        assert call.request.method == "GET"
+        assert call.request.target == "/small?i=499"
+        assert call.request.query == (("i", "499"),)
+        assert call.request.headers["x-n"] == "499"
+        assert call.mock is mock.mock
+        assert (call.status, call.outcome, call.finished.is_set()) == (200, "complete", True)
+        assert bytes(call.body_sent) == b'{"ok":true}'
+        assert call.wire_bytes > call.body_bytes == 11
+
+
+def test_a_call_read_from_the_journal_keeps_its_identity(server: mockhttp.Server) -> None:
+    """The same call read from the journal and from its mock is one object while held."""
+    mock = server.mock(mockhttp.get("/items/{id}").reply(mockhttp.ok().body("x")))
+    with httpx.Client() as client:
+        for i in range(3):
+            client.get(server.url + f"/items/{i}")
+    first = server.journal[0]
+    assert first is mock.calls[0]
+    assert first in mock.calls
+    assert mock.calls.index(first) == 0
+    assert server.journal.index(server.journal[2], -2) == 2
+    with pytest.raises(ValueError, match="is not in the list"):
+        server.journal.index(first, 1)
+    assert server.journal == mock.calls
+    assert first.path_params == {"id": "0"}
+    assert [c.path_params["id"] for c in reversed(server.journal)] == ["2", "1", "0"]
+    assert [c.request.path for c in server.journal[1:]] == ["/items/1", "/items/2"]
+
+
+def test_unmatched_calls_are_found_among_many_compact_ones() -> None:
+    """server.unmatched and check() find the unmatched call among thousands of answered
+    ones (kept compact), without reading those back."""
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/ok"))
+        with httpx.Client() as client:
+            for _ in range(2000):
+                client.get(server.url + "/ok")
+            assert client.get(server.url + "/missing").status_code == 404
+        assert [c.request.path for c in server.unmatched] == ["/missing"]
+        assert server.unmatched[0] is server.journal[-1]
+        with pytest.raises(mockhttp.UnmatchedRequestError, match="GET /missing"):
+            server.check()

@@ -18,11 +18,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from ._cli_serve import DEFAULTS, Served, watch_snapshot
-from ._errors import MockfileError, ServerError
+from ._cli_serve import DEFAULTS, Served, Snapshot, watch_snapshot
+from ._errors import ConfigError, MockfileError, ServerError
 from ._mock import Mock
 from ._mockfile import files, load
-from ._server import Server
+from ._server import LOOPS, Server, loop_factory
+from ._workers import ControlAdmin, ForwardingAdmin, Supervisor, wait_for_listen, worker_count
 
 __all__ = ["main"]
 
@@ -74,6 +75,22 @@ def _parser() -> argparse.ArgumentParser:
         help="also serve every mock under /VARIANT/..., recordings as that variant",
     )
     serve.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default="auto",
+        help="event loop: uvloop when installed (auto, the default; pip install "
+        "'mockhttp[fast]'), asyncio's own, or uvloop",
+    )
+    serve.add_argument(
+        "--workers",
+        type=_workers_arg,
+        default=None,
+        metavar="N",
+        help="serve with N processes sharing the port (SO_REUSEPORT); auto: one per CPU.  "
+        "The admin API covers all of them",
+    )
+    serve.add_argument("--worker", help=argparse.SUPPRESS)  # N:HUBPORT, set by the supervisor
+    serve.add_argument(
         "--journal-limit",
         type=_positive,
         default=10_000,
@@ -117,6 +134,13 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _workers_arg(text: str) -> int:
+    try:
+        return worker_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _serve(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths] or [DEFAULTS]
     snapshot = watch_snapshot(paths) if args.watch else None  # before loading: miss no change
@@ -125,12 +149,29 @@ def _serve(args: argparse.Namespace) -> int:
     except MockfileError as exc:
         print(exc, file=sys.stderr)
         return 1
-    server = Server(args.host, args.port, journal_limit=args.journal_limit)
+    try:
+        loop_factory(args.loop)
+    except ConfigError as exc:
+        print(f"mockhttp: {exc}", file=sys.stderr)
+        return 1
+    if args.workers is not None and args.worker is None:
+        return _supervise(args, paths, len(mocks), snapshot)
+    server = Server(
+        args.host,
+        args.port,
+        journal_limit=args.journal_limit,
+        loop=args.loop,
+        reuse_port=args.worker is not None,
+    )
     if args.variants:
         mocks = _variants(mocks)
     served = Served(server, paths, mocks, args.quiet, args.verbose)
     if args.variants:
         served.expand = _variants
+    control: Server | None = None
+    if args.worker is not None:  # one of --workers: its admin API is everybody's
+        control = _control(served)
+        server.admin = ForwardingAdmin(int(args.worker.split(":")[1]))
     try:
         server.start()
     except ServerError as exc:
@@ -142,12 +183,89 @@ def _serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, _stopper(stop)) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        served.announce()
+        if control is None:
+            served.announce()
+        else:
+            print(server.url, flush=True)  # to the supervisor
+            # the supervisor holds our stdin: at its end (it died, even by SIGKILL), stop
+            threading.Thread(target=_stop_at_eof, args=(stop,), daemon=True).start()
         while not stop.wait(_POLL):
             if snapshot is not None:
                 snapshot = served.reload_if_changed(snapshot)
     finally:
         server.close()
+        if control is not None:
+            control.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def _stop_at_eof(stop: threading.Event) -> None:
+    sys.stdin.read()
+    stop.set()
+
+
+def _control(served: Served) -> Server:
+    """A worker's private admin port; wait for the supervisor's word to listen."""
+    assert served.server.admin is not None
+    control = Server("127.0.0.1", 0, loop="asyncio")
+    control.admin = ControlAdmin(served.server.admin, lambda: served.reload_if_changed(()))
+    control.start()
+    print(f"CONTROL {control.port}", flush=True)
+    wait_for_listen()
+    return control
+
+
+def _supervise(
+    args: argparse.Namespace, paths: list[Path], mocks: int, snapshot: Snapshot | None
+) -> int:
+    """``serve --workers N``: start the workers, replace dead ones, stop them all."""
+    argv = [sys.executable, "-m", "mockhttp", "serve", *map(str, paths), "--host", args.host]
+    argv += ["--loop", args.loop, "--journal-limit", str(args.journal_limit)]
+    argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []
+
+    def log(text: str) -> None:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    try:
+        supervisor = Supervisor(args.host, args.port, args.workers, argv, log)
+    except OSError as exc:
+        print(f"mockhttp: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, _stopper(stop)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    watched = [snapshot]
+
+    def tick() -> None:  # --watch: the workers reload together, through the hub
+        if watched[0] is None:
+            return
+        current = watch_snapshot(paths)
+        if current == watched[0]:
+            return
+        watched[0] = current
+        try:
+            load(*paths)
+        except MockfileError as exc:
+            log(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
+            return
+        supervisor.broadcast("POST", "/__mockhttp/_reload")
+
+    try:
+        supervisor.start()
+        where = "the built-in mocks" if paths == [DEFAULTS] else ", ".join(map(str, paths))
+        print(supervisor.url, flush=True)
+        log(
+            f"mockhttp: serving {mocks} mocks from {where} on {supervisor.url} "
+            f"with {args.workers} workers" + ("" if args.loop == "auto" else f" ({args.loop})")
+        )
+        supervisor.watch(stop, _POLL, tick)
+    except RuntimeError as exc:
+        log(f"mockhttp: {exc}")
+        return 1
+    finally:
+        supervisor.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0

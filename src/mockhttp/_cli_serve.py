@@ -88,7 +88,7 @@ class Served:
         self.active: list[ActiveMock] = []
         self.expand: Callable[[list[Mock]], list[Mock]] = list  # what --variants adds
         self._lock = threading.Lock()
-        server.on_call_end = self.log
+        server.on_call_end = None if quiet else self.log  # --quiet: no per-call callback
         server.admin = AdminAPI(server, on_reset=self.install_files)
         self.install_files()
 
@@ -105,7 +105,10 @@ class Served:
             if list(self.paths) == [DEFAULTS]
             else ", ".join(map(str, self.paths))
         )
-        self._err(f"mockhttp: serving {len(self.mocks)} mocks from {where} on {self.server.url}")
+        self._err(
+            f"mockhttp: serving {len(self.mocks)} mocks from {where} on {self.server.url} "
+            f"({self.server.loop_name})"
+        )
 
     def reload_if_changed(self, snapshot: Snapshot) -> Snapshot:
         """Reload the files if they changed since ``snapshot``; return the new snapshot."""

@@ -30,10 +30,21 @@ from ._plan import FaultContext, Step
 from ._reply import Reply, error_reply, status
 from ._request import Request
 from ._runner import Whole
-from ._verify import ActiveMock, Call, CallList, append_call, mark_ended
+from ._verify import (
+    ActiveMock,
+    Call,
+    CallList,
+    append_call,
+    mark_ended,
+    seal,
+    unmatched_calls,
+)
 from ._wire import frame
 
-__all__ = ["Server"]
+__all__ = ["LOOPS", "LoopChoice", "Server", "loop_factory"]
+
+LoopChoice = str | Callable[[], asyncio.AbstractEventLoop]
+LOOPS = ("auto", "asyncio", "uvloop")
 
 _ADMIN_PREFIX = "/__mockhttp/"
 _WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
@@ -72,6 +83,12 @@ class Server:
         journal_limit: keep only about the newest this many calls in :attr:`journal` and
             in each mock's ``calls`` (None: all).  Counts (``call_count``, ``times``) stay
             exact.  For long-running servers; ``mockhttp serve`` keeps 10,000.
+        loop: the event loop the server runs on (in its thread): ``"auto"`` (the default:
+            uvloop when it is installed, ``pip install 'mockhttp[fast]'``, else asyncio's),
+            ``"asyncio"``, ``"uvloop"``, or a function that returns a new
+            asyncio-compatible loop.
+        reuse_port: set ``SO_REUSEPORT`` on the listening socket, so that several
+            processes can serve the same port (``mockhttp serve --workers``).
     """
 
     def __init__(
@@ -84,7 +101,11 @@ class Server:
         on_call_end: Callable[[Call], None] | None = None,
         admin: bool = False,
         journal_limit: int | None = None,
+        loop: LoopChoice = "auto",
+        reuse_port: bool = False,
     ) -> None:
+        self._new_loop = loop_factory(loop)
+        self.reuse_port = reuse_port
         if journal_limit is not None and (
             isinstance(journal_limit, bool)
             or not isinstance(journal_limit, int)
@@ -131,12 +152,14 @@ class Server:
         sock = socket.socket(family, socket.SOCK_STREAM)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if self.reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             sock.bind((self.host, self.port))
         except (OSError, UnicodeError) as exc:
             sock.close()
             raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc}") from None
         self.port = sock.getsockname()[1]
-        loop = asyncio.new_event_loop()
+        loop = self._new_loop()
         ready = threading.Event()
         failure: list[BaseException] = []
 
@@ -201,6 +224,11 @@ class Server:
         tb: TracebackType | None,
     ) -> None:
         await asyncio.to_thread(self.close)
+
+    @property
+    def loop_name(self) -> str | None:
+        """The loop it serves on, ``"uvloop"`` or ``"asyncio"`` (None before :meth:`start`)."""
+        return None if self._loop is None else loop_name(self._loop)
 
     @property
     def running(self) -> bool:
@@ -280,7 +308,7 @@ class Server:
     @property
     def unmatched(self) -> list[Call]:
         """Calls that no mock answered."""
-        return [c for c in self.journal if c.mock is None]
+        return unmatched_calls(self.journal)  # compact entries are all matched ones
 
     def check(self) -> None:
         """Raise what went wrong on the server: errors in replies, unmatched requests.
@@ -412,10 +440,42 @@ class Server:
     def _finished(self, call: Call) -> None:
         mark_ended(call)  # call.finished.set(), without building the view
         if self.on_call_end is not None:
+            call._handed = True  # the callback may keep it
             try:
                 self.on_call_end(call)
             except Exception as exc:
                 self.errors.append(exc)
+        seal(call)  # compact in the journal from now on (few objects for the collector)
+
+
+def loop_factory(choice: LoopChoice) -> Callable[[], asyncio.AbstractEventLoop]:
+    """The function that makes the server's loop for ``choice`` (see ``Server(loop=...)``).
+
+    Raises:
+        ConfigError: an unknown name, or ``"uvloop"`` when uvloop is not installed.
+    """
+    if callable(choice):
+        return choice
+    if choice == "asyncio":
+        return asyncio.new_event_loop
+    if choice not in LOOPS:
+        raise ConfigError(f"loop={choice!r} must be one of {', '.join(LOOPS)} or a loop factory")
+    try:
+        import uvloop
+    except ImportError:
+        if choice == "auto":
+            return asyncio.new_event_loop
+        raise ConfigError(
+            "loop='uvloop' needs uvloop: pip install 'mockhttp[fast]' (or uvloop)"
+        ) from None
+    new_loop: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return new_loop
+
+
+def loop_name(loop: asyncio.AbstractEventLoop) -> str:
+    """``uvloop`` or ``asyncio`` (or the loop's class) for messages and the log."""
+    module = type(loop).__module__.split(".")[0]
+    return "asyncio" if module == "asyncio" else module
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:

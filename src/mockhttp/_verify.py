@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
+import marshal
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+import weakref
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal, SupportsIndex, overload
 
 from ._errors import VerificationError
-from ._request import Request
+from ._request import Headers, Request
 
 if TYPE_CHECKING:
     from ._mock import Mock
@@ -28,6 +32,7 @@ BODY_KEPT = 1 << 20
 # and calls are many, so a call holds no lock or Event of its own (cheaper to build, and
 # fewer objects for the garbage collector to scan as the journal grows).
 _ENDED = threading.Condition()
+_SEQ = itertools.count(1)  # numbers every call (the journal's compact entries, _VIEWS)
 _waiting = [0]  # threads inside Done.wait; the server notifies only when there are some
 
 
@@ -97,6 +102,10 @@ class Call:
     body_sent: bytearray = field(default_factory=bytearray)
     outcome: Outcome = "in progress"
     _ended: bool = field(default=False, init=False, repr=False)
+    # the journal's bookkeeping (see "Compact journal entries" below)
+    _seq: int = field(default_factory=_SEQ.__next__, init=False, repr=False)
+    _handed: bool = field(default=False, init=False, repr=False)  # user code has seen it
+    _where: tuple[Any, ...] = field(default=(), init=False, repr=False)  # list, index, ...
 
     @property
     def finished(self) -> Done:
@@ -123,7 +132,16 @@ class Call:
 
 
 class CallList(list[Call]):
-    """The calls of a mock (or of the server), oldest first."""
+    """The calls of a mock (or of the server), oldest first.
+
+    A list of :class:`Call`; finished calls are kept compact inside (see
+    ``docs/performance.md``) and read back as equal ``Call`` objects.
+    """
+
+    def __init__(self, calls: Iterable[Call] = ()) -> None:
+        super().__init__(calls)
+        self._base = 0  # calls dropped from the front so far (positions stay absolute)
+        self._mocks: dict[int, Mock] = {}  # the mocks that compact entries refer to, by id
 
     @property
     def last(self) -> Call:
@@ -135,6 +153,74 @@ class CallList(list[Call]):
         if not self:
             raise VerificationError("no calls were made")
         return self[-1]
+
+    # -- reading: compact entries become Call objects ----------------------------------
+
+    def _view(self, item: Any) -> Call:
+        kind = type(item)
+        if kind is bytes:
+            return _unpack(marshal.loads(item), self._mocks)
+        if kind is tuple:
+            return _unpack(item, self._mocks)
+        item._handed = True  # a live call seen by user code keeps its identity (_VIEWS)
+        return item  # type: ignore[no-any-return]
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Call: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Call]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> Call | list[Call]:
+        if isinstance(index, slice):
+            return [self._view(item) for item in super().__getitem__(index)]
+        return self._view(super().__getitem__(index))
+
+    def __iter__(self) -> Iterator[Call]:
+        get = super().__getitem__
+        i = 0
+        while i < len(self):
+            try:
+                item = get(i)
+            except IndexError:  # trimmed by the server thread meanwhile
+                return
+            yield self._view(item)
+            i += 1
+
+    def __reversed__(self) -> Iterator[Call]:
+        return iter(self[::-1])
+
+    def __contains__(self, value: object) -> bool:
+        return any(call is value for call in self)
+
+    def index(self, value: Call, start: SupportsIndex = 0, stop: SupportsIndex = 2**62) -> int:
+        for i in range(len(self))[start:stop]:
+            if self[i] is value:
+                return i
+        raise ValueError(f"{value!r} is not in the list")
+
+    def count(self, value: Call) -> int:
+        return sum(1 for call in self if call is value)
+
+    def copy(self) -> list[Call]:
+        return list(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, list):
+            return NotImplemented
+        return len(self) == len(other) and all(a is b for a, b in zip(self, other, strict=False))
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"CallList({list(self)!r})"
+
+    def __add__(self, other: list[Call]) -> list[Call]:  # type: ignore[override]
+        return [*self, *other]
 
 
 class ActiveMock:
@@ -238,5 +324,138 @@ def _times(n: int) -> str:
 def append_call(calls: CallList, call: Call, limit: int | None) -> None:
     """Append ``call``; past ``limit`` (and an eighth of slack), drop the oldest at once."""
     calls.append(call)
+    call._where += (calls, calls._base + len(calls) - 1)
     if limit is not None and len(calls) > limit + max(1, limit // 8):
-        del calls[: len(calls) - limit]
+        drop_oldest(calls, len(calls) - limit)
+
+
+def drop_oldest(calls: CallList, n: int) -> None:
+    """Remove the ``n`` oldest calls (trim a CallList only through this: the positions of
+    calls not yet ended, where they will be made compact, count from the first call ever)."""
+    del calls[:n]
+    calls._base += n
+
+
+# -- Compact journal entries -------------------------------------------------------------
+#
+# A journal keeps every call, and every full pass of the garbage collector visits every
+# object it tracks: a Call with its Request and Headers is three such objects, so a server
+# that has answered a million requests paused ~0.5 s in each full collection.  A finished
+# call is therefore stored in its lists as one bytes object (its fields, marshalled), which
+# the collector never tracks, and read back as a Call on access.  A Call that user
+# code holds keeps its identity: reading its entry again gives the same object (_VIEWS).
+
+_VIEWS: weakref.WeakValueDictionary[int, Call] = weakref.WeakValueDictionary()
+_KNOWN = {
+    "request", "mock", "status", "path_params", "body_bytes", "wire_bytes", "events",
+    "body_sent", "outcome", "_ended", "_seq", "_handed", "_where",
+}  # fmt: skip
+_EXTRA = tuple(f.name for f in fields(Call) if f.name not in _KNOWN)  # fields added later
+_EXTRA_INIT = frozenset(f.name for f in fields(Call) if f.name in _EXTRA and f.init)
+_REQUEST_FIELDS = tuple(f.name for f in fields(Request) if f.init)
+_PLAIN_REQUEST = _REQUEST_FIELDS == ("method", "target", "headers", "body", "http_version")
+
+
+def seal(call: Call) -> None:
+    """The call has ended: replace it in its lists by a compact entry (server thread)."""
+    where = call._where
+    if not where:
+        return
+    call._where = ()  # (no call -> list -> call cycle either way)
+    if call.mock is None:  # unmatched calls stay whole: few, and read often
+        return
+    record: bytes | tuple[Any, ...] | None = None
+    mock = call.mock
+    for n in range(0, len(where), 2):
+        calls = where[n]
+        i = where[n + 1] - calls._base
+        try:
+            if i < 0 or _get(calls, i) is not call:
+                continue
+        except IndexError:  # the list was reset or trimmed meanwhile
+            continue
+        if record is None:
+            record = _pack(call)
+            # bytes: never tracked (a tuple is, until a collection has looked at it); a
+            # value marshal cannot write keeps the tuple
+            try:  # noqa: SIM105 (a context manager costs a microsecond per request)
+                record = marshal.dumps(record)
+            except ValueError:
+                pass
+        _set(calls, i, record)
+        if mock is not None:
+            calls._mocks[id(mock)] = mock
+    if call._handed:
+        _VIEWS[call._seq] = call
+
+
+_get = list.__getitem__
+_set = list.__setitem__
+
+
+def unmatched_calls(calls: CallList) -> list[Call]:
+    """The calls of ``calls`` that no mock answered, without unpacking the others."""
+    return [c for c in list.__iter__(calls) if type(c) is Call and c.mock is None]
+
+
+def _pack(call: Call) -> tuple[Any, ...]:
+    request = call.request
+    if _PLAIN_REQUEST:
+        packed_request: tuple[Any, ...] = (
+            request.method,
+            request.target,
+            request.headers.items_list,
+            request.body,
+            request.http_version,
+        )
+    else:  # fields added to Request: keep them all (headers as their pairs)
+        packed_request = tuple(
+            v.items_list if isinstance(v, Headers) else v
+            for v in (getattr(request, n) for n in _REQUEST_FIELDS)
+        )
+    mock = call.mock
+    record = (
+        call._seq,
+        packed_request,
+        None if mock is None else id(mock),
+        call.status,
+        tuple(call.path_params.items()) if call.path_params else (),
+        call.body_bytes,
+        call.wire_bytes,
+        call.events,
+        bytes(call.body_sent),
+        call.outcome,
+    )
+    if _EXTRA:
+        return (*record, *(getattr(call, name) for name in _EXTRA))
+    return record
+
+
+def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
+    seq = record[0]
+    view = _VIEWS.get(seq)
+    if view is not None:
+        return view
+    values = dict(zip(_REQUEST_FIELDS, record[1], strict=True))
+    values["headers"] = Headers(values["headers"])
+    extra = dict(zip(_EXTRA, record[10:], strict=True))
+    view = Call(
+        Request(**values),
+        None if record[2] is None else mocks[record[2]],
+        record[3],
+        dict(record[4]),
+        record[5],
+        record[6],
+        record[7],
+        bytearray(record[8]),
+        record[9],
+        **{k: v for k, v in extra.items() if k in _EXTRA_INIT},
+    )
+    for name, value in extra.items():
+        if name not in _EXTRA_INIT:
+            setattr(view, name, value)
+    view._seq = seq
+    view._ended = True
+    view._handed = True
+    _VIEWS[seq] = view
+    return view
