@@ -202,9 +202,9 @@ class Mock:
         Raises:
             ConfigError: the mock has no file form (a binary body, a bytes matcher value).
         """
-        from ._mockfile_dump import dump
-
-        return dump(self)
+        if _WRITER is None:  # pragma: no cover (importing mockhttp loads the writer)
+            raise ConfigError("the mock file writer is not loaded: import mockhttp first")
+        return _WRITER(self)
 
     def _add(self, field: Field, name: str | None, matcher: Matcher | Any) -> Mock:
         from ._match import exists
@@ -268,6 +268,16 @@ class Mock:
         else:
             path = self.path if isinstance(self.path, str) else repr(self.path)
         return f"{self.method or '*'} {path}"
+
+
+_WRITER: Callable[[Mock], str] | None = None
+
+
+def set_writer(writer: Callable[[Mock], str]) -> None:
+    """Install the mock file writer (``_mockfile_dump.dump`` does it when imported), so
+    ``Mock.to_yaml`` works without this module importing the file layer."""
+    global _WRITER
+    _WRITER = writer
 
 
 _AS_GET = {"HEAD": "GET"}  # a GET mock answers HEAD when no HEAD mock does (RFC 9110 §9.3.2)

@@ -26,7 +26,7 @@ import yaml
 from ._duration import format_seconds
 from ._errors import ConfigError
 from ._match import Equal, Matcher, all_of
-from ._mock import Criterion, Mock
+from ._mock import Criterion, Mock, set_writer
 from ._plan import Fault
 from ._reply import EventStream, Reply, _reason
 from ._sse import Event, dumps_compact
@@ -245,3 +245,6 @@ def _event(event: Event) -> _FlowMap:
     if event.data is not None:
         out["data"] = event.data
     return out
+
+
+set_writer(dump)

@@ -12,17 +12,41 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ._plan import End, Pause, Raw, Step
 from ._reply import error_reply
 from ._verify import BODY_KEPT, Call, Outcome
 from ._wire import frame
 
-if TYPE_CHECKING:
-    from ._connection import Connection
+__all__ = ["BURST", "Host", "Line", "Runner", "Whole"]
 
-__all__ = ["BURST", "Runner", "Whole"]
+
+class Host(Protocol):
+    """What the executor needs of the server: where errors go, and the end of a call."""
+
+    errors: list[BaseException]
+
+    def _finished(self, call: Call) -> None: ...
+
+
+class Line(Protocol):
+    """What the executor needs of a connection (``_connection.Connection`` is one)."""
+
+    @property
+    def server(self) -> Host: ...
+
+    transport: asyncio.Transport | None
+    runner: Runner | None
+    paused: bool
+    closed: bool
+    server_closed: bool
+
+    def done(self, keep_alive: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+    def reset(self, waited: float = 0.0) -> None: ...
 
 BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
 _OUTCOMES: dict[str, Outcome] = {
@@ -92,7 +116,7 @@ class Runner:
     )
 
     def __init__(
-        self, conn: Connection, steps: Iterator[Step], call: Call | None, keep_alive: bool
+        self, conn: Line, steps: Iterator[Step], call: Call | None, keep_alive: bool
     ) -> None:
         self.conn = conn
         self.steps = steps

@@ -5,16 +5,15 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ._errors import VerificationError
 from ._request import Request
 
 if TYPE_CHECKING:
     from ._mock import Mock
-    from ._server import Server
 
-__all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome", "mark_ended"]
+__all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome", "Registry", "mark_ended"]
 
 Outcome = Literal[
     "in progress", "complete", "closed", "reset", "stalled", "client hung up", "server closed"
@@ -137,13 +136,22 @@ class CallList(list[Call]):
         return self[-1]
 
 
+class Registry(Protocol):
+    """What a mock's handle needs of its server (``Server`` is one): verification reads
+    the server through this, and never imports it."""
+
+    def remove(self, active: ActiveMock) -> None: ...
+
+    def journal_text(self) -> str: ...
+
+
 class ActiveMock:
     """A mock registered on a server: its calls, and assertions on them.
 
     Returned by ``server.mock(...)``.
     """
 
-    def __init__(self, mock: Mock, server: Server, seq: int) -> None:
+    def __init__(self, mock: Mock, server: Registry, seq: int) -> None:
         self.mock = mock
         self.calls = CallList()
         self._server = server
