@@ -23,7 +23,7 @@ from ._plan import Step
 from ._reply import error_reply, status
 from ._request import Headers, Request
 from ._runner import Host, Runner, Whole
-from ._verify import BODY_KEPT, Call, CallList
+from ._verify import BODY_KEPT, Call, CallList, mark_ended
 from ._wire import frame
 
 __all__ = ["MAX_BODY", "MAX_HEAD", "Connection", "Server"]
@@ -277,9 +277,10 @@ class Connection(asyncio.Protocol):
                 call.body_sent += whole.body[: BODY_KEPT - len(call.body_sent)]
         if whole.events > call.events:
             call.events = whole.events
+        call.outcome = "complete"  # final before the client can have the reply
+        mark_ended(call)
         if self.transport is not None:
             self.transport.write(whole.data)
-        call.outcome = "complete"
         self.server._finished(call)
         self.done(keep_alive)
 

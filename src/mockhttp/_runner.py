@@ -16,7 +16,7 @@ from typing import Protocol
 
 from ._plan import End, Pause, Raw, Step
 from ._reply import error_reply
-from ._verify import BODY_KEPT, Call, Outcome
+from ._verify import BODY_KEPT, Call, Outcome, mark_ended
 from ._wire import frame
 
 __all__ = ["BURST", "Host", "Line", "Runner", "Whole"]
@@ -167,8 +167,7 @@ class Runner:
                         return
                 elif kind is End:
                     assert isinstance(step, End)
-                    self._write(out)
-                    self._end(step)
+                    self._end(step, out)
                     return
                 else:
                     raise TypeError(f"unexpected step in a wire plan: {step!r}")
@@ -176,8 +175,7 @@ class Runner:
             self._write(out)
             self._failed(exc)
             return
-        self._write(out)
-        self._end(End("complete"))
+        self._end(End("complete"), out)
 
     def _paused(self) -> bool:
         return self.conn.paused
@@ -201,14 +199,22 @@ class Runner:
         if step.event is not None and step.event >= call.events:
             call.events = step.event + 1
 
-    def _end(self, end: End) -> None:
+    def _end(self, end: End, out: list[bytes]) -> None:
+        """Write the last bytes ``out`` and end as ``end`` says.
+
+        The call's outcome is recorded (and its waiters woken) *before* the last bytes
+        leave, so a client that has the whole reply always reads a final record.
+        """
         conn = self.conn
         call = self.call
         how = end.how
         if call is not None:
             call.outcome = _OUTCOMES[how]
             if how != "stall":
-                self.conn.server._finished(call)
+                mark_ended(call)
+        self._write(out)
+        if call is not None and how != "stall":
+            conn.server._finished(call)
         if how == "complete":
             conn.done(self.keep_alive)
         elif how == "close":

@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import NamedTuple
 
 from ._connection import Connection
-from ._errors import ConfigError, ServerError, UnmatchedRequestError
+from ._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from ._explain import no_match_json, no_match_text
 from ._mock import Mock
 from ._plan import FaultContext, Step
@@ -301,6 +301,22 @@ class Server:
                 f"{len(unmatched)} request(s) matched no mock:\n" + "\n".join(reports)
             )
 
+    def assert_all_called(self) -> None:
+        """Fail unless every registered mock answered at least one request.
+
+        Raises:
+            VerificationError: some mocks were never called (the message names them and
+                lists what the server received).
+        """
+        __tracebackhide__ = True
+        uncalled = [a for a in self._active if not a.called]
+        if uncalled:
+            names = "\n".join(f"  mock {a.mock.describe()}" for a in uncalled)
+            raise VerificationError(
+                f"{_count(len(uncalled), 'mock')} of {len(self._active)} never called:\n"
+                f"{names}\n{self.journal_text()}"
+            )
+
     def journal_text(self) -> str:
         """Every request received, one per line (used in assertion messages)."""
         if not self.journal:
@@ -426,3 +442,8 @@ def _check_server_args(host: object, port: object, unmatched_status: object) -> 
         raise ConfigError(f"port={port!r} must be an int from 0 to 65535 (0: a free port)")
     if type(unmatched_status) is not int or not 100 <= unmatched_status <= 999:
         raise ConfigError(f"unmatched_status={unmatched_status!r} must be an int from 100 to 999")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 mock``, ``2 mocks``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

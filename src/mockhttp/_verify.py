@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ._errors import VerificationError
+from ._errors import ConfigError, VerificationError
 from ._request import Request
 
 if TYPE_CHECKING:
@@ -196,11 +197,29 @@ class ActiveMock:
                 the server received.
         """
         __tracebackhide__ = True
+        _refuse_inside_a_loop("wait_for_calls", "wait_for_calls_async")
         deadline = time.monotonic() + timeout
         while self._count < n:
             if time.monotonic() >= deadline:
                 self._fail(f"to be called {_times(n)} within {timeout} s", self._count)
             time.sleep(0.005)
+        return self.calls
+
+    async def wait_for_calls_async(self, n: int = 1, timeout: float = 5.0) -> CallList:
+        """``wait_for_calls`` for async code: ``await mock.wait_for_calls_async(2)``.
+
+        Waits without blocking the event loop, so a client running on the same loop can
+        make its requests meanwhile.
+
+        Raises:
+            VerificationError: ``timeout`` seconds passed first.
+        """
+        __tracebackhide__ = True
+        deadline = time.monotonic() + timeout
+        while self._count < n:
+            if time.monotonic() >= deadline:
+                self._fail(f"to be called {_times(n)} within {timeout} s", self._count)
+            await asyncio.sleep(0.005)
         return self.calls
 
     def remove(self) -> None:
@@ -237,6 +256,20 @@ class ActiveMock:
 
     def __repr__(self) -> str:
         return f"<ActiveMock {self.mock.describe()} calls={self._count}>"
+
+
+def _refuse_inside_a_loop(name: str, instead: str) -> None:
+    """A blocking wait on a thread that runs an event loop would freeze every client on
+    that loop (and report "called 0 times"): refuse it, naming the awaitable form."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise ConfigError(
+        f"{name}() blocks, and it was called inside a running event loop, which it would "
+        f"freeze (a client on that loop could not make its requests); "
+        f"use `await mock.{instead}(n, timeout)`"
+    )
 
 
 def _times(n: int) -> str:
