@@ -48,6 +48,7 @@ class Line(Protocol):
 
     def reset(self, waited: float = 0.0) -> None: ...
 
+
 BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
 _OUTCOMES: dict[str, Outcome] = {
     "complete": "complete",

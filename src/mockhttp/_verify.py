@@ -12,7 +12,10 @@ from ._errors import ConfigError, VerificationError
 from ._request import Request
 
 if TYPE_CHECKING:
+    from ._explain import Explanation
     from ._mock import Mock
+
+_now = time.time
 
 __all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome", "Registry", "mark_ended"]
 
@@ -82,6 +85,9 @@ class Call:
         wire_bytes: bytes written on the wire (head and framing included).
         events: events of which at least one byte was written.
         body_sent: the body bytes written (the first MiB of them).
+        explanation: for a request no mock matched, why (the closest mocks, field by
+            field; ``str()`` gives the text of the 404).
+        time: when the request arrived (seconds since the epoch, as ``time.time()``).
         outcome: how the reply ended: ``complete``, ``closed`` (clean close before the end),
             ``reset``, ``stalled``, ``client hung up``, ``server closed`` (the server was
             closed mid-reply), or ``in progress``.
@@ -96,6 +102,8 @@ class Call:
     events: int = 0
     body_sent: bytearray = field(default_factory=bytearray)
     outcome: Outcome = "in progress"
+    explanation: Explanation | None = field(default=None, repr=False)
+    time: float = field(default_factory=_now, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
 
     @property
@@ -183,8 +191,21 @@ class ActiveMock:
 
     @property
     def exhausted(self) -> bool:
-        """True when it has answered its ``times`` requests."""
-        return self.mock.times is not None and self._count >= self.mock.times
+        """True when it answers no more: it has answered its ``times`` requests, or every
+        reply of its ``replies(..., exhausted="unmatched")``."""
+        mock = self.mock
+        if mock.times is not None and self._count >= mock.times:
+            return True
+        return (
+            bool(mock.sequence)
+            and mock.exhausted == "unmatched"
+            and self._count >= len(mock.sequence)
+        )
+
+    def _forget(self) -> None:
+        """Forget the calls (``Server.clear_journal``)."""
+        self.calls = CallList()
+        self._count = 0
 
     def wait_for_calls(self, n: int = 1, timeout: float = 5.0) -> CallList:
         """Wait until the mock has answered ``n`` requests; return its calls.
