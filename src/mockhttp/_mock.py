@@ -86,8 +86,11 @@ class Criterion:
         assert self.name is not None
         if self.field == "header":
             return request.headers.get(self.name, MISSING)
-        found = request.query_value(self.name)
-        return MISSING if found is None else found
+        name = self.name
+        found = [v for k, v in request.query if k == name]
+        if not found:
+            return MISSING
+        return found[0] if len(found) == 1 else found  # ?tag=a&tag=b: every value
 
     def label(self) -> str:
         return "body" if self.name is None else f"{self.field} {self.name!r}"
@@ -179,7 +182,11 @@ class Mock:
         return self._add("header", _name("header", name).lower(), matcher)
 
     def query(self, name: str, matcher: Matcher | Any = None) -> Mock:
-        """Match a query parameter (its first value); a plain value means ``equal``."""
+        """Match a query parameter; a plain value means ``equal``.
+
+        A parameter given once is its text; given several times (``?tag=a&tag=b``) it is
+        the list of its values, so ``match.contains("b")`` or ``equal(["a", "b"])`` apply.
+        """
         return self._add("query", _name("query", name), matcher)
 
     def body(self, matcher: Matcher | Any) -> Mock:
@@ -231,7 +238,7 @@ class Mock:
                 raise ConfigError(f"scenario() {arg}={value!r} must be non-empty text")
         return dataclasses.replace(self, scenario_of=Scenario(name, state, next_state))
 
-    def respond_with(self, handler: Callable[[Request], Reply]) -> Mock:
+    def respond_with(self, handler: Callable[..., Reply]) -> Mock:
         """Answer with the reply ``handler(request)`` builds, per request (Python only).
 
         The handler runs on the server thread; if it raises, or returns something other

@@ -44,6 +44,7 @@ __all__ = [
     "MOCK_KEYS",
     "REQUEST_KEYS",
     "RESPONSE_KEYS",
+    "SCENARIO_KEYS",
     "SUFFIXES",
     "dump",
     "files",
@@ -69,7 +70,11 @@ _REQUEST_TARGET = _params(_mock.request, _POSITIONAL)  # method, path
 _STREAM_OPTIONS = _params(Reply.event_stream, _KEYWORD)
 _EVENT_FIELDS = _params(Event.__init__, _POSITIONAL, _KEYWORD)
 
-MOCK_KEYS = ("request", "response", *_MOCK_OPTIONS)
+_SEQUENCE_OPTIONS = _params(Mock.replies, _KEYWORD)  # exhausted
+_SCENARIO_KEYS = _params(Mock.scenario, _POSITIONAL)  # name, state, next_state
+
+MOCK_KEYS = ("request", "response", "replies", *_MOCK_OPTIONS, *_SEQUENCE_OPTIONS, "scenario")
+SCENARIO_KEYS = tuple(_SCENARIO_KEYS)
 REQUEST_KEYS = (*_REQUEST_TARGET, *get_args(_mock.Field))  # query, header, body
 RESPONSE_KEYS = ("status", "reason", "header", "body", "json", "event_stream", "delay", "pipe")
 EVENT_STREAM_KEYS = (*_STREAM_OPTIONS, "events")
@@ -195,12 +200,43 @@ def _mock_of(at: At) -> Mock:
     for key, child in req.items():
         if key not in _REQUEST_TARGET:
             mock = _criteria(mock, key, child)
+    if "response" in f and "replies" in f:
+        f["replies"].fail("found both 'response' and 'replies', expected one of them")
     if "response" in f:
         reply, faults = _response(f["response"])
         mock = mock.reply(reply)
         with f["response"].building():
             mock = mock.pipe(*faults)
+    if "replies" in f:
+        mock = _replies(mock, f)
+    else:
+        for key in _SEQUENCE_OPTIONS:
+            if key in f:
+                f[key].fail(f"{key}: goes with replies (a list of responses), found none")
+    if "scenario" in f:
+        mock = _scenario(mock, f["scenario"])
     return mock
+
+
+def _replies(mock: Mock, f: dict[str, At]) -> Mock:
+    """``replies: [response, ...]`` (each any response form, with its own ``pipe``)."""
+    listed = f["replies"].elements("a list of responses")
+    if not listed:
+        f["replies"].fail("replies: found an empty list, expected at least one response")
+    replies = [_response(item) for item in listed]
+    options = {k: _typed(f[k], p.annotation) for k, p in _SEQUENCE_OPTIONS.items() if k in f}
+    with (f.get("exhausted") or f["replies"]).building():
+        return mock.replies(*replies, **options)
+
+
+def _scenario(mock: Mock, at: At) -> Mock:
+    """``scenario: {name: agent, state: Started, next_state: answered}``."""
+    f = at.fields(SCENARIO_KEYS, "a scenario: a mapping with name, state, next_state")
+    if "name" not in f:
+        at.fail("scenario: missing key 'name', expected a mapping with name, state, next_state")
+    args = {k: _typed(f[k], p.annotation) for k, p in _SCENARIO_KEYS.items() if k in f}
+    with at.building():
+        return mock.scenario(**args)
 
 
 def _criteria(mock: Mock, field: str, at: At) -> Mock:

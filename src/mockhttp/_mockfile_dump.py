@@ -103,7 +103,19 @@ def to_dict(mock: Mock) -> dict[str, Any]:
     request = _request(mock)
     if request:
         doc["request"] = request
-    doc["response"] = _response(mock.response, mock.faults)
+    if mock.scenario_of is not None:
+        sc = mock.scenario_of
+        doc["scenario"] = {
+            k: v
+            for k, v in (("name", sc.name), ("state", sc.state), ("next_state", sc.next_state))
+            if v is not None
+        }
+    if mock.sequence:
+        doc["replies"] = [_response(r, (*own, *mock.faults)) for r, own in mock.sequence]
+        if mock.exhausted != "repeat":
+            doc["exhausted"] = mock.exhausted
+    else:
+        doc["response"] = _response(mock.response, mock.faults)
     return doc
 
 
