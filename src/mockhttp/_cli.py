@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from ._cli_serve import DEFAULTS, Served, watch_snapshot
+from ._cli_serve import DEFAULTS, Served, plural, watch_snapshot
 from ._errors import MockfileError, ServerError
-from ._mockfile import files, load
+from ._mockfile import file_problems, files, load
 from ._server import Server
 
 __all__ = ["main"]
@@ -75,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser(
         "validate",
         help="check mock files",
-        description="Check mock files; print each error with its file, line and column.  "
+        description="Check mock files (directories: their subdirectories too); print every "
+        "error with its file, line and column.  "
         "Exit status 0 when every file loads, 1 otherwise.",
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="mock files or directories")
@@ -155,13 +156,13 @@ def _validate(paths: Sequence[str]) -> int:
             status = 1
             continue
         for path in found:
-            try:
-                mocks = load(path)
-            except MockfileError as exc:
-                print(exc, file=sys.stderr)
+            errors = file_problems(path)
+            for error in errors:
+                print(error, file=sys.stderr)
+            if errors:
                 status = 1
             else:
-                print(f"{path}: ok, {len(mocks)} mock{'' if len(mocks) == 1 else 's'}")
+                print(f"{path}: ok, {plural(len(load(path)), 'mock')}")
     return status
 
 

@@ -96,6 +96,7 @@ class Served:
         self.quiet = quiet
         self.verbose = verbose
         self.active: list[ActiveMock] = []
+        self._settling: Snapshot | None = None  # a changed snapshot seen once, not yet loaded
         self._lock = threading.Lock()
         server.on_call_end = self.log
         server.admin = AdminAPI(server, on_reset=self.install_files)
@@ -119,10 +120,17 @@ class Served:
         )
 
     def reload_if_changed(self, snapshot: Snapshot) -> Snapshot:
-        """Reload the files if they changed since ``snapshot``; return the new snapshot."""
+        """Reload the files if they changed since ``snapshot`` and have stayed the same
+        since the previous call (one poll), so that a save written in several steps
+        reloads once, from the whole file; return the snapshot now served."""
         current = watch_snapshot(self.paths)
         if current == snapshot:
+            self._settling = None
             return snapshot
+        if current != self._settling:  # still being written: look again at the next poll
+            self._settling = current
+            return snapshot
+        self._settling = None
         try:
             mocks = load(*self.paths)
         except MockfileError as exc:
