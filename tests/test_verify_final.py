@@ -101,3 +101,13 @@ def test_assert_all_called_names_the_mocks_never_called(server: mockhttp.Server)
     httpx.get(server.url + "/b")
     httpx.get(server.url + "/c")
     server.assert_all_called()
+
+
+@pytest.mark.asyncio
+async def test_wait_for_calls_async_in_a_pytest_asyncio_test(server: mockhttp.Server) -> None:
+    """The suite runs with pytest-asyncio installed (a test extra), as users' suites do."""
+    mock = server.mock(mockhttp.get("/x"))
+    async with httpx.AsyncClient() as client:
+        task = asyncio.create_task(client.get(server.url + "/x"))
+        await mock.wait_for_calls_async(1, timeout=5)
+        assert (await task).status_code == 200
