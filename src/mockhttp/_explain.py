@@ -27,11 +27,19 @@ BODY_SHOWN = 1000  # characters of the request body an explanation's JSON repeat
 def closest(
     request: Request, mocks: Sequence[Mock], states: Mapping[str, str] | None = None
 ) -> list[tuple[Mock, list[Mismatch]]]:
-    """Mocks with their differences, closest first: the lightest differences (a path that
-    is nearly the mock's weighs less than one that has nothing in common), then fewest."""
+    """Mocks with their differences, closest first, compared field by field: the path
+    first (the same path, then a nearly equal one such as a trailing slash, then one with
+    less in common), then the method, then how many other fields differed."""
     scored = [(m, m.differences(request, states)) for m in mocks]
-    scored.sort(key=lambda pair: (sum(d.weight for d in pair[1]), len(pair[1])))
+    scored.sort(key=lambda pair: _distance(pair[1]))
     return scored
+
+
+def _distance(diffs: list[Mismatch]) -> tuple[float, float, float, int]:
+    path = sum(d.weight for d in diffs if d.field == "path")
+    method = sum(d.weight for d in diffs if d.field == "method")
+    rest = sum(d.weight for d in diffs if d.field not in ("path", "method"))
+    return (path, method, rest, len(diffs))
 
 
 @dataclass(frozen=True)
