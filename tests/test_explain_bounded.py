@@ -61,6 +61,9 @@ def test_the_closest_mock_is_ranked_by_how_close_the_path_came() -> None:
         assert found.line == (
             "closest: 'chat', path: got '/v1/chat/completions/', expected '/v1/chat/completions'"
         )
+        # the path ranks first, even when the body differs too
+        body_too = explain(mockhttp.Request("POST", "/v1/chat/completions/", body=b"{}"), mocks)
+        assert [c["name"] for c in body_too.closest] == ["chat", "embeddings"]
 
 
 def test_unmatched_calls_keep_their_explanation_and_every_call_its_time(
