@@ -418,13 +418,12 @@ class Server:
 
     def _find(self, request: Request, method: str) -> ActiveMock | None:
         """The mock that answers ``request`` as if its method were ``method``."""
-        states = self._states
         for active in self._active:
             mock = active.mock
             if (
                 not active.exhausted
                 and mock.matches(request, method)
-                and (mock.scenario_of is None or mock.in_state(states))
+                and (mock.scenario_of is None or mock.in_state(self._states))
             ):
                 return active
         return None
@@ -433,9 +432,9 @@ class Server:
         self, mock: Mock, reply: Reply, index: int, framing: _Framing
     ) -> Iterator[Step] | Whole:
         """The wire plan of ``reply``, with the mock's faults applied."""
-        faults = mock.faults_for(index)
+        faults = mock.faults_for(index) if mock.sequence else mock.faults
         if not faults:
-            if mock.fixed:  # a fixed reply: framed once, replayed
+            if mock.handler is None:  # a fixed reply: framed once, replayed
                 return self._wire(reply, framing)
             return framing.frame(reply.plan())  # a handler's reply, built for this request
         ctx = FaultContext(call_index=index)
@@ -498,7 +497,8 @@ class Server:
         return framing.frame(reply.plan())
 
     def _finished(self, call: Call) -> None:
-        mark_ended(call)  # call.finished.set(), without building the view
+        if not call._ended:  # the executor marks most calls ended before their last write
+            mark_ended(call)  # call.finished.set(), without building the view
         if self.on_call_end is not None:
             try:
                 self.on_call_end(call)

@@ -167,6 +167,11 @@ class ActiveMock:
         self._seq = seq
         self._rank: float = seq  # order among equal priorities (newest first)
         self._count = 0  # exact, even when a journal limit trims ``calls``
+        # how many requests it answers (``times``, or its replies when they end unmatched)
+        limits = [mock.times] if mock.times is not None else []
+        if mock.sequence and mock.exhausted == "unmatched":
+            limits.append(len(mock.sequence))
+        self._limit: int | None = min(limits) if limits else None
 
     def _record(self, call: Call, limit: int | None) -> int:
         """Add a call (keeping at most about ``limit`` of them); return its 0-based index."""
@@ -193,14 +198,7 @@ class ActiveMock:
     def exhausted(self) -> bool:
         """True when it answers no more: it has answered its ``times`` requests, or every
         reply of its ``replies(..., exhausted="unmatched")``."""
-        mock = self.mock
-        if mock.times is not None and self._count >= mock.times:
-            return True
-        return (
-            bool(mock.sequence)
-            and mock.exhausted == "unmatched"
-            and self._count >= len(mock.sequence)
-        )
+        return self._limit is not None and self._count >= self._limit
 
     def _forget(self) -> None:
         """Forget the calls (``Server.clear_journal``)."""
