@@ -147,3 +147,11 @@ def test_mock_file_errors_for_replies_and_scenarios(text: str, message: str) -> 
     with pytest.raises(mockhttp.MockfileError) as raised:
         mockhttp.loads(text, "m.yaml")
     assert message in str(raised.value)
+
+
+def test_an_exhausted_sequence_is_explained(server: mockhttp.Server) -> None:
+    server.mock(mockhttp.get("/x", name="seq").replies(mockhttp.ok(), exhausted="unmatched"))
+    httpx.get(server.url + "/x")
+    miss = httpx.get(server.url + "/x")
+    assert miss.status_code == 404
+    assert "mock 'seq'\n    (matches, but has answered all its `times` or `replies`)" in miss.text

@@ -111,7 +111,7 @@ def _text(request: Request, ranked: list[tuple[Mock, list[Mismatch]]], total: in
         if len(diffs) > DIFFS_SHOWN:
             lines.append(f"    and {len(diffs) - DIFFS_SHOWN} more differences")
         if not diffs:
-            lines.append("    (matches, but has answered all its `times`)")
+            lines.append("    (matches, but has answered all its `times` or `replies`)")
     if total > SHOWN:
         lines.append(f"  and {total - SHOWN} more mocks")
     return "\n".join(lines)
@@ -121,7 +121,7 @@ def _line(ranked: list[tuple[Mock, list[Mismatch]]]) -> str:
     if not ranked:
         return "no mocks"
     mock, diffs = ranked[0]
-    why = str(diffs[0]) if diffs else "it has answered all its `times`"
+    why = str(diffs[0]) if diffs else "it has answered all its `times` or `replies`"
     return f"closest: {mock.describe()}, {why}"
 
 
