@@ -92,7 +92,8 @@ def test_defaults_log_one_line_per_request(defaults: Serving) -> None:
     ), line
     missing = defaults.wait_for_log("/v1/nothing")
     assert re.fullmatch(
-        LOG_TIME + r" GET /v1/nothing → no match \(closest: 'models'\) 404, \d+ bytes, complete\n",
+        LOG_TIME + r" GET /v1/nothing → no match \(closest: '[\w-]+', \w+: got '[^']*', "
+        r"expected [^)]+\) 404, \d+ bytes, complete\n",
         missing,
     ), missing
     assert defaults.log[0].startswith("mockhttp: serving 5 mocks from the built-in mocks on ")
@@ -183,7 +184,7 @@ def test_watch_reloads_without_dropping_open_streams(tmp_path: Path) -> None:
             lines = res.iter_lines()
             assert next(lines) == "data: old1"
             mocks.write_text(slow + "    events: [{data: new}]\n")
-            serving.wait_for_log("mockhttp: reloaded 1 mocks")
+            serving.wait_for_log("mockhttp: reloaded 1 mock\n")
             assert httpx.get(serving.url + "/s").text == "data: new\n\n"
             assert [line for line in lines if line] == ["data: old2", "data: old3", "data: old4"]
         mocks.write_text("request: {path: /s, metod: GET}\n")
@@ -206,7 +207,7 @@ def test_watch_reload_keeps_mocks_added_through_the_admin_api(tmp_path: Path) ->
         )
         assert added.status_code == 201, added.text
         mocks.write_text("request: {path: /x}\nresponse: {body: file v2}\n")
-        serving.wait_for_log("mockhttp: reloaded 1 mocks")
+        serving.wait_for_log("mockhttp: reloaded 1 mock\n")
         assert httpx.get(serving.url + "/x").text == "override"
 
 
@@ -329,13 +330,16 @@ def test_log_line_for_a_stream_an_unmatched_request_and_an_admin_call() -> None:
     now = datetime(2026, 1, 2, 3, 4, 5, 678_000)
     call = Call(mockhttp.Request("POST", "/v1/chat?x=1"), stream, 200, events=1, outcome="closed")
     assert log_line(call, [stream], now) == (
-        "03:04:05.678 POST /v1/chat?x=1 → mock 'chat' 200, 1 events, closed"
+        "03:04:05.678 POST /v1/chat?x=1 → mock 'chat' 200, 1 event, closed"
     )
     miss = Call(mockhttp.Request("GET", "/v2"), None, 404, body_bytes=12, outcome="complete")
     assert log_line(miss, [stream], now) == (
-        "03:04:05.678 GET /v2 → no match (closest: 'chat') 404, 12 bytes, complete"
+        "03:04:05.678 GET /v2 → no match (closest: 'chat', method: got 'GET', expected 'POST')"
+        " 404, 12 bytes, complete"
     )
     assert log_line(miss, [], now).endswith("no match (no mocks) 404, 12 bytes, complete")
+    one = Call(mockhttp.Request("GET", "/v2"), None, 404, body_bytes=1, outcome="complete")
+    assert log_line(one, [], now).endswith("404, 1 byte, complete")
     admin = Call(mockhttp.Request("GET", "/__mockhttp/mocks"), None, 200, outcome="complete")
     assert (
         log_line(admin, [], now)

@@ -228,7 +228,9 @@ def test_every_registered_fault_loads_from_a_file() -> None:
 
 def test_every_reply_event_and_mock_option_has_a_file_key() -> None:
     """Keys come from the Python signatures: mock options, stream options, event fields."""
-    assert set(MOCK_KEYS) == {"request", "response", "name", "priority", "times"}
+    assert set(MOCK_KEYS) == {
+        "request", "response", "name", "priority", "times", "replies", "exhausted", "scenario"
+    }  # fmt: skip
     assert set(REQUEST_KEYS) == {"method", "path", "query", "header", "body"}
     stream = inspect.signature(Reply.event_stream).parameters
     assert set(EVENT_STREAM_KEYS) == {"events", *(n for n in stream if n not in ("self", "events"))}
@@ -253,7 +255,8 @@ BAD: dict[str, tuple[str, str]] = {
     "unknown top key": (
         "requets: {path: /x}\n",
         "bad.yaml:1:1 at requets: unknown key 'requets' — did you mean 'request'?\n"
-        "  expected one of: name, priority, request, response, times",
+        "  expected one of: exhausted, name, priority, replies, request, response, scenario, "
+        "times",
     ),
     "date in data": (
         "response:\n  event_stream:\n    events:\n      - data: a\n      - data: b\n"

@@ -1,4 +1,4 @@
-"""The raw SSE reader against the WHATWG vectors in wire-facts.md (``SSE-*``)."""
+"""The raw SSE reader against the WHATWG vectors in docs/wire-format.md (``SSE-*``)."""
 
 from __future__ import annotations
 

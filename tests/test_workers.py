@@ -145,7 +145,7 @@ def test_watch_reloads_every_worker(tmp_path: Path) -> None:
         assert fresh_get(serving.url + "/x").text == "v1"
         mocks.write_text("request: {path: /x}\nresponse: {body: v2}\n")
         deadline = time.monotonic() + 20
-        while sum("reloaded 1 mocks" in line for line in serving.log) < 2:
+        while sum("reloaded 1 mock" in line for line in serving.log) < 2:
             assert time.monotonic() < deadline, "".join(serving.log)
             time.sleep(0.05)
         assert {fresh_get(serving.url + "/x").text for _ in range(20)} == {"v2"}

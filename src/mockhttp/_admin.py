@@ -14,11 +14,17 @@ GET      /__mockhttp/mocks/{ref}          one mock, with its ``call_count``
 DELETE   /__mockhttp/mocks/{ref}          remove one mock
 GET      /__mockhttp/mocks/{ref}/calls    its ``call_count`` and its calls
 GET      /__mockhttp/journal              every request (``?mock=ref``: one mock's;
-                                          ``?mock=none``: the unmatched ones)
+                                          ``?mock=none``: the unmatched ones, with why)
+DELETE   /__mockhttp/journal              forget every call (the mocks stay)
+POST     /__mockhttp/requests/count       count the calls matching the body's ``request``
+                                          pattern (a mock file; no mock is added)
+GET      /__mockhttp/scenarios            every scenario's state
+POST     /__mockhttp/scenarios/reset      put every scenario back in ``Started``
 POST     /__mockhttp/reset                remove the mocks and clear the journal
 =======  ===============================  ==================================================
 
-``ref`` is a mock's ``id`` (a number, given when it is added) or its ``name``.
+``ref`` is a mock's ``id`` (a number, given when it is added) or its ``name``; names are
+unique (adding a mock under a name already taken is refused with 409).
 
 Rule 1: the handler runs on the server's loop thread (``Server.admin``), so it reads and
 changes the registry and journal without racing the requests it answers.
@@ -28,10 +34,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import unquote
 
 from ._errors import ConfigError, MockfileError
+from ._mock import Mock
 from ._mockfile import loads, to_dict
 from ._reply import Reply, status
 from ._request import Request
@@ -94,15 +102,51 @@ class AdminAPI:
         return _json(200, {"mocks": [_mock_json(a) for a in self.server.mocks]})
 
     def add_mocks(self, request: Request, ref: str) -> Reply:
-        try:
-            mocks = loads(request.text, "request body")
-        except MockfileError as exc:
-            return _error(
-                400, "mockfile_error", str(exc), reason=exc.reason,
-                line=exc.line, column=exc.column, path=exc.path,
-            )  # fmt: skip
-        added = [self.server.mock(m) for m in mocks]
+        mocks = _mocks_of(request)
+        if isinstance(mocks, Reply):
+            return mocks
+        taken = {a.mock.name for a in self.server.mocks if a.mock.name is not None}
+        seen: set[str] = set()
+        for mock in mocks:
+            if mock.name is not None and (mock.name in taken or mock.name in seen):
+                where = "already registered" if mock.name in taken else "given twice in the body"
+                return _error(
+                    409, "duplicate_name",
+                    f"a mock named {mock.name!r} is {where}: names address mocks, so they are "
+                    f"unique; DELETE {PREFIX}mocks/{mock.name} first, or choose another name",
+                    name=mock.name,
+                )  # fmt: skip
+            if mock.name is not None:
+                seen.add(mock.name)
+        added = self.server.mock(mocks) if mocks else []
         return _json(201, {"mocks": [_mock_json(a) for a in added]})
+
+    def count(self, request: Request, ref: str) -> Reply:
+        mocks = _mocks_of(request)
+        if isinstance(mocks, Reply):
+            return mocks
+        if len(mocks) != 1:
+            return _error(
+                400, "bad_pattern",
+                f"expected one request pattern (a mock file with `request:`), found {len(mocks)}",
+            )  # fmt: skip
+        pattern = mocks[0]
+        journal: Sequence[Call] = self.server.journal
+        found = sum(1 for c in journal if pattern.matches(c.request))
+        return _json(200, {"count": found})
+
+    def clear_journal(self, request: Request, ref: str) -> Reply:
+        cleared = len(self.server.journal)
+        self.server.clear_journal()
+        return _json(200, {"cleared": cleared})
+
+    def scenarios(self, request: Request, ref: str) -> Reply:
+        names = sorted({a.mock.scenario_of.name for a in self.server.mocks if a.mock.scenario_of})
+        return _json(200, {"scenarios": {n: self.server.scenario_state(n) for n in names}})
+
+    def reset_scenarios(self, request: Request, ref: str) -> Reply:
+        self.server.reset_scenarios()
+        return _json(200, {"scenarios": "Started"})
 
     def remove_mocks(self, request: Request, ref: str) -> Reply:
         removed = list(self.server.mocks)
@@ -159,6 +203,17 @@ class AdminAPI:
         return {id(a.mock): a.id for a in self.server.mocks}
 
 
+def _mocks_of(request: Request) -> list[Mock] | Reply:
+    """The mocks in a request's body, or the 400 that says why there are none."""
+    try:
+        return loads(request.text, "request body")
+    except MockfileError as exc:
+        return _error(
+            400, "mockfile_error", str(exc), reason=exc.reason,
+            line=exc.line, column=exc.column, path=exc.path,
+        )  # fmt: skip
+
+
 def _missing(ref: str) -> Reply:
     return _error(404, "unknown_mock", f"no mock with id or name {ref!r}")
 
@@ -179,7 +234,7 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
 
 def _call_json(call: Call, ids: dict[int, int]) -> dict[str, Any]:
     mock = call.mock
-    return {
+    found = {
         "request": call.request.to_dict(),
         "mock": None if mock is None else ids.get(id(mock)),
         "mock_describe": None if mock is None else mock.describe(),
@@ -187,7 +242,14 @@ def _call_json(call: Call, ids: dict[int, int]) -> dict[str, Any]:
         "outcome": call.outcome,
         "events": call.events,
         "body_bytes": call.body_bytes,
+        "time": datetime.fromtimestamp(call.time, timezone.utc).isoformat(timespec="milliseconds"),
     }
+    if call.explanation is not None:
+        found["explanation"] = {
+            "message": call.explanation.text,
+            "closest": list(call.explanation.closest),
+        }
+    return found
 
 
 _REF = r"(?P<ref>[^/]+)"
@@ -199,7 +261,10 @@ _ROUTES: tuple[tuple[re.Pattern[str], dict[str, _Handler]], ...] = (
     ),
     (re.compile(rf"mocks/{_REF}"), {"GET": AdminAPI.get_mock, "DELETE": AdminAPI.remove_mock}),
     (re.compile(rf"mocks/{_REF}/calls"), {"GET": AdminAPI.mock_calls}),
-    (re.compile(r"journal"), {"GET": AdminAPI.journal}),
+    (re.compile(r"journal"), {"GET": AdminAPI.journal, "DELETE": AdminAPI.clear_journal}),
+    (re.compile(r"requests/count"), {"POST": AdminAPI.count}),
+    (re.compile(r"scenarios"), {"GET": AdminAPI.scenarios}),
+    (re.compile(r"scenarios/reset"), {"POST": AdminAPI.reset_scenarios}),
     (re.compile(r"reset"), {"POST": AdminAPI.reset}),
 )
 _INDEX = (
@@ -210,5 +275,9 @@ _INDEX = (
     ("DELETE", "mocks/{ref}"),
     ("GET", "mocks/{ref}/calls"),
     ("GET", "journal?mock={ref}"),
+    ("DELETE", "journal"),
+    ("POST", "requests/count"),
+    ("GET", "scenarios"),
+    ("POST", "scenarios/reset"),
     ("POST", "reset"),
 )

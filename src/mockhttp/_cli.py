@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from ._cli_serve import DEFAULTS, Served, Snapshot, watch_snapshot
+from ._cli_serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
 from ._errors import ConfigError, MockfileError, ServerError
 from ._mock import Mock
-from ._mockfile import files, load
+from ._mockfile import file_problems, files, load
 from ._server import LOOPS, Server, loop_factory
 from ._workers import ControlAdmin, ForwardingAdmin, Supervisor, wait_for_listen, worker_count
 
@@ -100,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser(
         "validate",
         help="check mock files",
-        description="Check mock files; print each error with its file, line and column.  "
+        description="Check mock files (directories: their subdirectories too); print every "
+        "error with its file, line and column.  "
         "Exit status 0 when every file loads, 1 otherwise.",
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="mock files or directories")
@@ -210,7 +211,9 @@ def _control(served: Served) -> Server:
     """A worker's private admin port; wait for the supervisor's word to listen."""
     assert served.server.admin is not None
     control = Server("127.0.0.1", 0, loop="asyncio")
-    control.admin = ControlAdmin(served.server.admin, lambda: served.reload_if_changed(()))
+    control.admin = ControlAdmin(
+        served.server.admin, lambda: served.reload_if_changed((), settle=False)
+    )
     control.start()
     print(f"CONTROL {control.port}", flush=True)
     wait_for_listen()
@@ -300,13 +303,13 @@ def _validate(paths: Sequence[str]) -> int:
             status = 1
             continue
         for path in found:
-            try:
-                mocks = load(path)
-            except MockfileError as exc:
-                print(exc, file=sys.stderr)
+            errors = file_problems(path)
+            for error in errors:
+                print(error, file=sys.stderr)
+            if errors:
                 status = 1
             else:
-                print(f"{path}: ok, {len(mocks)} mock{'' if len(mocks) == 1 else 's'}")
+                print(f"{path}: ok, {plural(len(load(path)), 'mock')}")
     return status
 
 

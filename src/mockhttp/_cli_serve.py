@@ -16,13 +16,13 @@ from pathlib import Path
 
 from ._admin import PREFIX, AdminAPI
 from ._errors import MockfileError
-from ._explain import closest
+from ._explain import explain
 from ._mock import Mock
 from ._mockfile import files, load
 from ._server import Server
 from ._verify import ActiveMock, Call
 
-__all__ = ["DEFAULTS", "Served", "log_line", "watch_snapshot"]
+__all__ = ["DEFAULTS", "Served", "log_line", "plural", "watch_snapshot"]
 
 DEFAULTS = Path(__file__).parent / "defaults"
 
@@ -32,7 +32,8 @@ Snapshot = tuple[tuple[str, int, int], ...]
 def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
     """One request as a log line: time, request, who answered, status, and how it ended.
 
-    ``12:00:01.250 POST /v1/chat/completions → mock 'chat' 200, 4 events, complete``
+    ``12:00:01.250 POST /v1/chat/completions → mock 'chat' 200, 4 events, complete``;
+    a miss says why: ``→ no match (closest: 'chat', path: got …, expected …) 404, …``
     """
     request = call.request
     if request.path.startswith(PREFIX):
@@ -40,14 +41,23 @@ def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
     elif call.mock is not None:
         who = f"mock {call.mock.describe()}"
     else:
-        ranked = closest(request, mocks)
-        near = f"closest: {ranked[0][0].describe()}" if ranked else "no mocks"
-        who = f"no match ({near})"
+        why = call.explanation or explain(request, mocks)
+        who = f"no match ({why.line})"
     code = "-" if call.status is None else str(call.status)
-    stream = call.mock is not None and (call.mock.response.stream is not None or call.events > 0)
-    sent = f"{call.events} events" if stream else f"{call.body_bytes} bytes"
+    stream = call.mock is not None and (_streams(call.mock) or call.events > 0)
+    sent = plural(call.events, "event") if stream else plural(call.body_bytes, "byte")
     stamp = now.strftime("%H:%M:%S.%f")[:-3]
     return f"{stamp} {request.method} {request.target} → {who} {code}, {sent}, {call.outcome}"
+
+
+def plural(n: int, noun: str) -> str:
+    """``1 event``, ``2 events``, ``0 bytes``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _streams(mock: Mock) -> bool:
+    replies = [r for r, _ in mock.sequence] or [mock.response]
+    return any(r.stream is not None for r in replies)
 
 
 def _details(call: Call) -> list[str]:
@@ -87,6 +97,7 @@ class Served:
         self.verbose = verbose
         self.active: list[ActiveMock] = []
         self.expand: Callable[[list[Mock]], list[Mock]] = list  # what --variants adds
+        self._settling: Snapshot | None = None  # a changed snapshot seen once, not yet loaded
         self._lock = threading.Lock()
         server.on_call_end = None if quiet else self.log  # --quiet: no per-call callback
         server.admin = AdminAPI(server, on_reset=self.install_files)
@@ -106,15 +117,24 @@ class Served:
             else ", ".join(map(str, self.paths))
         )
         self._err(
-            f"mockhttp: serving {len(self.mocks)} mocks from {where} on {self.server.url} "
+            f"mockhttp: serving {plural(len(self.mocks), 'mock')} from {where} "
+            f"on {self.server.url} "
             f"({self.server.loop_name})"
         )
 
-    def reload_if_changed(self, snapshot: Snapshot) -> Snapshot:
-        """Reload the files if they changed since ``snapshot``; return the new snapshot."""
+    def reload_if_changed(self, snapshot: Snapshot, *, settle: bool = True) -> Snapshot:
+        """Reload the files if they changed since ``snapshot`` and have stayed the same
+        since the previous call (one poll), so that a save written in several steps
+        reloads once, from the whole file; return the snapshot now served.  ``settle=False``:
+        the caller has already waited (a worker told to reload by its supervisor)."""
         current = watch_snapshot(self.paths)
         if current == snapshot:
+            self._settling = None
             return snapshot
+        if settle and current != self._settling:  # still being written: look again at the next poll
+            self._settling = current
+            return snapshot
+        self._settling = None
         try:
             mocks = self.expand(load(*self.paths))
         except MockfileError as exc:
@@ -123,7 +143,7 @@ class Served:
         with self._lock:
             self.active = self.server.replace(self.active, mocks)
             self.mocks = mocks
-        self._err(f"mockhttp: reloaded {len(mocks)} mocks")
+        self._err(f"mockhttp: reloaded {plural(len(mocks), 'mock')}")
         return current
 
     def log(self, call: Call) -> None:

@@ -15,21 +15,18 @@ import struct
 import termios
 from collections import deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 import httptools
 
 from ._plan import Step
 from ._reply import error_reply, status
 from ._request import Headers, Request
-from ._runner import Runner, Whole
-from ._verify import BODY_KEPT, Call
+from ._runner import Host, Runner, Whole
+from ._verify import BODY_KEPT, Call, CallList, mark_ended
 from ._wire import frame
 
-if TYPE_CHECKING:
-    from ._server import Server
-
-__all__ = ["MAX_BODY", "MAX_HEAD", "Connection"]
+__all__ = ["MAX_BODY", "MAX_HEAD", "Connection", "Server"]
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
@@ -46,6 +43,19 @@ def _kernel_unsent(sock: socket.socket | None) -> int:
     except OSError:
         return 0
     return queued
+
+
+class Server(Host, Protocol):
+    """What a connection needs of the server (``_server.Server`` is one)."""
+
+    journal: CallList
+
+    @property
+    def _connections(self) -> set[Connection]: ...
+
+    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Iterator[Step] | Whole]:
+        """The call to journal and the wire plan to run for ``request``."""
+        ...
 
 
 class _Bad:
@@ -267,9 +277,10 @@ class Connection(asyncio.Protocol):
                 call.body_sent += whole.body[: BODY_KEPT - len(call.body_sent)]
         if whole.events > call.events:
             call.events = whole.events
+        call.outcome = "complete"  # final before the client can have the reply
+        mark_ended(call)
         if self.transport is not None:
             self.transport.write(whole.data)
-        call.outcome = "complete"
         self.server._finished(call)
         self.done(keep_alive)
 

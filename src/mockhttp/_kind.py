@@ -35,6 +35,8 @@ __all__ = ["ENTRY_POINT_GROUP", "REPLY_KINDS", "ReplyKind", "register_reply_kind
 
 ENTRY_POINT_GROUP = "mockhttp.reply_kinds"
 
+# The core's own keys under ``response:`` in mock files, which no kind may take.
+RESPONSE_KEYS = ("status", "reason", "header", "body", "json", "event_stream", "delay", "pipe")
 REPLY_KINDS: dict[str, Callable[..., ReplyKind]] = {}
 """The known kinds by file key (``openai_chat`` → its constructor)."""
 
@@ -74,8 +76,6 @@ def register_reply_kind(key: str, factory: Callable[..., ReplyKind]) -> None:
     Raises:
         ConfigError: ``key`` is not a plain name, or clashes with a response key.
     """
-    from ._mockfile import RESPONSE_KEYS
-
     if not isinstance(key, str) or not key.isidentifier():
         raise ConfigError(f"reply kind key={key!r} must be a name such as 'openai_chat'")
     if key in RESPONSE_KEYS:

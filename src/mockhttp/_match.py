@@ -69,18 +69,33 @@ def _jsonpath() -> Any:
 _NOT_JSON = object()
 
 
+SHOWN_CHARS = 120  # of a value in an explanation: a long prompt is cut, its length shown
+
+
+def cut(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` up to ``limit`` characters; a longer one is cut and its length shown:
+    ``'aaa'… (200,000 chars)`` (as ``repr``)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} chars)"
+
+
 def _show(value: Any) -> str:
     if value is MISSING:
         return "nothing (absent)"
     if isinstance(value, Request):
-        text = value.text
-        return repr(text if len(text) <= 120 else text[:120] + "…")
-    if isinstance(value, str | bytes):
-        return repr(value)
+        return cut(value.text)
+    if isinstance(value, str):
+        return cut(value)
+    if isinstance(value, bytes):
+        return repr(value) if len(value) <= SHOWN_CHARS else cut(value.decode("latin-1"))
     try:
-        return json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return repr(value)
+        text = repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}… ({len(text):,} chars of JSON)"
 
 
 def _text(value: Any) -> str | None:
@@ -406,6 +421,52 @@ def _subset(expected: Any, actual: Any) -> bool:
     return _same(expected, actual)
 
 
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DIFFS_SHOWN = 5  # differing paths a json_equal miss lists
+
+
+def _member(path: str, key: str) -> str:
+    """The JSONPath of ``key`` under ``path``: ``$.model`` or ``$['a key']``."""
+    if _IDENTIFIER.match(key):
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]".replace('"', "'")
+
+
+def json_diff(expected: Any, actual: Any, ignore_extra: bool = False) -> list[str]:
+    """Each difference as ``JSONPath: got …, expected …``, in document order."""
+    found: list[str] = []
+    _diff(expected, actual, "$", ignore_extra, found)
+    return found
+
+
+def _diff(expected: Any, actual: Any, path: str, extra_ok: bool, out: list[str]) -> None:
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key, value in expected.items():
+            at = _member(path, key)
+            if key in actual:
+                _diff(value, actual[key], at, extra_ok, out)
+            else:
+                out.append(f"{at}: got nothing (absent), expected {_show(value)}")
+        if not extra_ok:
+            for key in [k for k in actual if k not in expected]:
+                out.append(f"{_member(path, key)}: got {_show(actual[key])}, expected it absent")
+        return
+    if isinstance(expected, list) and isinstance(actual, list):
+        for i in range(max(len(expected), len(actual))):
+            at = f"{path}[{i}]"
+            if i >= len(actual):
+                out.append(
+                    f"{at}: got nothing (the list is shorter), expected {_show(expected[i])}"
+                )
+            elif i >= len(expected):
+                out.append(f"{at}: got {_show(actual[i])}, expected nothing (a longer list)")
+            else:
+                _diff(expected[i], actual[i], at, extra_ok, out)
+        return
+    if not _same(actual, expected):
+        out.append(f"{path}: got {_show(actual)}, expected {_show(expected)}")
+
+
 @dataclass(frozen=True, repr=False)
 class JSONEqual(Matcher):
     """The JSON value equals ``expected``; with ``ignore_extra``, objects may have more keys."""
@@ -419,7 +480,12 @@ class JSONEqual(Matcher):
         if actual is _NOT_JSON:
             return f"got {_show(value)}, which is not JSON"
         ok = _subset(self.expected, actual) if self.ignore_extra else _same(actual, self.expected)
-        return None if ok else f"got {_show(actual)}, expected {_show(self.expected)}"
+        if ok:
+            return None
+        diffs = json_diff(self.expected, actual, self.ignore_extra)
+        more = len(diffs) - DIFFS_SHOWN
+        shown = "; ".join(diffs[:DIFFS_SHOWN])
+        return shown + (f"; and {more} more difference{'s' * (more > 1)}" if more > 0 else "")
 
     def _args(self) -> tuple[Any, ...]:
         return (

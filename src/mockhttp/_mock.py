@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ._errors import ConfigError
 from ._kind import ReplyKind
-from ._match import MISSING, JSONPath, Matcher, as_matcher
+from ._match import MISSING, JSONPath, Matcher, as_matcher, cut
 from ._plan import Fault
 from ._reply import Reply, ok
 from ._request import Request
 
 __all__ = [
+    "EXHAUSTED",
+    "STARTED",
     "Criterion",
+    "Exhausted",
     "Mismatch",
     "Mock",
+    "Scenario",
     "delete",
     "get",
     "head",
@@ -33,6 +39,19 @@ _TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _METHOD = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 
 Field = Literal["query", "header", "body"]
+Exhausted = Literal["repeat", "unmatched", "error"]
+EXHAUSTED: tuple[Exhausted, ...] = ("repeat", "unmatched", "error")
+STARTED = "Started"  # the state every scenario is in at first (and after a reset)
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A mock's place in a named scenario (WireMock's scenarios): it answers only while
+    the scenario is in ``state`` (None: in any state), then moves it to ``next_state``."""
+
+    name: str
+    state: str | None = None
+    next_state: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +64,7 @@ class Mismatch:
 
     field: str
     reason: str
-    weight: int = 1
+    weight: float = 1.0
     expected: str = ""
     actual: Any = None
     path: str | None = None
@@ -68,8 +87,11 @@ class Criterion:
         assert self.name is not None
         if self.field == "header":
             return request.headers.get(self.name, MISSING)
-        found = request.query_value(self.name)
-        return MISSING if found is None else found
+        name = self.name
+        found = [v for k, v in request.query if k == name]
+        if not found:
+            return MISSING
+        return found[0] if len(found) == 1 else found  # ?tag=a&tag=b: every value
 
     def label(self) -> str:
         return "body" if self.name is None else f"{self.field} {self.name!r}"
@@ -115,7 +137,10 @@ class Mock:
     name: str | None = None
     priority: int = 0
     times: int | None = None
-    handler: Callable[[Request], Reply] | None = None
+    handler: Callable[..., Reply] | None = None
+    sequence: tuple[tuple[Reply, tuple[Fault, ...]], ...] = ()
+    exhausted: Exhausted = "repeat"
+    scenario_of: Scenario | None = None
 
     def __post_init__(self) -> None:
         if self.method is not None and (
@@ -127,6 +152,13 @@ class Mock:
         if isinstance(self.path, str):
             if not self.path.startswith("/") and self.path != "*":
                 raise ConfigError(f"path={self.path!r} must start with '/'")
+            if "?" in self.path:
+                path, _, query = self.path.partition("?")
+                raise ConfigError(
+                    f"path={self.path!r} has a query, which a path never matches (the query "
+                    f"is matched apart): use {path!r} and .query(name, value) for each "
+                    f"parameter of {query!r}"
+                )
             object.__setattr__(self, "_template", _compile_path(self.path))
         elif self.path is not None and not isinstance(self.path, Matcher):
             raise ConfigError(f"path={self.path!r} must be text or a matcher such as match.regex")
@@ -151,7 +183,11 @@ class Mock:
         return self._add("header", _name("header", name).lower(), matcher)
 
     def query(self, name: str, matcher: Matcher | Any = None) -> Mock:
-        """Match a query parameter (its first value); a plain value means ``equal``."""
+        """Match a query parameter; a plain value means ``equal``.
+
+        A parameter given once is its text; given several times (``?tag=a&tag=b``) it is
+        the list of its values, so ``match.contains("b")`` or ``equal(["a", "b"])`` apply.
+        """
         return self._add("query", _name("query", name), matcher)
 
     def body(self, matcher: Matcher | Any) -> Mock:
@@ -165,9 +201,48 @@ class Mock:
             return dataclasses.replace(self, response=ok(), handler=response)
         if not isinstance(response, Reply):
             raise ConfigError(f"reply={response!r} must be a Reply (mockhttp.ok(), ...)")
-        return dataclasses.replace(self, response=response, handler=None)
+        return dataclasses.replace(self, response=response, handler=None, sequence=())
 
-    def respond_with(self, handler: Callable[[Request], Reply]) -> Mock:
+    def replies(
+        self,
+        *replies: Reply | tuple[Reply, Sequence[Fault]],
+        exhausted: Exhausted = "repeat",
+    ) -> Mock:
+        """Answer the first request with the first reply, the second with the second, ...
+
+        A reply may come with its own faults: ``(reply, [fault.limit_events(2)])``.  When
+        every reply has been sent, ``exhausted`` says what follows: ``"repeat"`` (the last
+        reply again), ``"unmatched"`` (the mock stops matching; other mocks or a 404
+        answer) or ``"error"`` (a 500, and ``server.check()`` fails).
+        """
+        if not replies:
+            raise ConfigError("replies() needs at least one reply")
+        if exhausted not in EXHAUSTED:
+            raise ConfigError(f"exhausted={exhausted!r} must be one of {', '.join(EXHAUSTED)}")
+        sequence = []
+        for i, item in enumerate(replies):
+            reply, faults = item if isinstance(item, tuple) else (item, ())
+            if not isinstance(reply, Reply):
+                raise ConfigError(
+                    f"replies() argument {i}={item!r} must be a Reply or (Reply, [faults])"
+                )
+            sequence.append((reply, tuple(self._checked_faults(faults))))
+        return dataclasses.replace(
+            self, sequence=tuple(sequence), exhausted=exhausted, handler=None
+        )
+
+    def scenario(self, name: str, state: str | None = None, next_state: str | None = None) -> Mock:
+        """Take part in scenario ``name``: answer only while it is in ``state`` (every
+        scenario starts in ``"Started"``; None: in any state), then move it to
+        ``next_state`` (None: stay).  ``server.reset()`` puts every scenario back to
+        ``"Started"``.
+        """
+        for arg, value in (("name", name), ("state", state), ("next_state", next_state)):
+            if not (isinstance(value, str) and value) and not (arg != "name" and value is None):
+                raise ConfigError(f"scenario() {arg}={value!r} must be non-empty text")
+        return dataclasses.replace(self, scenario_of=Scenario(name, state, next_state))
+
+    def respond_with(self, handler: Callable[..., Reply]) -> Mock:
         """Answer with the reply ``handler(request)`` builds, per request (Python only).
 
         The handler runs on the server thread; if it raises, or returns something other
@@ -177,29 +252,53 @@ class Mock:
         """
         if not callable(handler):
             raise ConfigError(f"respond_with() handler={handler!r} must be callable")
-        return dataclasses.replace(self, handler=handler)
+        return dataclasses.replace(self, handler=handler, sequence=())
 
-    def reply_for(self, request: Request) -> Reply:
-        """The reply to ``request``: the handler's, or the fixed one.
+    def reply_for(self, request: Request, index: int = 0) -> Reply:
+        """The reply to ``request``, the mock's ``index``-th call (0 for the first): the
+        handler's, the sequence's, or the fixed one.
+
+        The handler gets the path's template values as keyword arguments when it takes
+        them: ``def handler(request, id)`` for the path ``/v1/files/{id}``.
 
         Raises:
             ConfigError: the handler returned something other than a ``Reply``.
         """
-        if self.handler is None:
-            return self.response
-        reply = self.handler(request)
-        if not isinstance(reply, Reply):
-            raise ConfigError(
-                f"the handler of mock {self.describe()} returned {reply!r}, not a Reply"
-            )
-        return reply
+        if self.handler is not None:
+            params = self.path_params(request) or {}
+            wanted = _handler_params(self.handler)
+            kwargs = params if wanted is None else {k: params[k] for k in wanted if k in params}
+            reply = self.handler(request, **kwargs)
+            if not isinstance(reply, Reply):
+                raise ConfigError(
+                    f"the handler of mock {self.describe()} returned {reply!r}, not a Reply"
+                )
+            return reply
+        if self.sequence:
+            return self.sequence[min(index, len(self.sequence) - 1)][0]
+        return self.response
+
+    def faults_for(self, index: int) -> tuple[Fault, ...]:
+        """The faults of the ``index``-th call: its sequence reply's own, then the mock's."""
+        if self.sequence:
+            return (*self.sequence[min(index, len(self.sequence) - 1)][1], *self.faults)
+        return self.faults
+
+    @property
+    def fixed(self) -> bool:
+        """True when every reply is known up front (no handler): framed once, replayed."""
+        return self.handler is None
 
     def pipe(self, *faults: Fault) -> Mock:
         """Apply ``faults`` to the reply, in order (see :mod:`mockhttp.fault`)."""
+        return dataclasses.replace(self, faults=(*self.faults, *self._checked_faults(faults)))
+
+    @staticmethod
+    def _checked_faults(faults: Sequence[Fault]) -> list[Fault]:
         for f in faults:
             if not (hasattr(f, "body") and hasattr(f, "wire")):
                 raise ConfigError(f"pipe() argument {f!r} must be a fault from mockhttp.fault")
-        return dataclasses.replace(self, faults=(*self.faults, *faults))
+        return list(faults)
 
     def to_yaml(self) -> str:
         """This mock as a mock file (YAML); ``mockhttp.loads`` reads it back unchanged.
@@ -207,9 +306,9 @@ class Mock:
         Raises:
             ConfigError: the mock has no file form (a binary body, a bytes matcher value).
         """
-        from ._mockfile_dump import dump
-
-        return dump(self)
+        if _WRITER is None:  # pragma: no cover (importing mockhttp loads the writer)
+            raise ConfigError("the mock file writer is not loaded: import mockhttp first")
+        return _WRITER(self)
 
     def _add(self, field: Field, name: str | None, matcher: Matcher | Any) -> Mock:
         from ._match import exists
@@ -233,22 +332,42 @@ class Mock:
         found = template.match(request.path)
         return None if found is None else found.groupdict()
 
-    def differences(self, request: Request) -> list[Mismatch]:
-        """Every field of ``request`` this mock does not accept (empty: it matches)."""
+    def differences(
+        self, request: Request, states: Mapping[str, str] | None = None
+    ) -> list[Mismatch]:
+        """Every field of ``request`` this mock does not accept (empty: it matches);
+        ``states`` are the scenarios' current states (see :meth:`scenario`)."""
         found: list[Mismatch] = []
+        if not self.in_state(states or {}):
+            assert self.scenario_of is not None
+            now = (states or {}).get(self.scenario_of.name, STARTED)
+            reason = (
+                f"scenario {self.scenario_of.name!r} is in state {now!r}, "
+                f"expected {self.scenario_of.state!r}"
+            )
+            found.append(Mismatch("scenario", reason, 1, str(self.scenario_of.state), now))
         method = request.method
         if self.method is not None and self.method not in (method, _AS_GET.get(method)):
-            reason = f"got {method!r}, expected {self.method!r}"
+            reason = f"got {cut(method)}, expected {self.method!r}"
             found.append(Mismatch("method", reason, 2, self.method, method))
         if self.path_params(request) is None:
-            reason = f"got {request.path!r}, expected {self._path_text()}"
-            found.append(Mismatch("path", reason, 3, self._path_text(), request.path))
+            reason = f"got {cut(request.path)}, expected {self._path_text()}"
+            found.append(
+                Mismatch(
+                    "path", reason, self._path_weight(request), self._path_text(), request.path
+                )
+            )
         for c in self.criteria:
             value = c.value(request)
             why = c.matcher.explain(value)
             if why is not None:
                 found.append(_mismatch(c, value, why))
         return found
+
+    def in_state(self, states: Mapping[str, str]) -> bool:
+        """True when the mock's scenario (if any) is in the state it answers in."""
+        sc = self.scenario_of
+        return sc is None or sc.state is None or states.get(sc.name, STARTED) == sc.state
 
     def matches(self, request: Request, method: str | None = None) -> bool:
         """True when the mock accepts ``request`` (taken as a ``method`` request if given)."""
@@ -264,6 +383,15 @@ class Mock:
     def _path_text(self) -> str:
         return repr(self.path)
 
+    def _path_weight(self, request: Request) -> float:
+        """How far the request's path is from this mock's: 1 (nearly the same, such as a
+        trailing slash) to 3 (nothing in common), so near misses rank first."""
+        if not isinstance(self.path, str):
+            return 3.0
+        given, wanted = request.path[:300], self.path[:300]  # bounded work for a long path
+        similar = difflib.SequenceMatcher(None, given, wanted, autojunk=False).ratio()
+        return 1.0 + 2.0 * (1.0 - similar)
+
     def describe(self) -> str:
         """``'name'`` or ``METHOD /path``."""
         if self.name:
@@ -273,6 +401,16 @@ class Mock:
         else:
             path = self.path if isinstance(self.path, str) else repr(self.path)
         return f"{self.method or '*'} {path}"
+
+
+_WRITER: Callable[[Mock], str] | None = None
+
+
+def set_writer(writer: Callable[[Mock], str]) -> None:
+    """Install the mock file writer (``_mockfile_dump.dump`` does it when imported), so
+    ``Mock.to_yaml`` works without this module importing the file layer."""
+    global _WRITER
+    _WRITER = writer
 
 
 _AS_GET = {"HEAD": "GET"}  # a GET mock answers HEAD when no HEAD mock does (RFC 9110 §9.3.2)
@@ -286,6 +424,24 @@ def _as_text(value: Any) -> Any:
     if isinstance(value, int | float):
         return str(value)
     return value
+
+
+def _handler_params(handler: Callable[..., Reply]) -> tuple[str, ...] | None:
+    """The keyword names a handler takes after the request (None: any, ``**kwargs``)."""
+    try:
+        sig = inspect.signature(handler)
+    except (TypeError, ValueError):
+        return ()
+    names = []
+    for i, p in enumerate(sig.parameters.values()):
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if i and p.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        ):
+            names.append(p.name)
+    return tuple(names)
 
 
 def _mismatch(criterion: Criterion, value: Any, reason: str) -> Mismatch:

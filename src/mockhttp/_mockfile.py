@@ -30,7 +30,7 @@ import yaml
 
 from . import _mock
 from ._errors import ConfigError, MockfileError
-from ._kind import REPLY_KINDS, ReplyKind, reply_kind
+from ._kind import REPLY_KINDS, RESPONSE_KEYS, ReplyKind, reply_kind
 from ._match import MATCHERS
 from ._mock import Mock
 from ._mockfile_dump import dump as dump
@@ -48,11 +48,14 @@ __all__ = [
     "MOCK_KEYS",
     "REQUEST_KEYS",
     "RESPONSE_KEYS",
+    "SCENARIO_KEYS",
     "SUFFIXES",
     "dump",
+    "file_problems",
     "files",
     "load",
     "loads",
+    "problems",
     "shape",
     "to_dict",
 ]
@@ -73,9 +76,12 @@ _REQUEST_TARGET = _params(_mock.request, _POSITIONAL)  # method, path
 _STREAM_OPTIONS = _params(Reply.event_stream, _KEYWORD)
 _EVENT_FIELDS = _params(Event.__init__, _POSITIONAL, _KEYWORD)
 
-MOCK_KEYS = ("request", "response", *_MOCK_OPTIONS)
+_SEQUENCE_OPTIONS = _params(Mock.replies, _KEYWORD)  # exhausted
+_SCENARIO_KEYS = _params(Mock.scenario, _POSITIONAL)  # name, state, next_state
+
+MOCK_KEYS = ("request", "response", "replies", *_MOCK_OPTIONS, *_SEQUENCE_OPTIONS, "scenario")
+SCENARIO_KEYS = tuple(_SCENARIO_KEYS)
 REQUEST_KEYS = (*_REQUEST_TARGET, *get_args(_mock.Field))  # query, header, body
-RESPONSE_KEYS = ("status", "reason", "header", "body", "json", "event_stream", "delay", "pipe")
 EVENT_STREAM_KEYS = (*_STREAM_OPTIONS, "events")
 EVENT_KEYS = tuple(_EVENT_FIELDS)
 _EXCLUSIVE = ("body", "json", "event_stream")
@@ -84,19 +90,62 @@ _EXCLUSIVE = ("body", "json", "event_stream")
 # -- reading text and files -----------------------------------------------------------------
 
 
-def loads(text: str, source: str = "<string>") -> list[Mock]:
+def loads(text: str, source: str = "<string>", *, strict_json: bool = False) -> list[Mock]:
     """The mocks in YAML or JSON ``text`` (one mock per document).
 
+    With ``strict_json`` the text must be JSON (RFC 8259: no comments, no trailing commas,
+    no single quotes), as ``load`` reads a ``.json`` file.
+
     Raises:
-        MockfileError: the text does not load; the message names the line, column and path
-            in the document.  Fix the text; no mock of it is returned.
+        MockfileError: the text does not load (or holds no mock); the message names the
+            line, column and path in the document.  Fix the text; no mock of it is returned.
     """
     try:
-        return [mock for doc in _documents(text, source) for mock in _document(doc)]
+        docs = _documents(text, source, strict_json)
+        mocks = [mock for doc in docs for mock in _document(doc)]
     except RecursionError:  # an alias inside itself: &a [not, *a]
         raise MockfileError(
             "found a structure nested too deep (or inside itself)", source=source
         ) from None
+    if not docs:
+        raise _empty(source)
+    return mocks
+
+
+def problems(
+    text: str, source: str = "<string>", *, strict_json: bool = False
+) -> list[MockfileError]:
+    """Every error of ``text``, one per mock that does not load (``mockhttp validate``):
+    a syntax error stops the reading, a bad mock does not hide the next one."""
+    try:
+        docs = _documents(text, source, strict_json)
+    except MockfileError as exc:
+        return [exc]
+    if not docs:
+        return [_empty(source)]
+    found: list[MockfileError] = []
+    for doc in docs:
+        items = doc.elements("a list of mocks") if doc.is_list else [doc]
+        for item in items:
+            try:
+                _mock_of(item)
+            except MockfileError as exc:
+                found.append(exc)
+            except RecursionError:
+                found.append(
+                    MockfileError(
+                        "found a structure nested too deep (or inside itself)", source=source
+                    )
+                )
+    return found
+
+
+def _empty(source: str) -> MockfileError:
+    return MockfileError(
+        "found no mock (the text is empty, or only comments), expected a mock: a mapping "
+        "with request and response, or a list of mocks",
+        source=source,
+    )
 
 
 def load(*paths: str | os.PathLike[str]) -> list[Mock]:
@@ -115,7 +164,8 @@ def load(*paths: str | os.PathLike[str]) -> list[Mock]:
 
 
 def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """The mock files named by ``paths``: files as they are, directories' files in name order.
+    """The mock files named by ``paths``: files as they are; a directory's files, in its
+    subdirectories too, in the order of their paths (hidden files and folders skipped).
 
     Raises:
         MockfileError: a path does not exist.
@@ -124,7 +174,7 @@ def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            found.extend(sorted(p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file()))
+            found.extend(_tree(path))
         elif path.exists():
             found.append(path)
         else:
@@ -132,32 +182,88 @@ def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return found
 
 
-def _load_file(path: Path) -> list[Mock]:
+def _tree(folder: Path) -> list[Path]:
+    """The mock files under ``folder``, subfolders included, ordered by relative path."""
+    found = []
+    for path in folder.rglob("*"):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.suffix in SUFFIXES and path.is_file():
+            found.append((relative.as_posix(), path))
+    return [path for _, path in sorted(found)]
+
+
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise MockfileError(f"not UTF-8 text: {exc.reason}", source=str(path)) from None
     except OSError as exc:
         raise MockfileError(f"cannot read it: {exc.strerror}", source=str(path)) from None
-    return loads(text, str(path))
 
 
-def _documents(text: str, source: str) -> list[At]:
+def _load_file(path: Path) -> list[Mock]:
+    return loads(_read(path), str(path), strict_json=path.suffix == ".json")
+
+
+def file_problems(path: Path) -> list[MockfileError]:
+    """Every error of the mock file ``path`` (see :func:`problems`)."""
+    try:
+        text = _read(path)
+    except MockfileError as exc:
+        return [exc]
+    return problems(text, str(path), strict_json=path.suffix == ".json")
+
+
+def _documents(text: str, source: str, strict_json: bool = False) -> list[At]:
+    if strict_json:
+        _strict_json(text, source)
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.YAMLError as exc:
-        if text.lstrip().startswith(("{", "[")):
+        if strict_json or text.lstrip().startswith(("{", "[")):
             return [_json_document(text, source)]  # JSON that YAML refuses (tabs, say)
-        raise _yaml_error(exc, source) from None
+        raise _yaml_error(exc, source, text) from None
     docs = [At(node, source) for node in nodes if node is not None]
     return [doc for doc in docs if not doc.is_null]
 
 
-def _yaml_error(exc: yaml.YAMLError, source: str) -> MockfileError:
+def _strict_json(text: str, source: str) -> None:
+    """Refuse what is not RFC 8259 JSON (a ``.json`` file is read as JSON, not YAML)."""
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        where = f" (a {_JSON_HINTS[exc.msg]})" if exc.msg in _JSON_HINTS else ""
+        raise MockfileError(
+            f"not valid JSON: {exc.msg}{where}", source=source, line=exc.lineno, column=exc.colno
+        ) from None
+    except ValueError as exc:
+        raise MockfileError(f"not valid JSON: {exc}", source=source) from None
+
+
+_JSON_HINTS = {
+    "Expecting property name enclosed in double quotes": "trailing comma or a single quote?",
+    "Expecting value": "trailing comma, a comment or an empty file?",
+}
+
+
+def _yaml_error(exc: yaml.YAMLError, source: str, text: str = "") -> MockfileError:
     if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
         mark = exc.problem_mark
         problem = exc.problem or "syntax error"
         context = f" {exc.context}" if exc.context else ""
+        if "'\\t'" in problem or _tab_at(text, mark.line):
+            return MockfileError(
+                "found a tab, expected spaces: YAML indents with spaces only (replace the tabs)",
+                source=source,
+                line=mark.line + 1,
+                column=mark.column + 1,
+            )
         return MockfileError(
             f"not valid YAML: {problem}{context}",
             source=source,
@@ -165,6 +271,15 @@ def _yaml_error(exc: yaml.YAMLError, source: str) -> MockfileError:
             column=mark.column + 1,
         )
     return MockfileError(f"not valid YAML: {exc}", source=source)
+
+
+def _tab_at(text: str, line: int) -> bool:
+    """True when ``line`` (0-based) of ``text`` is indented with a tab."""
+    lines = text.splitlines()
+    if not 0 <= line < len(lines):
+        return False
+    row = lines[line]
+    return "\t" in row[: len(row) - len(row.lstrip())]
 
 
 def _json_document(text: str, source: str) -> At:
@@ -199,12 +314,48 @@ def _mock_of(at: At) -> Mock:
     for key, child in req.items():
         if key not in _REQUEST_TARGET:
             mock = _criteria(mock, key, child)
+    if "response" in f and "replies" in f:
+        f["replies"].fail("found both 'response' and 'replies', expected one of them")
     if "response" in f:
         reply, faults = _response(f["response"])
         mock = mock.reply(reply)
         with f["response"].building():
             mock = mock.pipe(*faults)
+    if "replies" in f:
+        mock = _replies(mock, f)
+    else:
+        for key in _SEQUENCE_OPTIONS:
+            if key in f:
+                f[key].fail(f"{key}: goes with replies (a list of responses), found none")
+    if "scenario" in f:
+        mock = _scenario(mock, f["scenario"])
     return mock
+
+
+def _replies(mock: Mock, f: dict[str, At]) -> Mock:
+    """``replies: [response, ...]`` (each any response form, with its own ``pipe``)."""
+    listed = f["replies"].elements("a list of responses")
+    if not listed:
+        f["replies"].fail("replies: found an empty list, expected at least one response")
+    replies: list[tuple[Reply, list[Fault]]] = []
+    for item in listed:
+        reply, faults = _response(item)
+        if isinstance(reply, ReplyKind):
+            item.fail("a reply kind (such as openai_chat) in replies:, expected a fixed response")
+        replies.append((reply, faults))
+    options = {k: _typed(f[k], p.annotation) for k, p in _SEQUENCE_OPTIONS.items() if k in f}
+    with (f.get("exhausted") or f["replies"]).building():
+        return mock.replies(*replies, **options)
+
+
+def _scenario(mock: Mock, at: At) -> Mock:
+    """``scenario: {name: agent, state: Started, next_state: answered}``."""
+    f = at.fields(SCENARIO_KEYS, "a scenario: a mapping with name, state, next_state")
+    if "name" not in f:
+        at.fail("scenario: missing key 'name', expected a mapping with name, state, next_state")
+    args = {k: _typed(f[k], p.annotation) for k, p in _SCENARIO_KEYS.items() if k in f}
+    with at.building():
+        return mock.scenario(**args)
 
 
 def _criteria(mock: Mock, field: str, at: At) -> Mock:

@@ -27,7 +27,7 @@ from ._duration import format_seconds
 from ._errors import ConfigError
 from ._kind import ReplyKind
 from ._match import Equal, Matcher, all_of
-from ._mock import Criterion, Mock
+from ._mock import Criterion, Mock, set_writer
 from ._mockfile_kinds import kind_of
 from ._plan import Fault
 from ._reply import EventStream, Reply, _reason
@@ -105,8 +105,19 @@ def to_dict(mock: Mock) -> dict[str, Any]:
     request = _request(mock)
     if request:
         doc["request"] = request
+    if mock.scenario_of is not None:
+        sc = mock.scenario_of
+        doc["scenario"] = {
+            k: v
+            for k, v in (("name", sc.name), ("state", sc.state), ("next_state", sc.next_state))
+            if v is not None
+        }
     if isinstance(mock.handler, ReplyKind):
         doc["response"] = _kind(mock.handler, mock.faults)
+    elif mock.sequence:
+        doc["replies"] = [_response(r, (*own, *mock.faults)) for r, own in mock.sequence]
+        if mock.exhausted != "repeat":
+            doc["exhausted"] = mock.exhausted
     else:
         doc["response"] = _response(mock.response, mock.faults)
     return doc
@@ -265,3 +276,6 @@ def _event(event: Event) -> _FlowMap:
     if event.data is not None:
         out["data"] = event.data
     return out
+
+
+set_writer(dump)

@@ -13,17 +13,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ._plan import End, Pause, Raw, Source, Step, Wait
 from ._reply import error_reply
-from ._verify import BODY_KEPT, Call, Outcome
+from ._verify import BODY_KEPT, Call, Outcome, mark_ended
 from ._wire import frame
 
-if TYPE_CHECKING:
-    from ._connection import Connection
+__all__ = ["BURST", "Host", "Line", "Runner", "Whole"]
 
-__all__ = ["BURST", "Runner", "Whole"]
+
+class Host(Protocol):
+    """What the executor needs of the server: where errors go, and the end of a call."""
+
+    errors: list[BaseException]
+
+    def _finished(self, call: Call) -> None: ...
+
+
+class Line(Protocol):
+    """What the executor needs of a connection (``_connection.Connection`` is one)."""
+
+    @property
+    def server(self) -> Host: ...
+
+    transport: asyncio.Transport | None
+    runner: Runner | None
+    paused: bool
+    closed: bool
+    server_closed: bool
+
+    def done(self, keep_alive: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+    def reset(self, waited: float = 0.0) -> None: ...
+
 
 BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
 _OUTCOMES: dict[str, Outcome] = {
@@ -94,7 +119,7 @@ class Runner:
     )
 
     def __init__(
-        self, conn: Connection, steps: Iterator[Step], call: Call | None, keep_alive: bool
+        self, conn: Line, steps: Iterator[Step], call: Call | None, keep_alive: bool
     ) -> None:
         self.conn = conn
         self.steps = steps
@@ -146,8 +171,7 @@ class Runner:
                         return
                 elif kind is End:
                     assert isinstance(step, End)
-                    self._write(out)
-                    self._end(step)
+                    self._end(step, out)
                     return
                 elif kind is Wait:
                     assert isinstance(step, Wait)
@@ -161,8 +185,7 @@ class Runner:
             self._write(out)
             self._failed(exc)
             return
-        self._write(out)
-        self._end(End("complete"))
+        self._end(End("complete"), out)
 
     def _woken(self) -> None:
         """A fed plan has more steps (called from any thread): go on, timing from now."""
@@ -197,14 +220,22 @@ class Runner:
         if step.event is not None and step.event >= call.events:
             call.events = step.event + 1
 
-    def _end(self, end: End) -> None:
+    def _end(self, end: End, out: list[bytes]) -> None:
+        """Write the last bytes ``out`` and end as ``end`` says.
+
+        The call's outcome is recorded (and its waiters woken) *before* the last bytes
+        leave, so a client that has the whole reply always reads a final record.
+        """
         conn = self.conn
         call = self.call
         how = end.how
         if call is not None:
             call.outcome = _OUTCOMES[how]
             if how != "stall":
-                self.conn.server._finished(call)
+                mark_ended(call)
+        self._write(out)
+        if call is not None and how != "stall":
+            conn.server._finished(call)
         if how == "complete":
             conn.done(self.keep_alive)
         elif how == "close":

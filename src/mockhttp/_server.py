@@ -20,12 +20,12 @@ import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import NamedTuple
+from typing import Any, NamedTuple, overload
 
 from ._connection import Connection
-from ._errors import ConfigError, ServerError, UnmatchedRequestError
-from ._explain import no_match_json, no_match_text
-from ._mock import Mock
+from ._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
+from ._explain import explain
+from ._mock import STARTED, Mock
 from ._plan import FaultContext, Step
 from ._reply import Reply, error_reply, status
 from ._request import Request
@@ -127,6 +127,8 @@ class Server:
 
             self.admin = AdminAPI(self)
         self._active: tuple[ActiveMock, ...] = ()
+        self._states: dict[str, str] = {}  # scenario name -> state (absent: "Started")
+        self._started = False
         self._seq = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -159,6 +161,7 @@ class Server:
             sock.close()
             raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc}") from None
         self.port = sock.getsockname()[1]
+        self._started = True
         loop = self._new_loop()
         ready = threading.Event()
         failure: list[BaseException] = []
@@ -237,7 +240,16 @@ class Server:
 
     @property
     def url(self) -> str:
-        """The base URL, e.g. ``http://127.0.0.1:54321``."""
+        """The base URL, e.g. ``http://127.0.0.1:54321``.
+
+        Raises:
+            ServerError: the server was never started (its port is not known yet).
+        """
+        if not self._started:
+            raise ServerError(
+                "server.url is known once the server listens: call server.start() first "
+                "(or use `with mockhttp.Server() as server:`)"
+            )
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
@@ -247,19 +259,36 @@ class Server:
 
     # -- mocks ----------------------------------------------------------------------------
 
-    def mock(self, mock: Mock) -> ActiveMock:
+    @overload
+    def mock(self, mock: Mock, /) -> ActiveMock: ...
+
+    @overload
+    def mock(self, mock: Sequence[Mock], /) -> list[ActiveMock]: ...
+
+    @overload
+    def mock(self, mock: Mock, second: Mock, /, *more: Mock) -> list[ActiveMock]: ...
+
+    def mock(self, mock: Mock | Sequence[Mock], /, *more: Mock) -> ActiveMock | list[ActiveMock]:
         """Register ``mock``; returns its handle (``.calls``, ``assert_called()``, ...).
+
+        Several mocks (``server.mock(a, b)``, or a list such as ``mockhttp.load(...)``
+        returns) are registered in order, and their handles returned as a list.
 
         When several mocks match a request, the highest ``priority`` wins, and among
         equal priorities the most recently added one.
         """
-        if not isinstance(mock, Mock):
-            raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+        several = not isinstance(mock, Mock) or bool(more)
+        mocks = [*([mock] if isinstance(mock, Mock) else _mock_list(mock)), *more]
+        for m in mocks:
+            if not isinstance(m, Mock):
+                raise ConfigError(f"mock={m!r} must be a Mock (mockhttp.get(...), ...)")
         with self._lock:
-            self._seq += 1
-            active = ActiveMock(mock, self, self._seq)
-            self._rerank([*self._active, active])
-        return active
+            added = []
+            for m in mocks:
+                self._seq += 1
+                added.append(ActiveMock(m, self, self._seq))
+            self._rerank([*self._active, *added])
+        return added if several else added[0]
 
     def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
         """Swap mocks at once: ``old`` go, ``new`` come in their place.
@@ -297,11 +326,36 @@ class Server:
         return self._active
 
     def reset(self) -> None:
-        """Remove every mock and clear the journal and errors."""
+        """Remove every mock, clear the journal and errors, and put every scenario back
+        in its ``"Started"`` state."""
         with self._lock:
             self._active = ()
         self.journal = CallList()
         self.errors = []
+        self._states = {}
+
+    def clear_journal(self) -> None:
+        """Forget every call, keeping the mocks: the journal, the errors, and each mock's
+        calls and count (so ``times`` and ``replies`` start over) are emptied."""
+        with self._lock:
+            for active in self._active:
+                active._forget()
+        self.journal = CallList()
+        self.errors = []
+
+    def reset_scenarios(self) -> None:
+        """Put every scenario back in its ``"Started"`` state (the mocks stay)."""
+        self._states = {}
+
+    def scenario_state(self, name: str) -> str:
+        """The current state of scenario ``name`` (``"Started"`` at first)."""
+        return self._states.get(name, STARTED)
+
+    def set_scenario_state(self, name: str, state: str) -> None:
+        """Move scenario ``name`` to ``state`` (a test that starts mid-conversation)."""
+        if not (isinstance(name, str) and name and isinstance(state, str) and state):
+            raise ConfigError(f"scenario name={name!r} and state={state!r} must be text")
+        self._states = {**self._states, name: state}
 
     # -- verification ---------------------------------------------------------------------
 
@@ -324,9 +378,28 @@ class Server:
         unmatched = self.unmatched
         if unmatched:
             mocks = [a.mock for a in self._active]
-            reports = [no_match_text(c.request, mocks) for c in unmatched]
+            reports = [
+                str(c.explanation) if c.explanation is not None else explain(c.request, mocks).text
+                for c in unmatched
+            ]
             raise UnmatchedRequestError(
                 f"{len(unmatched)} request(s) matched no mock:\n" + "\n".join(reports)
+            )
+
+    def assert_all_called(self) -> None:
+        """Fail unless every registered mock answered at least one request.
+
+        Raises:
+            VerificationError: some mocks were never called (the message names them and
+                lists what the server received).
+        """
+        __tracebackhide__ = True
+        uncalled = [a for a in self._active if not a.called]
+        if uncalled:
+            names = "\n".join(f"  mock {a.mock.describe()}" for a in uncalled)
+            raise VerificationError(
+                f"{_count(len(uncalled), 'mock')} of {len(self._active)} never called:\n"
+                f"{names}\n{self.journal_text()}"
             )
 
     def journal_text(self) -> str:
@@ -354,8 +427,16 @@ class Server:
         call = Call(request, mock, None, mock.path_params(request) or {})
         index = active._record(call, self.journal_limit)
         append_call(self.journal, call, self.journal_limit)
+        scenario = mock.scenario_of
+        if scenario is not None and scenario.next_state is not None:
+            self._states[scenario.name] = scenario.next_state
         try:
-            reply = mock.reply_for(request)
+            if mock.sequence and index >= len(mock.sequence) and mock.exhausted == "error":
+                raise VerificationError(
+                    f"mock {mock.describe()} was called {index + 1} times, and it has "
+                    f"{_count(len(mock.sequence), 'reply', 'replies')} (exhausted='error')"
+                )
+            reply = mock.reply_for(request, index)
             call.status = reply.status_code
             return call, self._planned(mock, reply, index, framing)
         except Exception as exc:  # a handler, or a reply that cannot be framed: for check()
@@ -366,7 +447,12 @@ class Server:
     def _find(self, request: Request, method: str) -> ActiveMock | None:
         """The mock that answers ``request`` as if its method were ``method``."""
         for active in self._active:
-            if not active.exhausted and active.mock.matches(request, method):
+            mock = active.mock
+            if (
+                not active.exhausted
+                and mock.matches(request, method)
+                and (mock.scenario_of is None or mock.in_state(self._states))
+            ):
                 return active
         return None
 
@@ -374,31 +460,32 @@ class Server:
         self, mock: Mock, reply: Reply, index: int, framing: _Framing
     ) -> Iterator[Step] | Whole:
         """The wire plan of ``reply``, with the mock's faults applied."""
-        if not mock.faults:
-            if reply is mock.response:  # a fixed reply: framed once, replayed
+        faults = mock.faults_for(index) if mock.sequence else mock.faults
+        if not faults:
+            if mock.handler is None:  # a fixed reply: framed once, replayed
                 return self._wire(reply, framing)
             return framing.frame(reply.plan())  # a handler's reply, built for this request
         ctx = FaultContext(call_index=index)
         steps: Iterator[Step] = iter(reply.plan())
-        for fault in mock.faults:
+        for fault in faults:
             steps = fault.body(steps, ctx)
         wire = framing.frame(steps)
-        for fault in mock.faults:
+        for fault in faults:
             wire = fault.wire(wire, ctx)
         return wire
 
     def _unmatched(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step]]:
         """Journal an unmatched request; answer with the closest mocks explained."""
-        call = Call(request, None, self.unmatched_status)
+        explanation = explain(request, [a.mock for a in self._active], self._states)
+        call = Call(request, None, self.unmatched_status, explanation=explanation)
         append_call(self.journal, call, self.journal_limit)
-        mocks = [a.mock for a in self._active]
         accept = request.headers.get("accept", "")
         reply = status(self.unmatched_status)
         if "json" in accept and "text/plain" not in accept:
-            reply = reply.json(no_match_json(request, mocks))
+            reply = reply.json(explanation.to_json())
         else:
             reply = reply.header("Content-Type", "text/plain; charset=utf-8").body(
-                no_match_text(request, mocks) + "\n"
+                explanation.text + "\n"
             )
         return call, framing.frame(reply.plan())
 
@@ -438,7 +525,8 @@ class Server:
         return framing.frame(reply.plan())
 
     def _finished(self, call: Call) -> None:
-        mark_ended(call)  # call.finished.set(), without building the view
+        if not call._ended:  # the executor marks most calls ended before their last write
+            mark_ended(call)  # call.finished.set(), without building the view
         if self.on_call_end is not None:
             call._handed = True  # the callback may keep it
             try:
@@ -486,3 +574,14 @@ def _check_server_args(host: object, port: object, unmatched_status: object) -> 
         raise ConfigError(f"port={port!r} must be an int from 0 to 65535 (0: a free port)")
     if type(unmatched_status) is not int or not 100 <= unmatched_status <= 999:
         raise ConfigError(f"unmatched_status={unmatched_status!r} must be an int from 100 to 999")
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 mock``, ``2 mocks``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+def _mock_list(value: Any) -> list[Any]:
+    if isinstance(value, list | tuple):
+        return list(value)
+    raise ConfigError(f"mock={value!r} must be a Mock or a list of mocks (mockhttp.load(...))")

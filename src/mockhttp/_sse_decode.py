@@ -2,7 +2,7 @@
 
 Rule 1: what is dispatched follows WHATWG HTML §9.2.5-§9.2.6 exactly
 (#parsing-an-event-stream, #event-stream-interpretation).  The ``SSE-*`` vectors in
-``wire-facts.md`` are the tests.
+``docs/wire-format.md`` are the tests.
 
 Rule 2: nothing is thrown away silently.  Unlike a client library, the decoder also
 returns comment lines as items of their own, every raw line of each event with its byte

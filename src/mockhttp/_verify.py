@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import marshal
 import threading
@@ -9,16 +10,18 @@ import time
 import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overload
 
-from ._errors import VerificationError
+from ._errors import ConfigError, VerificationError
 from ._request import Headers, Request
 
 if TYPE_CHECKING:
+    from ._explain import Explanation
     from ._mock import Mock
-    from ._server import Server
 
-__all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome", "mark_ended"]
+_now = time.time
+
+__all__ = ["ActiveMock", "Call", "CallList", "Done", "Outcome", "Registry", "mark_ended"]
 
 Outcome = Literal[
     "in progress", "complete", "closed", "reset", "stalled", "client hung up", "server closed"
@@ -87,6 +90,9 @@ class Call:
         wire_bytes: bytes written on the wire (head and framing included).
         events: events of which at least one byte was written.
         body_sent: the body bytes written (the first MiB of them).
+        explanation: for a request no mock matched, why (the closest mocks, field by
+            field; ``str()`` gives the text of the 404).
+        time: when the request arrived (seconds since the epoch, as ``time.time()``).
         outcome: how the reply ended: ``complete``, ``closed`` (clean close before the end),
             ``reset``, ``stalled``, ``client hung up``, ``server closed`` (the server was
             closed mid-reply), or ``in progress``.
@@ -101,6 +107,8 @@ class Call:
     events: int = 0
     body_sent: bytearray = field(default_factory=bytearray)
     outcome: Outcome = "in progress"
+    explanation: Explanation | None = field(default=None, repr=False)
+    time: float = field(default_factory=_now, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
     # the journal's bookkeeping (see "Compact journal entries" below)
     _seq: int = field(default_factory=_SEQ.__next__, init=False, repr=False)
@@ -223,19 +231,33 @@ class CallList(list[Call]):
         return [*self, *other]
 
 
+class Registry(Protocol):
+    """What a mock's handle needs of its server (``Server`` is one): verification reads
+    the server through this, and never imports it."""
+
+    def remove(self, active: ActiveMock) -> None: ...
+
+    def journal_text(self) -> str: ...
+
+
 class ActiveMock:
     """A mock registered on a server: its calls, and assertions on them.
 
     Returned by ``server.mock(...)``.
     """
 
-    def __init__(self, mock: Mock, server: Server, seq: int) -> None:
+    def __init__(self, mock: Mock, server: Registry, seq: int) -> None:
         self.mock = mock
         self.calls = CallList()
         self._server = server
         self._seq = seq
         self._rank: float = seq  # order among equal priorities (newest first)
         self._count = 0  # exact, even when a journal limit trims ``calls``
+        # how many requests it answers (``times``, or its replies when they end unmatched)
+        limits = [mock.times] if mock.times is not None else []
+        if mock.sequence and mock.exhausted == "unmatched":
+            limits.append(len(mock.sequence))
+        self._limit: int | None = min(limits) if limits else None
 
     def _record(self, call: Call, limit: int | None) -> int:
         """Add a call (keeping at most about ``limit`` of them); return its 0-based index."""
@@ -260,8 +282,14 @@ class ActiveMock:
 
     @property
     def exhausted(self) -> bool:
-        """True when it has answered its ``times`` requests."""
-        return self.mock.times is not None and self._count >= self.mock.times
+        """True when it answers no more: it has answered its ``times`` requests, or every
+        reply of its ``replies(..., exhausted="unmatched")``."""
+        return self._limit is not None and self._count >= self._limit
+
+    def _forget(self) -> None:
+        """Forget the calls (``Server.clear_journal``)."""
+        self.calls = CallList()
+        self._count = 0
 
     def wait_for_calls(self, n: int = 1, timeout: float = 5.0) -> CallList:
         """Wait until the mock has answered ``n`` requests; return its calls.
@@ -274,11 +302,29 @@ class ActiveMock:
                 the server received.
         """
         __tracebackhide__ = True
+        _refuse_inside_a_loop("wait_for_calls", "wait_for_calls_async")
         deadline = time.monotonic() + timeout
         while self._count < n:
             if time.monotonic() >= deadline:
                 self._fail(f"to be called {_times(n)} within {timeout} s", self._count)
             time.sleep(0.005)
+        return self.calls
+
+    async def wait_for_calls_async(self, n: int = 1, timeout: float = 5.0) -> CallList:
+        """``wait_for_calls`` for async code: ``await mock.wait_for_calls_async(2)``.
+
+        Waits without blocking the event loop, so a client running on the same loop can
+        make its requests meanwhile.
+
+        Raises:
+            VerificationError: ``timeout`` seconds passed first.
+        """
+        __tracebackhide__ = True
+        deadline = time.monotonic() + timeout
+        while self._count < n:
+            if time.monotonic() >= deadline:
+                self._fail(f"to be called {_times(n)} within {timeout} s", self._count)
+            await asyncio.sleep(0.005)
         return self.calls
 
     def remove(self) -> None:
@@ -315,6 +361,20 @@ class ActiveMock:
 
     def __repr__(self) -> str:
         return f"<ActiveMock {self.mock.describe()} calls={self._count}>"
+
+
+def _refuse_inside_a_loop(name: str, instead: str) -> None:
+    """A blocking wait on a thread that runs an event loop would freeze every client on
+    that loop (and report "called 0 times"): refuse it, naming the awaitable form."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise ConfigError(
+        f"{name}() blocks, and it was called inside a running event loop, which it would "
+        f"freeze (a client on that loop could not make its requests); "
+        f"use `await mock.{instead}(n, timeout)`"
+    )
 
 
 def _times(n: int) -> str:

@@ -1,15 +1,22 @@
-"""The pytest plugin: a ``mockhttp_server`` fixture.
+"""The pytest plugin: mock servers as fixtures, for every scope.
 
-Registered through the ``pytest11`` entry point, so installing mockhttp makes the fixture
-available.  One server runs for the whole session; each test gets it reset, and a test
-fails at teardown if requests reached the server that no mock matched (or a reply raised).
-Everything here is also possible with ``with mockhttp.Server() as server:``.
+Registered through the ``pytest11`` entry point, so installing mockhttp makes the fixtures
+available:
+
+- ``mockhttp_server`` (function scope): a running server, emptied before each test;
+- ``mockhttp_module_server`` and ``mockhttp_session_server``: one server per module or per
+  session, whose mocks survive from test to test (``reset_journal=True`` forgets the
+  calls before each test).
+
+After each test that used one of them, the test fails if a request reached the server that
+no mock matched (or a reply raised); the marker ``@pytest.mark.mockhttp(...)`` sets the
+options.  Everything here is also possible with ``with mockhttp.Server() as server:``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -17,21 +24,26 @@ if TYPE_CHECKING:
     from ._server import Server
 
 
-_MARKER_OPTIONS = {"allow_unmatched", "mockfile"}
+_MARKER_OPTIONS = {"allow_unmatched", "assert_all_called", "admin", "mockfile", "reset_journal"}
+_SHARED = ("mockhttp_module_server", "mockhttp_session_server")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "mockhttp(allow_unmatched=False, mockfile=None): options for the mockhttp_server "
-        "fixture; allow_unmatched=True keeps unmatched requests from failing the test; "
-        "mockfile='mocks/' loads mock files (a path relative to the test's file) first.",
+        "mockhttp(allow_unmatched=False, assert_all_called=False, admin=False, mockfile=None, "
+        "reset_journal=False): options for the mockhttp fixtures; allow_unmatched=True keeps "
+        "unmatched requests from failing the test; assert_all_called=True fails it when a "
+        "mock was never called; admin=True serves the admin API (/__mockhttp/) during the "
+        "test; mockfile='mocks/' loads mock files (a path relative to the test's file) "
+        "first; reset_journal=True forgets a module or session server's calls (and resets "
+        "its scenarios) before the test.",
     )
 
 
 @pytest.fixture(scope="session")
 def mockhttp_listen_address() -> tuple[str, int]:
-    """Where the session's server listens: ``("127.0.0.1", 0)`` (a free port).
+    """Where ``mockhttp_server`` listens: ``("127.0.0.1", 0)`` (a free port).
 
     Override this fixture (session scope) to choose another address.
     """
@@ -39,8 +51,8 @@ def mockhttp_listen_address() -> tuple[str, int]:
 
 
 @pytest.fixture(scope="session")
-def mockhttp_session_server(mockhttp_listen_address: tuple[str, int]) -> Iterator[Server]:
-    """The server shared by the session's tests."""
+def _mockhttp_function_server(mockhttp_listen_address: tuple[str, int]) -> Iterator[Server]:
+    """The server behind ``mockhttp_server``: started once, emptied before each test."""
     from ._server import Server
 
     host, port = mockhttp_listen_address
@@ -48,19 +60,73 @@ def mockhttp_session_server(mockhttp_listen_address: tuple[str, int]) -> Iterato
         yield server
 
 
+@pytest.fixture(scope="session")
+def mockhttp_session_server() -> Iterator[Server]:
+    """A server for the whole session (a free port): mocks added to it stay for the
+    tests that follow.  Add them in a session fixture of your own."""
+    from ._server import Server
+
+    with Server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def mockhttp_module_server() -> Iterator[Server]:
+    """A server for the tests of one module (a free port): mocks added to it stay for the
+    module's tests that follow.  Add them in a module fixture of your own."""
+    from ._server import Server
+
+    with Server() as server:
+        yield server
+
+
 @pytest.fixture
 def mockhttp_server(
-    mockhttp_session_server: Server, request: pytest.FixtureRequest
+    _mockhttp_function_server: Server, request: pytest.FixtureRequest
 ) -> Iterator[Server]:
     """A running mock server, empty at the start of the test.
 
     At teardown the test fails if a request matched no mock (unless marked
     ``@pytest.mark.mockhttp(allow_unmatched=True)``) or a reply raised an error.
     """
-    server = mockhttp_session_server
+    server = _mockhttp_function_server
     server.reset()
+    options = _options(request)
+    try:
+        if options.get("mockfile"):
+            from ._mockfile import load
+
+            server.mock(load(request.path.parent / options["mockfile"]))
+        with _watched(server, options):
+            yield server
+    finally:
+        server.reset()
+
+
+@pytest.fixture(autouse=True)
+def _mockhttp_shared_servers(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Per-test options and checks for the module and session servers a test uses."""
+    names = [name for name in _SHARED if name in request.fixturenames]
+    if not names:
+        yield
+        return
+    options = _options(request)
+    if options.get("mockfile"):
+        pytest.fail(
+            "@pytest.mark.mockhttp(mockfile=...) loads files into mockhttp_server only; "
+            "for a module or session server, call server.mock(mockhttp.load(...)) in a "
+            "fixture of the same scope",
+            pytrace=False,
+        )
+    servers: list[Server] = [request.getfixturevalue(name) for name in names]
+    with _watching_all(servers, options):
+        yield
+
+
+def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The marker's options (the closest marker wins), checked."""
     marker = request.node.get_closest_marker("mockhttp")
-    options = marker.kwargs if marker else {}
+    options = dict(marker.kwargs) if marker else {}
     unknown = sorted(set(options) - _MARKER_OPTIONS)
     if unknown or (marker and marker.args):
         pytest.fail(
@@ -68,20 +134,64 @@ def mockhttp_server(
             f"not {unknown or list(marker.args if marker else ())}",
             pytrace=False,
         )
-    if options.get("mockfile"):
-        from ._mockfile import load
+    return options
 
-        for mock in load(request.path.parent / options["mockfile"]):
-            server.mock(mock)
-    yield server
-    allow = bool(options.get("allow_unmatched", False))
-    try:
-        if server.errors:
-            server.check()
-        if not allow and server.unmatched:
+
+class _watched:
+    """Around one test: switch the options on, then check what the server saw."""
+
+    def __init__(self, server: Server, options: dict[str, Any]) -> None:
+        self.server = server
+        self.options = options
+
+    def __enter__(self) -> None:
+        server, options = self.server, self.options
+        if options.get("reset_journal"):
+            server.clear_journal()
+            server.reset_scenarios()
+        self.admin = server.admin
+        if options.get("admin") and server.admin is None:
+            from ._admin import AdminAPI
+
+            server.admin = AdminAPI(server)
+        self.journal, self.seen = server.journal, len(server.journal)
+        self.errors, self.raised = server.errors, len(server.errors)
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.admin = self.admin
+        if exc[0] is None:
+            self.check()
+
+    def check(self) -> None:
+        """Fail the test (once, without a chained traceback) for what went wrong."""
+        __tracebackhide__ = True
+        server, options = self.server, self.options
+        errors = server.errors[self.raised :] if server.errors is self.errors else server.errors
+        if errors:
+            raise errors[0]
+        calls = server.journal[self.seen :] if server.journal is self.journal else server.journal
+        message = None
+        unmatched = [c for c in calls if c.mock is None]
+        if unmatched and not options.get("allow_unmatched", False):
+            reports = "\n".join(str(c.explanation or c.summary()) for c in unmatched)
+            message = f"{len(unmatched)} request(s) matched no mock:\n{reports}"
+        elif options.get("assert_all_called"):
             try:
-                server.check()
+                server.assert_all_called()
             except AssertionError as exc:
-                pytest.fail(str(exc), pytrace=False)
-    finally:
-        server.reset()
+                message = str(exc)
+        if message is not None:
+            pytest.fail(message, pytrace=False)
+
+
+class _watching_all:
+    def __init__(self, servers: list[Server], options: dict[str, Any]) -> None:
+        self.watches = [_watched(s, options) for s in servers]
+
+    def __enter__(self) -> None:
+        for watch in self.watches:
+            watch.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        for watch in self.watches:
+            watch.__exit__(*exc)

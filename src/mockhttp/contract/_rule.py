@@ -31,7 +31,7 @@ class Rule:
         severity: the severity of what it finds (a finder may lower it for one hit).
         checks: what it checks, one sentence (docs/contract.md is generated from these).
         why: why clients depend on it.
-        differs: which providers are known to differ (``Q-*`` ids from wire-facts.md).
+        differs: which providers are known to differ (``Q-*`` ids from docs/wire-format.md).
         find: the pure function that looks for it in a decoded stream.
         always: run even when there is no stream to check (transport and status rules).
     """

@@ -11,7 +11,7 @@ A ``variant`` (see ``_variants``) replays a derived form of the same stream.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -21,6 +21,9 @@ from .._reply import Reply
 from ._pieces import Write, body_of, data_steps
 
 __all__ = ["ENDS", "TIMINGS", "Recording", "Timing"]
+
+# The variant maker, registered by ``_variants`` (which imports this module, not the reverse).
+DERIVE: list[Callable[[Recording, str], Played]] = []
 
 Timing = Literal["original", "none"]
 TIMINGS: tuple[Timing, ...] = ("original", "none")
@@ -77,9 +80,7 @@ class Recording(Reply):
         object.__setattr__(self, "speed", float(speed))
         base = Played(self.writes, self.length, self.end)
         if self.variant is not None:
-            from ._variants import derive  # variants read recordings: import here
-
-            base = derive(self, self.variant)
+            base = DERIVE[0](self, self.variant)  # set by _variants, which reads recordings
         object.__setattr__(self, "played", base)
 
     @property

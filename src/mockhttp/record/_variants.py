@@ -17,13 +17,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._errors import ConfigError
 from ._pieces import Write, body_of, event_ends
-
-if TYPE_CHECKING:
-    from ._recording import Played, Recording
+from ._recording import DERIVE, Played, Recording
 
 __all__ = ["KEEP_ALIVE_EVERY", "VARIANTS", "Stream", "applies", "derive", "parse"]
 
@@ -354,8 +352,6 @@ def derive(recording: Recording, name: str) -> Played:
     Raises:
         ConfigError: an unknown name, or a variant that does not apply (says why).
     """
-    from ._recording import Played
-
     if name not in VARIANTS:
         raise ConfigError(f"unknown variant {name!r}; expected one of: {', '.join(VARIANTS)}")
     stream = parse(recording)
@@ -365,3 +361,6 @@ def derive(recording: Recording, name: str) -> Played:
     writes = VARIANTS[name][2](stream, recording)
     length = None if recording.length is None else len(body_of(writes))
     return Played(writes, length, recording.end)
+
+
+DERIVE.append(derive)
