@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import signal
 import sys
 import threading
@@ -18,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
+from ._admin import is_loopback
+from ._budget import CLI_DEFAULT, parse_size
 from ._cli_serve import DEFAULTS, Served, watch_snapshot
 from ._errors import MockfileError, ServerError
 from ._mockfile import files, load
@@ -26,6 +29,8 @@ from ._server import Server
 __all__ = ["main"]
 
 _POLL = 0.25  # seconds between checks for a signal or a changed file
+_STOP_WAIT = 0.5  # seconds to wait for the server's thread at exit (it may be stuck)
+TOKEN_ENV = "MOCKHTTP_ADMIN_TOKEN"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,6 +77,47 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="keep the newest N calls in the journal (10000); counts stay exact",
     )
+    serve.add_argument(
+        "--journal-bytes",
+        type=_size,
+        default=CLI_DEFAULT,
+        metavar="SIZE",
+        help="keep request and reply bodies in the journal up to SIZE (64MiB); the oldest "
+        "are dropped first, their length and SHA-256 kept",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="close connections whose request head takes longer (10)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="close connections idle for longer between requests (300)",
+    )
+    admin = serve.add_argument_group("admin API")
+    admin.add_argument("--no-admin", action="store_true", help="turn the admin API off")
+    admin.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help=f"require 'Authorization: Bearer TOKEN' on the admin API (default: ${TOKEN_ENV})",
+    )
+    admin.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host name on the admin API (IP addresses and localhost are)",
+    )
+    admin.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="show secret headers (Authorization, x-api-key, ...) in the admin journal and log",
+    )
     validate = commands.add_parser(
         "validate",
         help="check mock files",
@@ -97,6 +143,26 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _size(text: str) -> int:
+    try:
+        size = parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 byte")
+    return size
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
@@ -111,13 +177,37 @@ def _serve(args: argparse.Namespace) -> int:
     except MockfileError as exc:
         print(exc, file=sys.stderr)
         return 1
-    server = Server(args.host, args.port, journal_limit=args.journal_limit)
-    served = Served(server, paths, mocks, args.quiet, args.verbose)
+    server = Server(
+        args.host,
+        args.port,
+        journal_limit=args.journal_limit,
+        journal_bytes=args.journal_bytes,
+        header_timeout=args.header_timeout,
+        idle_timeout=args.idle_timeout,
+    )
+    token = args.admin_token or os.environ.get(TOKEN_ENV) or None
+    served = Served(
+        server,
+        paths,
+        mocks,
+        args.quiet,
+        args.verbose,
+        admin=None if args.no_admin else {
+            "token": token, "hosts": args.allow_host, "redact": not args.no_redact
+        },
+    )  # fmt: skip
     try:
         server.start()
     except ServerError as exc:
         print(f"mockhttp: {exc}", file=sys.stderr)
         return 1
+    if not args.no_admin and token is None and not is_loopback(args.host):
+        print(
+            f"mockhttp: warning: the admin API on {args.host} is open to the network without "
+            f"a token; anyone who reaches it can change the mocks and read the journal "
+            f"(set --admin-token or ${TOKEN_ENV}, or --no-admin)",
+            file=sys.stderr,
+        )
     # What exists now (modules, mocks, the loop) lives as long as the process: keep it out of
     # the collector's full passes, which otherwise stall every stream (see docs/performance.md).
     gc.freeze()
@@ -129,7 +219,7 @@ def _serve(args: argparse.Namespace) -> int:
             if snapshot is not None:
                 snapshot = served.reload_if_changed(snapshot)
     finally:
-        server.close()
+        server.close(timeout=_STOP_WAIT)  # a stuck loop thread is a daemon: exit anyway
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0
@@ -154,6 +244,9 @@ def _validate(paths: Sequence[str]) -> int:
             print(exc, file=sys.stderr)
             status = 1
             continue
+        if not found:
+            print(f"{given}: no mock files (*.yaml, *.yml, *.json) in it", file=sys.stderr)
+            status = 1
         for path in found:
             try:
                 mocks = load(path)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
-from ._admin import PREFIX, AdminAPI
+from ._admin import PREFIX, AdminAPI, _redacted
 from ._errors import MockfileError
 from ._explain import closest
 from ._mock import Mock
@@ -27,6 +29,7 @@ __all__ = ["DEFAULTS", "Served", "log_line", "watch_snapshot"]
 DEFAULTS = Path(__file__).parent / "defaults"
 
 Snapshot = tuple[tuple[str, int, int], ...]
+_ADMIN_DEFAULTS: Mapping[str, Any] = MappingProxyType({})  # AdminAPI's own defaults
 
 
 def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
@@ -50,8 +53,12 @@ def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
     return f"{stamp} {request.method} {request.target} → {who} {code}, {sent}, {call.outcome}"
 
 
-def _details(call: Call) -> list[str]:
-    lines = [f"    {name}: {value}" for name, value in call.request.headers.items_list]
+def _details(call: Call, admin: AdminAPI | None) -> list[str]:
+    secret = admin._secret if admin is not None and admin.redact else None
+    lines = [
+        f"    {name}: {_redacted(value) if secret is not None and secret(name) else value}"
+        for name, value in call.request.headers.items_list
+    ]
     if call.request.body:
         text = call.request.text
         lines.append("    " + (text if len(text) <= 2000 else text[:2000] + "…"))
@@ -78,7 +85,13 @@ class Served:
     """The server of ``mockhttp serve``, its file mocks and its log."""
 
     def __init__(
-        self, server: Server, paths: Sequence[Path], mocks: list[Mock], quiet: bool, verbose: bool
+        self,
+        server: Server,
+        paths: Sequence[Path],
+        mocks: list[Mock],
+        quiet: bool,
+        verbose: bool,
+        admin: Mapping[str, Any] | None = _ADMIN_DEFAULTS,
     ) -> None:
         self.server = server
         self.paths = paths
@@ -88,13 +101,14 @@ class Served:
         self.active: list[ActiveMock] = []
         self._lock = threading.Lock()
         server.on_call_end = self.log
-        server.admin = AdminAPI(server, on_reset=self.install_files)
+        self.admin = None if admin is None else AdminAPI(server, self.install_files, **admin)
+        server.admin = self.admin
         self.install_files()
 
     def install_files(self) -> None:
         """Register the file mocks (again, after a reset)."""
         with self._lock:
-            self.active = [self.server.mock(m) for m in self.mocks]
+            self.active = self.server._add(self.mocks)
 
     def announce(self) -> None:
         """Print the URL on stdout, and what is served on stderr."""
@@ -129,7 +143,7 @@ class Served:
         mocks = [a.mock for a in self.server.mocks] if call.mock is None else []
         lines = [log_line(call, mocks, datetime.now())]
         if self.verbose:
-            lines.extend(_details(call))
+            lines.extend(_details(call, self.admin))
         self._err("\n".join(lines))
 
     def _err(self, text: str) -> None:

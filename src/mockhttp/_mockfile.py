@@ -20,9 +20,10 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 import yaml
 
@@ -32,7 +33,7 @@ from ._match import MATCHERS
 from ._mock import Mock
 from ._mockfile_dump import dump as dump
 from ._mockfile_dump import to_dict as to_dict
-from ._mockfile_nodes import At, suggest
+from ._mockfile_nodes import At, check_size, suggest
 from ._plan import Fault
 from ._reply import Reply, status
 from ._sse import Event
@@ -80,19 +81,35 @@ _EXCLUSIVE = ("body", "json", "event_stream")
 # -- reading text and files -----------------------------------------------------------------
 
 
-def loads(text: str, source: str = "<string>") -> list[Mock]:
+def loads(
+    text: str, source: str = "<string>", *, syntax: Literal["yaml", "json"] | None = None
+) -> list[Mock]:
     """The mocks in YAML or JSON ``text`` (one mock per document).
+
+    ``syntax="json"`` parses the text as JSON only (fast, for big documents); by default
+    YAML, which JSON is a part of.  Aliases may add at most ``MAX_EXPANSION`` nodes.
 
     Raises:
         MockfileError: the text does not load; the message names the line, column and path
             in the document.  Fix the text; no mock of it is returned.
     """
     try:
+        if syntax == "json":
+            try:
+                docs = [_json_document(text, source)]
+                return [mock for doc in docs for mock in _document(doc)]
+            except MockfileError as exc:
+                if exc.line is not None or len(text) > _RELOCATE:
+                    raise
+            # a JSON node has no position: read a small document again as YAML to say where
         return [mock for doc in _documents(text, source) for mock in _document(doc)]
     except RecursionError:  # an alias inside itself: &a [not, *a]
         raise MockfileError(
             "found a structure nested too deep (or inside itself)", source=source
         ) from None
+
+
+_RELOCATE = 1 << 20  # JSON documents up to this size are read again to place an error
 
 
 def load(*paths: str | os.PathLike[str]) -> list[Mock]:
@@ -120,12 +137,33 @@ def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            found.extend(sorted(p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file()))
+            listed = sorted(p for p in path.iterdir() if p.suffix in SUFFIXES)
+            for entry in listed:
+                if entry.is_file():
+                    found.append(entry)
+                elif entry.is_symlink() and not entry.exists():
+                    raise MockfileError("a broken or looping symbolic link", source=str(entry))
         elif path.exists():
+            _check_regular(path)
             found.append(path)
+        elif path.is_symlink():
+            raise MockfileError("a broken or looping symbolic link", source=str(given))
         else:
             raise MockfileError("no such file or directory", source=str(given))
     return found
+
+
+def _check_regular(path: Path) -> None:
+    """Refuse a FIFO, socket or device: reading one would block or never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise MockfileError(f"cannot read it: {exc.strerror}", source=str(path)) from None
+    if not stat.S_ISREG(mode):
+        raise MockfileError(
+            "not a regular file (a FIFO, socket or device); expected a mock file",
+            source=str(path),
+        )
 
 
 def _load_file(path: Path) -> list[Mock]:
@@ -146,6 +184,8 @@ def _documents(text: str, source: str) -> list[At]:
             return [_json_document(text, source)]  # JSON that YAML refuses (tabs, say)
         raise _yaml_error(exc, source) from None
     docs = [At(node, source) for node in nodes if node is not None]
+    for doc in docs:
+        check_size(doc)
     return [doc for doc in docs if not doc.is_null]
 
 
@@ -170,6 +210,8 @@ def _json_document(text: str, source: str) -> At:
         raise MockfileError(
             f"not valid JSON: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
         ) from None
+    except ValueError as exc:  # an int of more than 4,300 digits
+        raise MockfileError(f"not valid JSON: {exc}", source=source) from None
     node = yaml.representer.SafeRepresenter(sort_keys=False).represent_data(value)
     return At(node, source)
 

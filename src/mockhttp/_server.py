@@ -15,13 +15,19 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
+import bisect
+import concurrent.futures
+import errno
 import itertools
+import logging
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import NamedTuple
 
+from ._budget import LIBRARY_DEFAULT, Budget
 from ._connection import Connection
 from ._errors import ConfigError, ServerError, UnmatchedRequestError
 from ._explain import no_match_json, no_match_text
@@ -29,7 +35,7 @@ from ._mock import Mock
 from ._plan import FaultContext, Step
 from ._reply import Reply, error_reply, status
 from ._request import Request
-from ._runner import Whole
+from ._runner import Deferred, Whole
 from ._verify import ActiveMock, Call, CallList, append_call, mark_ended
 from ._wire import frame
 
@@ -38,6 +44,8 @@ __all__ = ["Server"]
 _ADMIN_PREFIX = "/__mockhttp/"
 _WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
 _WIRE_CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
+_LOG = logging.getLogger("mockhttp")
+_OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 class _Framing(NamedTuple):
@@ -72,6 +80,13 @@ class Server:
         journal_limit: keep only about the newest this many calls in :attr:`journal` and
             in each mock's ``calls`` (None: all).  Counts (``call_count``, ``times``) stay
             exact.  For long-running servers; ``mockhttp serve`` keeps 10,000.
+        journal_bytes: keep request bodies and sent reply bodies of finished calls up to
+            this many bytes (256 MiB; None: all); past it the oldest are dropped, keeping
+            their lengths and SHA-256 in ``call.dropped``.  ``mockhttp serve``: 64 MiB.
+        header_timeout: seconds a request head may take from its first byte (10); a slower
+            one gets a 408 and the connection closes.
+        idle_timeout: seconds a connection may wait, with no reply running, for its next
+            request (300) before it is closed.
     """
 
     def __init__(
@@ -84,14 +99,23 @@ class Server:
         on_call_end: Callable[[Call], None] | None = None,
         admin: bool = False,
         journal_limit: int | None = None,
+        journal_bytes: int | None = LIBRARY_DEFAULT,
+        header_timeout: float = 10.0,
+        idle_timeout: float = 300.0,
     ) -> None:
-        if journal_limit is not None and (
-            isinstance(journal_limit, bool)
-            or not isinstance(journal_limit, int)
-            or journal_limit < 1
-        ):
-            raise ConfigError(f"journal_limit={journal_limit!r} must be a positive int or None")
+        for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ConfigError(f"{name}={value!r} must be a positive int or None")
+        for name, seconds in (("header_timeout", header_timeout), ("idle_timeout", idle_timeout)):
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+                raise ConfigError(f"{name}={seconds!r} must be a positive number of seconds")
         self.journal_limit = journal_limit
+        self.journal_bytes = journal_bytes
+        self.header_timeout = float(header_timeout)
+        self.idle_timeout = float(idle_timeout)
+        self._budget = Budget(journal_bytes, journal_limit)
         _check_server_args(host, port, unmatched_status)
         self.host = host
         self.port = port
@@ -116,6 +140,7 @@ class Server:
         # short and pause-free), or None when the reply is endless or too long to keep});
         # loop thread only
         self._wires: dict[int, tuple[Reply, dict[_Framing, tuple[Step, ...] | Whole | None]]] = {}
+        self._admin_pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -142,6 +167,7 @@ class Server:
 
         def serve() -> None:
             asyncio.set_event_loop(loop)
+            loop.set_exception_handler(self._loop_error)
             try:
                 self._listener = loop.run_until_complete(
                     loop.create_server(lambda: Connection(self), sock=sock, backlog=self.backlog)
@@ -151,6 +177,7 @@ class Server:
                 ready.set()
                 return
             ready.set()
+            self._sweep()
             loop.run_forever()
             loop.close()
 
@@ -163,8 +190,12 @@ class Server:
             raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
         return self
 
-    def close(self) -> None:
-        """Stop serving: close the listener and every open connection (streams end)."""
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop serving: close the listener and every open connection (streams end).
+
+        Waits up to ``timeout`` seconds for the server's thread to stop (a handler stuck
+        on it keeps it; it is a daemon thread, so it does not keep the process alive).
+        """
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
@@ -178,7 +209,10 @@ class Server:
             loop.call_soon(loop.stop)
 
         loop.call_soon_threadsafe(shutdown)
-        thread.join(5)
+        thread.join(timeout)
+        if self._admin_pool is not None:
+            self._admin_pool.shutdown(wait=False, cancel_futures=True)
+            self._admin_pool = None
 
     def __enter__(self) -> Server:
         return self.start()
@@ -225,13 +259,24 @@ class Server:
         When several mocks match a request, the highest ``priority`` wins, and among
         equal priorities the most recently added one.
         """
-        if not isinstance(mock, Mock):
-            raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+        return self._add([mock])[0]
+
+    def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:
+        """Register ``mocks`` in one step: each goes in its place by binary search (a new
+        mock ranks first among its priority), so adding many is not quadratic."""
+        for mock in mocks:
+            if not isinstance(mock, Mock):
+                raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
         with self._lock:
-            self._seq += 1
-            active = ActiveMock(mock, self, self._seq)
-            self._rerank([*self._active, active])
-        return active
+            ordered = list(self._active)
+            added = []
+            for mock in mocks:
+                self._seq += 1
+                active = ActiveMock(mock, self, self._seq)
+                bisect.insort(ordered, active, key=_order)
+                added.append(active)
+            self._active = tuple(ordered)
+        return added
 
     def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
         """Swap mocks at once: ``old`` go, ``new`` come in their place.
@@ -256,12 +301,34 @@ class Server:
         return created
 
     def _rerank(self, actives: list[ActiveMock]) -> None:
-        self._active = tuple(sorted(actives, key=lambda a: (-a.mock.priority, -a._rank)))
+        kept = {id(a.mock.response) for a in actives}
+        gone = [a.mock.response for a in self._active if id(a.mock.response) not in kept]
+        self._active = tuple(sorted(actives, key=_order))
+        self._forget(gone)
 
     def remove(self, active: ActiveMock) -> None:
         """Unregister a mock (its calls stay readable)."""
         with self._lock:
-            self._active = tuple(a for a in self._active if a is not active)
+            self._rerank([a for a in self._active if a is not active])
+
+    def _forget(self, replies: Sequence[Reply]) -> None:
+        """Drop the cached wire plans of replies no registered mock gives any more."""
+        if not replies:
+            return
+        ids = {id(r) for r in replies}
+        loop = self._loop
+        if loop is None or self._thread is None or loop.is_closed():
+            self._drop_wires(ids)
+            return
+        try:
+            loop.call_soon_threadsafe(self._drop_wires, ids)
+        except RuntimeError:  # the loop closed meanwhile: nothing is served any more
+            self._drop_wires(ids)
+
+    def _drop_wires(self, ids: set[int]) -> None:
+        live = {id(a.mock.response) for a in self._active}
+        for key in ids - live:
+            self._wires.pop(key, None)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
@@ -271,8 +338,9 @@ class Server:
     def reset(self) -> None:
         """Remove every mock and clear the journal and errors."""
         with self._lock:
-            self._active = ()
+            self._rerank([])
         self.journal = CallList()
+        self._budget = Budget(self.journal_bytes, self.journal_limit)
         self.errors = []
 
     # -- verification ---------------------------------------------------------------------
@@ -311,12 +379,57 @@ class Server:
 
     # -- on the loop thread ----------------------------------------------------------
 
-    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Iterator[Step] | Whole]:
+    def _sweep(self) -> None:
+        """Time out connections whose head (or next request) is late; runs periodically."""
+        assert self._loop is not None
+        now = time.monotonic()
+        for conn in [c for c in self._connections if c.deadline <= now]:
+            conn.timed_out()
+        every = min(1.0, self.header_timeout / 4, self.idle_timeout / 4)
+        self._loop.call_later(every, self._sweep)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+        """Out of file descriptors (EMFILE): asyncio retries accept() in a second; say so in
+        one line (no traceback) and close idle connections to make room."""
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in _OUT_OF_FDS:
+            idle = [c for c in self._connections if c.runner is None and not c.queue]
+            for conn in idle:
+                conn.close()
+            _LOG.warning(
+                "mockhttp: cannot accept connections (%s); closed %d idle connection(s), "
+                "accepting again in a second",
+                exc.strerror or exc,
+                len(idle),
+            )
+            return
+        loop.default_exception_handler(context)
+
+    def _dispatch(
+        self, request: Request, keep_alive: bool
+    ) -> tuple[Call, Iterator[Step] | Whole | Deferred]:
         """The call to journal and the wire plan to run for ``request``."""
         framing = _Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
-            reply = self.admin(request)
-            return Call(request, None, reply.status_code), framing.frame(reply.plan())
+            return Call(request, None, None), self._admin_reply(request, framing)
+        request._matching(True)  # parse a JSON body once for every matcher
+        try:
+            return self._answer(request, framing)
+        finally:
+            request._matching(False)  # the journal keeps the bytes, not the parsed tree
+
+    def _admin_reply(self, request: Request, framing: _Framing) -> Deferred:
+        """Admin work runs on a worker thread, so parsing a big body never stalls streams;
+        one worker, so admin requests still take effect in the order they came."""
+        if self._admin_pool is None:
+            self._admin_pool = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix=f"mockhttp-admin:{self.port}"
+            )
+        admin = self.admin
+        assert admin is not None
+        return Deferred(self._admin_pool.submit(admin, request), framing.frame)
+
+    def _answer(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step] | Whole]:
         active = self._find(request, request.method)
         if active is None and request.method == "HEAD":
             active = self._find(request, "GET")  # HEAD is GET without the content (RFC 9110)
@@ -411,11 +524,18 @@ class Server:
 
     def _finished(self, call: Call) -> None:
         mark_ended(call)  # call.finished.set(), without building the view
+        if call.mock is not None or not call.request.path.startswith(_ADMIN_PREFIX):
+            self._budget.keep(call)
         if self.on_call_end is not None:
             try:
                 self.on_call_end(call)
             except Exception as exc:
                 self.errors.append(exc)
+
+
+def _order(active: ActiveMock) -> tuple[int, float]:
+    """Where a mock is tried: the highest priority first, then the newest."""
+    return (-active.mock.priority, -active._rank)
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:

@@ -11,6 +11,7 @@ from ._errors import VerificationError
 from ._request import Request
 
 if TYPE_CHECKING:
+    from ._budget import Dropped
     from ._mock import Mock
     from ._server import Server
 
@@ -85,6 +86,8 @@ class Call:
         outcome: how the reply ended: ``complete``, ``closed`` (clean close before the end),
             ``reset``, ``stalled``, ``client hung up``, ``server closed`` (the server was
             closed mid-reply), or ``in progress``.
+        dropped: None, or what the journal's byte budget dropped of the request body and
+            ``body_sent`` (their lengths and SHA-256 digests; see docs/limits.md).
     """
 
     request: Request
@@ -96,6 +99,7 @@ class Call:
     events: int = 0
     body_sent: bytearray = field(default_factory=bytearray)
     outcome: Outcome = "in progress"
+    dropped: Dropped | None = None
     _ended: bool = field(default=False, init=False, repr=False)
 
     @property
@@ -107,7 +111,7 @@ class Call:
         return f"<Call {self.summary()}, {self.body_bytes} body bytes, {self.events} events>"
 
     def json(self) -> Any:
-        """The request body parsed as JSON."""
+        """The request body parsed as JSON (parsed on each call: the journal keeps bytes)."""
         return self.request.json()
 
     def wait(self, timeout: float = 5.0) -> Outcome:
