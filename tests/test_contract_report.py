@@ -79,12 +79,16 @@ def test_table_lists_every_rule_with_its_result() -> None:
 
 
 def test_table_and_junit_show_skipped_rules_when_there_is_no_stream() -> None:
-    """Rules that need a stream are shown as skipped after a failed exchange."""
+    """Rules that need a stream are shown as skipped after a failed exchange; so are the
+    status and content-type rules when no response arrived (not checked, not a pass)."""
     outcome = evaluate(Transcript(status=None, error="ReadTimeout"), "openai-chat")
-    assert "openai.done             skipped" in format_table([outcome])
+    table = format_table([outcome])
+    assert "openai.done             skipped" in table
+    assert "http.status             skipped" in table
+    assert "http.content-type       skipped" in table
     suite = ET.fromstring(format_junit([outcome])).find("testsuite")
     assert suite is not None
-    assert suite.get("skipped") == str(len(outcome.skipped)) == "27"
+    assert suite.get("skipped") == str(len(outcome.skipped)) == "29"
 
 
 def test_json_report_has_every_finding_with_its_location() -> None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from ._check import Outcome, evaluate
-from ._record import record
+from ._record import Interrupted, Limits, record
 from ._transcript import Transcript
 
 __all__ = [
@@ -96,23 +97,45 @@ def run_live(
     api: str,
     headers: Mapping[str, str],
     timeout: float,
+    limits: Limits | None = None,
 ) -> list[Outcome]:
-    """Send the profile's requests to ``url`` and check each streamed exchange."""
+    """Send the profile's requests to ``url`` and check each streamed exchange.
+
+    ``limits`` bound every exchange (its deadline is the whole check's); past the deadline
+    the requests not yet sent are findings too.  Ctrl-C ends the check: the exchange it
+    cut is reported as such, the others not sent.
+    """
     target = endpoint(url, api)
     plan = anthropic_plan(model) if api == "anthropic" else openai_plan(model)
-    buffered = buffered_answer(
-        record(target, plan.pop("buffered"), headers=headers, timeout=timeout)
-    )
-    outcomes = []
+    limits = limits or Limits()
+
+    def send(request: Any) -> Transcript:
+        if limits.deadline is not None and time.monotonic() >= limits.deadline:
+            return Transcript(None, (), (), request, None, "the check's deadline passed "
+                              "(--deadline) before this request was sent")  # fmt: skip
+        return record(target, request, headers=headers, timeout=timeout, limits=limits)
+
+    try:
+        buffered = buffered_answer(send(plan.pop("buffered")))
+    except Interrupted as stop:
+        return [evaluate(stop.transcript, _profiles(api, "buffered"), "buffered")]
+    outcomes: list[Outcome] = []
     for label, request in plan.items():
-        transcript = record(target, request, headers=headers, timeout=timeout)
-        if api == "anthropic":
-            profiles = ["anthropic-messages"]
-        elif label == "stream":
-            profiles = ["openai-chat", "stream-equals-buffered"]
-        else:
-            profiles = ["openai-chat"]
+        try:
+            transcript = send(request)
+        except Interrupted as stop:
+            outcomes.append(evaluate(stop.transcript, _profiles(api, label), label))
+            break
         if label == "stream":
             transcript = replace(transcript, buffered=buffered)
-        outcomes.append(evaluate(transcript, profiles, label))
+        outcomes.append(evaluate(transcript, _profiles(api, label), label))
     return outcomes
+
+
+def _profiles(api: str, label: str) -> list[str]:
+    """The profiles an exchange is checked with."""
+    if api == "anthropic":
+        return ["anthropic-messages"]
+    if label == "stream":
+        return ["openai-chat", "stream-equals-buffered"]
+    return ["openai-chat"]
