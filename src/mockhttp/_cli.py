@@ -26,7 +26,7 @@ from ._errors import MockfileError, ServerError
 from ._mockfile import files, load
 from ._server import Server
 
-__all__ = ["main"]
+__all__ = ["TOKEN_ENV", "admin_warning", "main"]
 
 _POLL = 0.25  # seconds between checks for a signal or a changed file
 _STOP_WAIT = 0.5  # seconds to wait for the server's thread at exit (it may be stuck)
@@ -201,13 +201,9 @@ def _serve(args: argparse.Namespace) -> int:
     except ServerError as exc:
         print(f"mockhttp: {exc}", file=sys.stderr)
         return 1
-    if not args.no_admin and token is None and not is_loopback(args.host):
-        print(
-            f"mockhttp: warning: the admin API on {args.host} is open to the network without "
-            f"a token; anyone who reaches it can change the mocks and read the journal "
-            f"(set --admin-token or ${TOKEN_ENV}, or --no-admin)",
-            file=sys.stderr,
-        )
+    warning = admin_warning(args.host, token, admin=not args.no_admin)
+    if warning is not None:
+        print(warning, file=sys.stderr)
     # What exists now (modules, mocks, the loop) lives as long as the process: keep it out of
     # the collector's full passes, which otherwise stall every stream (see docs/performance.md).
     gc.freeze()
@@ -223,6 +219,17 @@ def _serve(args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0
+
+
+def admin_warning(host: str, token: str | None, *, admin: bool) -> str | None:
+    """The warning for an admin API that the network can reach without a token, or None."""
+    if not admin or token is not None or is_loopback(host):
+        return None
+    return (
+        f"mockhttp: warning: the admin API on {host} is open to the network without a "
+        "token; anyone who reaches it can change the mocks and read the journal (set "
+        f"--admin-token or ${TOKEN_ENV}, or --no-admin)"
+    )
 
 
 def _stopper(stop: threading.Event) -> Callable[[int, FrameType | None], None]:
