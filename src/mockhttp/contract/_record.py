@@ -98,6 +98,8 @@ def record(
                         break
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if isinstance(exc, httpx.TimeoutException) and reading.past_deadline():
+            error = "the check's deadline passed (--deadline) while waiting for the response"
         reading.error = reading.error or error
     except KeyboardInterrupt:
         reading.error = "interrupted (Ctrl-C)"
@@ -151,6 +153,10 @@ class _Reading:
             self.error = self._late()
             return True
         return False
+
+    def past_deadline(self) -> bool:
+        deadline = self.limits.deadline
+        return deadline is not None and time.monotonic() >= deadline - 0.05
 
     def _late(self) -> str:
         return "the check's deadline passed (--deadline) while the body was still arriving"
