@@ -105,7 +105,7 @@ def test_check_ends_within_its_deadline_with_bounded_memory(hostile: Hostile) ->
     start = time.monotonic()
     proc = check(
         hostile.url, "--model", "m", "--json", "--deadline", "3",
-        "--max-bytes", "4MiB", "--max-event-bytes", "256KiB",
+        "--max-bytes", "1MiB", "--max-event-bytes", "256KiB",
     )  # fmt: skip
     out, err = proc.communicate(timeout=30)
     took = time.monotonic() - start

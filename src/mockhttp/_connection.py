@@ -115,6 +115,8 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server._connections.discard(self)
+        self._body = []  # a body cut off by the hang-up (the parser keeps us in a cycle)
+        self.queue.clear()
         if self.runner is not None:
             self.runner.lost()
             self.runner = None
@@ -239,11 +241,13 @@ class Connection(asyncio.Protocol):
             # llhttp skipped the body: parse the request again (see data_received)
             self._upgraded = (method, version, self._url, headers)
             return
+        body = b"".join(self._body)
+        self._body = []  # the pieces go now, not when the next request begins
         request = Request(
             method=method,
             target=self._url.decode("latin-1"),
             headers=Headers(tuple(headers)),
-            body=b"".join(self._body),
+            body=body,
             http_version=version,
             trailers=Headers(tuple(self._trailers or ())),
         )
