@@ -113,7 +113,7 @@ def test_check_ends_within_its_deadline_with_bounded_memory(hostile: Hostile) ->
     assert "Traceback" not in err
     assert took < 3 + 4  # the deadline, and the interpreter's start-up on a slow machine
     maxrss_kib = int(err.split("maxrss ")[1].split()[0])
-    assert maxrss_kib < 150 * 1024
+    assert maxrss_kib < 300 * 1024  # 6 GB before, for the endless stream
     report = json.loads(out)
     transport = [
         f["message"] for e in report["exchanges"] for f in e["findings"]
