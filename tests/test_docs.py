@@ -20,6 +20,7 @@ PAGES = [
     "docs/verification.md",
     "docs/pytest.md",
     "docs/errors.md",
+    "docs/limits.md",
 ]
 BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
 YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)
