@@ -138,10 +138,10 @@ def test_no_response_means_status_and_content_type_are_not_checked() -> None:
     finally:
         server.listener.close()
     assert proc.returncode == 1
-    lines = [line.split() for line in out.splitlines()]
-    assert ["http.status", "skipped", "no", "stream", "to", "check"] in lines
-    assert ["http.content-type", "skipped", "no", "stream", "to", "check"] in lines
-    assert not any(line[:2] == ["http.status", "pass"] for line in lines)
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    assert "http.status skipped not checked: no response arrived" in lines
+    assert "http.content-type skipped not checked: no response arrived" in lines
+    assert not any(line.startswith("http.status pass") for line in lines)
 
 
 def test_ctrl_c_is_a_finding_not_a_traceback() -> None:
