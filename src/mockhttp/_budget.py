@@ -59,18 +59,16 @@ class Budget:
         self.kept = 0
         self._calls: deque[Call] = deque()
 
-    def keep(self, call: Call) -> None:
-        """A call ended: count its bodies; drop the oldest while over the budget."""
-        if self.limit is None or call.dropped is not None:
-            return
-        size = len(call.request.body) + len(call.body_sent)
-        if not size:
-            return
+    def keep(self, call: Call, size: int) -> None:
+        """A call ended with ``size`` bytes of bodies: count them; drop the oldest while
+        over the budget (or tracking more calls than ``most``)."""
         self.kept += size
         calls = self._calls
         calls.append(call)
-        while calls and (self.kept > self.limit or (self.most and len(calls) > self.most)):
-            self.kept -= drop(calls.popleft())
+        most = self.most
+        if self.kept > self.limit or (most is not None and len(calls) > most):  # type: ignore[operator]
+            while calls and (self.kept > self.limit or (most and len(calls) > most)):  # type: ignore[operator]
+                self.kept -= drop(calls.popleft())
 
 
 def drop(call: Call) -> int:

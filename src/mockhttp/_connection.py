@@ -16,10 +16,9 @@ import fcntl
 import socket
 import struct
 import termios
-import time
 from collections import deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import httptools
 
@@ -38,7 +37,7 @@ __all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection"]
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
 MAX_QUEUED = 64  # pipelined requests waiting for their reply before reading pauses
-_NEVER = float("inf")
+_NO_TRAILERS = Headers()
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
@@ -92,13 +91,15 @@ class Connection(asyncio.Protocol):
         self._eof = False  # the client shut down its side: close once the replies are done
         self._starting = False  # inside next(): replies that end at once don't recurse
         self._reading = True  # False while pause_reading holds back a pipelining client
-        self._trailers: list[tuple[str, str]] | None = None  # after the head: trailer fields
+        self._trailers: list[tuple[str, str]] = []  # fields after a chunked body
         self._upgraded: tuple[str, str, bytes, list[tuple[str, str]]] | None = None
         self._in_head = False  # between a request's first byte and the end of its head
-        # when the connection times out (the server's sweep reads it): a head must
-        # complete, or an idle connection must send one, before then; never while a reply
-        # runs or a body arrives
-        self.deadline = _NEVER
+        self._in_body = False  # between the end of a head and the end of its body
+        # the server's sweep times out a head that takes too long, or a connection idle
+        # for too long: ``ticks`` moves when a head begins or a reply ends (a new wait),
+        # ``mark`` is (ticks, when the sweep first saw this wait)
+        self.ticks = 0
+        self.mark: tuple[int, float] | None = None
 
     # -- transport callbacks ------------------------------------------------------------
 
@@ -110,12 +111,11 @@ class Connection(asyncio.Protocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server._connections.add(self)
-        self.deadline = time.monotonic() + self.server.idle_timeout
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server._connections.discard(self)
-        self._body = []  # a body cut off by the hang-up (the parser keeps us in a cycle)
+        self._body.clear()  # a body cut off by the hang-up (the parser keeps us in a cycle)
         self.queue.clear()
         if self.runner is not None:
             self.runner.lost()
@@ -173,20 +173,20 @@ class Connection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self._url = b""
         self._headers = []
-        self._body = []
-        self._trailers = None
+        self._body.clear()
+        if self._trailers:
+            self._trailers = []
         self._head_size = 0
         self._body_size = 0
         self._in_head = True
-        if self.runner is None and not self.queue:
-            self.deadline = time.monotonic() + self.server.header_timeout
+        self.ticks += 1
 
     def on_url(self, url: bytes) -> None:
         self._url += url
         self._grow_head(len(url))
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if self._trailers is not None:  # after the body: a trailer field, not a header
+        if self._in_body:  # after the body: a trailer field, not a header
             self._trailers.append((name.decode("latin-1"), value.decode("latin-1")))
         else:
             self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
@@ -200,9 +200,8 @@ class Connection(asyncio.Protocol):
             raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
 
     def on_headers_complete(self) -> None:
-        self.deadline = _NEVER
         self._in_head = False
-        self._trailers = []
+        self._in_body = True
         expect = False
         for name, value in self._headers:
             lower = name.lower()
@@ -231,6 +230,7 @@ class Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self._continue = False  # the body came (the client did not wait for the 100)
+        self._in_body = False
         method = self.parser.get_method().decode("ascii", "replace").upper()
         version = self.parser.get_http_version()
         headers = self._headers
@@ -242,14 +242,14 @@ class Connection(asyncio.Protocol):
             self._upgraded = (method, version, self._url, headers)
             return
         body = b"".join(self._body)
-        self._body = []  # the pieces go now, not when the next request begins
+        self._body.clear()  # the pieces go now, not when the next request begins
         request = Request(
             method=method,
             target=self._url.decode("latin-1"),
             headers=Headers(tuple(headers)),
             body=body,
             http_version=version,
-            trailers=Headers(tuple(self._trailers or ())),
+            trailers=Headers(tuple(self._trailers)) if self._trailers else _NO_TRAILERS,
         )
         keep_alive = bool(self.parser.should_keep_alive()) and request.http_version != "1.0"
         self.queue.append((request, keep_alive))
@@ -333,8 +333,7 @@ class Connection(asyncio.Protocol):
         if type(wire) is Deferred:  # a reply computed on another thread
             self._wait_for(wire, call, keep_alive)
             return
-        assert not isinstance(wire, Whole | Deferred)
-        self.runner = Runner(self, wire, call, keep_alive)
+        self.runner = Runner(self, cast(Iterator[Step], wire), call, keep_alive)
         self.runner.run()
 
     def _wait_for(self, deferred: Deferred, call: Call | None, keep_alive: bool) -> None:
@@ -373,6 +372,7 @@ class Connection(asyncio.Protocol):
     def done(self, keep_alive: bool) -> None:
         """The current reply ended completely."""
         self.runner = None
+        self.ticks += 1
         if not keep_alive or ((self._broken or self._eof) and not self.queue):
             self.close()
         elif self.queue:
@@ -381,9 +381,6 @@ class Connection(asyncio.Protocol):
             self._send_continue()
             if not self._reading:
                 self._resume_reading()
-            if not self._continue:  # idle, or a head behind the reply that just ended
-                wait = self.server.header_timeout if self._in_head else self.server.idle_timeout
-                self.deadline = time.monotonic() + wait
 
     def close(self) -> None:
         if self.transport is not None and not self.closed:
@@ -410,11 +407,18 @@ class Connection(asyncio.Protocol):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         transport.abort()
 
+    def waiting(self) -> float | None:
+        """How long the connection may wait for its client in its present state (a head
+        begun: the header timeout; nothing: the idle timeout), or None: no limit (a reply
+        runs or is queued, a body arrives)."""
+        if self.closed or self.runner is not None or self.queue or self._in_body:
+            return None
+        return self.server.header_timeout if self._in_head else self.server.idle_timeout
+
     def timed_out(self) -> None:
-        """The deadline passed (the server's sweep calls this): a head that never
+        """The wait took too long (the server's sweep calls this): a head that never
         finished gets a 408, an idle connection is closed."""
-        self.deadline = _NEVER
-        if self._closing() or self.runner is not None or self.queue:
+        if self._closing() or self.waiting() is None:
             return
         if self._in_head:
             self.parser = httptools.HttpRequestParser(self)  # whatever comes next is late

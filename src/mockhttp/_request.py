@@ -90,11 +90,11 @@ class Request:
 
     def __post_init__(self) -> None:
         target = self.target
-        if target.startswith("/"):
-            # origin-form (RFC 9112 §3.2.1): a path, never a host, even when it starts
-            # with "//" (urlsplit would read "//evil.example/e" as host and path "/e")
+        if target.startswith("//"):
+            # origin-form (RFC 9112 §3.2.1) is a path, never a host: urlsplit would read
+            # "//evil.example/e" as host and path "/e"
             path, _, query = target.partition("#")[0].partition("?")
-        else:  # absolute-form (a proxy request) or "*"
+        else:  # urlsplit caches: most targets repeat
             parts = urlsplit(target)
             path, query = parts.path, parts.query
         object.__setattr__(self, "path", path or "/")

@@ -384,7 +384,16 @@ class Server:
         """Time out connections whose head (or next request) is late; runs periodically."""
         assert self._loop is not None
         now = time.monotonic()
-        for conn in [c for c in self._connections if c.deadline <= now]:
+        late = []
+        for conn in self._connections:
+            limit = conn.waiting()
+            if limit is None:
+                conn.mark = None
+            elif conn.mark is None or conn.mark[0] != conn.ticks:
+                conn.mark = (conn.ticks, now)  # a new wait: from now
+            elif now - conn.mark[1] >= limit:
+                late.append(conn)
+        for conn in late:
             conn.timed_out()
         every = min(1.0, self.header_timeout / 4, self.idle_timeout / 4)
         self._loop.call_later(every, self._sweep)
@@ -418,6 +427,8 @@ class Server:
         framing = _Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             return Call(request, None, None), self._admin_reply(request, framing)
+        if not request.body:
+            return self._answer(request, framing)
         request._matching(True)  # parse a JSON body once for every matcher
         try:
             return self._answer(request, framing)
@@ -530,8 +541,15 @@ class Server:
 
     def _finished(self, call: Call) -> None:
         mark_ended(call)  # call.finished.set(), without building the view
-        if call.mock is not None or not call.request.path.startswith(_ADMIN_PREFIX):
-            self._budget.keep(call)
+        size = len(call.request.body) + len(call.body_sent)
+        budget = self._budget
+        if (
+            size
+            and budget.limit is not None
+            and call.dropped is None
+            and (call.mock is not None or not call.request.path.startswith(_ADMIN_PREFIX))
+        ):
+            budget.keep(call, size)  # the journal's byte budget (see _budget.py)
         if self.on_call_end is not None:
             try:
                 self.on_call_end(call)
