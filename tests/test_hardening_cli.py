@@ -107,3 +107,14 @@ def test_serve_refuses_bad_limits(option: str) -> None:
     )
     assert done.returncode == 2
     assert option in done.stderr
+
+
+def test_verbose_logs_redact_secret_headers_unless_told_not_to() -> None:
+    secret = {"Authorization": "Bearer sk-live-1", "X-Api-Key": "k-2"}
+    with Serving("--verbose", "--no-admin") as serving:
+        httpx.get(serving.url + "/v1/models", headers=secret)
+        assert "Authorization: Bearer [redacted]" in serving.wait_for_log("Authorization")
+        assert "X-Api-Key: [redacted]" in serving.wait_for_log("X-Api-Key")
+    with Serving("--verbose", "--no-redact") as serving:
+        httpx.get(serving.url + "/v1/models", headers=secret)
+        assert "Authorization: Bearer sk-live-1" in serving.wait_for_log("Authorization")

@@ -45,7 +45,15 @@ from ._reply import Reply, status
 from ._request import Request
 from ._verify import ActiveMock, Call
 
-__all__ = ["MAX_ADMIN_BODY", "PREFIX", "SECRET_HEADERS", "AdminAPI", "is_loopback"]
+__all__ = [
+    "MAX_ADMIN_BODY",
+    "PREFIX",
+    "SECRET_HEADERS",
+    "AdminAPI",
+    "is_loopback",
+    "is_secret",
+    "redacted",
+]
 
 PREFIX = "/__mockhttp/"
 MAX_ADMIN_BODY = 16 * 1024 * 1024  # a mock document sent to POST /__mockhttp/mocks
@@ -201,8 +209,7 @@ class AdminAPI:
 
     def remove_mocks(self, request: Request, ref: str) -> Reply:
         removed = list(self.server.mocks)
-        for active in removed:
-            self.server.remove(active)
+        self.server.replace(removed, [])  # in one step, however many there are
         return _json(200, {"removed": len(removed)})
 
     def get_mock(self, request: Request, ref: str) -> Reply:
@@ -257,16 +264,21 @@ class AdminAPI:
         found = _call_json(call, ids)
         if self.redact:
             found["request"]["headers"] = [
-                [name, _redacted(value) if self._secret(name) else value]
+                [name, redacted(value) if self._secret(name) else value]
                 for name, value in found["request"]["headers"]
             ]
         return found
 
     def _secret(self, name: str) -> bool:
-        lower = name.lower()
         if self.redact is True:
-            return lower in SECRET_HEADERS or any(part in lower for part in _SECRET_PARTS)
-        return lower in self.redact  # type: ignore[operator]
+            return is_secret(name)
+        return name.lower() in self.redact  # type: ignore[operator]
+
+
+def is_secret(name: str) -> bool:
+    """True for a header whose value the journal and logs show as ``[redacted]``."""
+    lower = name.lower()
+    return lower in SECRET_HEADERS or any(part in lower for part in _SECRET_PARTS)
 
 
 def is_loopback(host: str) -> bool:
@@ -317,7 +329,7 @@ def _write_refused(request: Request) -> Reply | None:
     )  # fmt: skip
 
 
-def _redacted(value: str) -> str:
+def redacted(value: str) -> str:
     """``Bearer sk-123`` → ``Bearer [redacted]``; anything else → ``[redacted]``."""
     scheme, space, _ = value.partition(" ")
     return f"{scheme} [redacted]" if space and scheme.isalpha() else "[redacted]"

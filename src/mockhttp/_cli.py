@@ -195,6 +195,7 @@ def _serve(args: argparse.Namespace) -> int:
         admin=None if args.no_admin else {
             "token": token, "hosts": args.allow_host, "redact": not args.no_redact
         },
+        redact=not args.no_redact,
     )  # fmt: skip
     try:
         server.start()

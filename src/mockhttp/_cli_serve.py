@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._admin import PREFIX, AdminAPI, _redacted
+from ._admin import PREFIX, AdminAPI, is_secret, redacted
 from ._errors import MockfileError
 from ._explain import closest
 from ._mock import Mock
@@ -53,10 +53,9 @@ def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
     return f"{stamp} {request.method} {request.target} → {who} {code}, {sent}, {call.outcome}"
 
 
-def _details(call: Call, admin: AdminAPI | None) -> list[str]:
-    secret = admin._secret if admin is not None and admin.redact else None
+def _details(call: Call, redact: bool) -> list[str]:
     lines = [
-        f"    {name}: {_redacted(value) if secret is not None and secret(name) else value}"
+        f"    {name}: {redacted(value) if redact and is_secret(name) else value}"
         for name, value in call.request.headers.items_list
     ]
     if call.request.body:
@@ -92,6 +91,7 @@ class Served:
         quiet: bool,
         verbose: bool,
         admin: Mapping[str, Any] | None = _ADMIN_DEFAULTS,
+        redact: bool = True,
     ) -> None:
         self.server = server
         self.paths = paths
@@ -102,6 +102,7 @@ class Served:
         self._lock = threading.Lock()
         server.on_call_end = self.log
         self.admin = None if admin is None else AdminAPI(server, self.install_files, **admin)
+        self.redact = bool(admin.get("redact", True)) if admin is not None else redact
         server.admin = self.admin
         self.install_files()
 
@@ -143,7 +144,7 @@ class Served:
         mocks = [a.mock for a in self.server.mocks] if call.mock is None else []
         lines = [log_line(call, mocks, datetime.now())]
         if self.verbose:
-            lines.extend(_details(call, self.admin))
+            lines.extend(_details(call, self.redact))
         self._err("\n".join(lines))
 
     def _err(self, text: str) -> None:
