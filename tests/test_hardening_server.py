@@ -329,3 +329,26 @@ def test_the_sse_decoder_ignores_a_huge_retry_and_keeps_the_events() -> None:
     assert decoder.reconnection_time is None
     decoder.feed(b"retry: 5\n\n")
     assert decoder.reconnection_time == 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"journal_bytes": 0}, "journal_bytes=0 must be a positive int or None"),
+        ({"header_timeout": 0}, "header_timeout=0 must be a positive number of seconds"),
+        ({"idle_timeout": True}, "idle_timeout=True must be a positive number of seconds"),
+    ],
+)
+def test_bad_limits_raise_config_error(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(mockhttp.ConfigError, match=message):
+        mockhttp.Server(**kwargs)  # type: ignore[arg-type]
+
+
+def test_sizes_on_the_command_line() -> None:
+    from mockhttp._budget import parse_size
+
+    assert [parse_size(t) for t in ("64MiB", "500k", "1000", "2GiB")] == [
+        64 << 20, 500_000, 1000, 2 << 30,
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="not a size such as 64MiB"):
+        parse_size("lots")
