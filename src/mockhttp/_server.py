@@ -20,6 +20,7 @@ import concurrent.futures
 import errno
 import itertools
 import logging
+import queue
 import socket
 import threading
 import time
@@ -140,7 +141,7 @@ class Server:
         # short and pause-free), or None when the reply is endless or too long to keep});
         # loop thread only
         self._wires: dict[int, tuple[Reply, dict[_Framing, tuple[Step, ...] | Whole | None]]] = {}
-        self._admin_pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._admin_worker: _Worker | None = None
         self._fds_warned = -1.0  # when running out of descriptors was last logged
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -211,9 +212,9 @@ class Server:
 
         loop.call_soon_threadsafe(shutdown)
         thread.join(timeout)
-        if self._admin_pool is not None:
-            self._admin_pool.shutdown(wait=False, cancel_futures=True)
-            self._admin_pool = None
+        if self._admin_worker is not None:
+            self._admin_worker.stop()
+            self._admin_worker = None
 
     def __enter__(self) -> Server:
         return self.start()
@@ -438,13 +439,11 @@ class Server:
     def _admin_reply(self, request: Request, framing: _Framing) -> Deferred:
         """Admin work runs on a worker thread, so parsing a big body never stalls streams;
         one worker, so admin requests still take effect in the order they came."""
-        if self._admin_pool is None:
-            self._admin_pool = concurrent.futures.ThreadPoolExecutor(
-                1, thread_name_prefix=f"mockhttp-admin:{self.port}"
-            )
+        if self._admin_worker is None:
+            self._admin_worker = _Worker(f"mockhttp-admin:{self.port}")
         admin = self.admin
         assert admin is not None
-        return Deferred(self._admin_pool.submit(admin, request), framing.frame)
+        return Deferred(self._admin_worker.submit(admin, request), framing.frame)
 
     def _answer(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step] | Whole]:
         active = self._find(request, request.method)
@@ -555,6 +554,37 @@ class Server:
                 self.on_call_end(call)
             except Exception as exc:
                 self.errors.append(exc)
+
+
+class _Worker:
+    """One daemon thread running admin requests in order (a stuck one cannot keep the
+    process from exiting, as a ``ThreadPoolExecutor``'s thread would)."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[
+            tuple[concurrent.futures.Future[Reply], Callable[[Request], Reply], Request] | None
+        ] = queue.SimpleQueue()
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def submit(
+        self, work: Callable[[Request], Reply], request: Request
+    ) -> concurrent.futures.Future[Reply]:
+        future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
+        self._jobs.put((future, work, request))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, work, request = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(work(request))
+            except BaseException as exc:  # the connection answers 500 (Deferred.wire)
+                future.set_exception(exc)
 
 
 def _order(active: ActiveMock) -> tuple[int, float]:
