@@ -11,6 +11,7 @@ import logging
 import socket
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -58,6 +59,29 @@ def test_journal_byte_budget_drops_the_oldest_bodies_keeping_length_and_sha256()
     assert first.dropped.request_sha256 == hashlib.sha256(bodies[0]).hexdigest()
     assert first.dropped.reply_bytes == 10_000
     assert first.dropped.reply_sha256 == hashlib.sha256(b"x" * 10_000).hexdigest()
+
+
+def _rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_big_posts_leave_resident_memory_near_the_budget() -> None:
+    """RSS before and after 40 POSTs of 2 MiB, on the wire, with a 4 MiB budget (the
+    full-size figure, 100 x 10 MiB to mockhttp serve, is bench/memory.py's)."""
+    body = bytes(range(256)) * (8 * 1024)  # 2 MiB
+    with mockhttp.Server(journal_bytes=4 << 20) as server:
+        server.mock(mockhttp.post("/up").reply(mockhttp.ok()))
+        with httpx.Client(base_url=server.url) as client:
+            client.post("/up", content=body)  # buffers and code paths warmed up
+            before = _rss_mib()
+            for _ in range(40):
+                client.post("/up", content=body)
+            after = _rss_mib()
+    assert after - before < 30  # 80 MiB went in; about the budget stays
 
 
 def test_endless_streams_read_briefly_stay_within_the_budget() -> None:
