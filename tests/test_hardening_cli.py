@@ -56,6 +56,11 @@ def test_validate_a_folder_of_symlink_loops_fails(tmp_path: Path) -> None:
     done = run("validate", str(tmp_path))
     assert done.returncode == 1
     assert "a broken or looping symbolic link" in done.stderr
+    lock = tmp_path / "editing"
+    lock.mkdir()
+    (lock / "ok.yaml").write_text("request: {path: /x}\n")
+    (lock / ".#ok.yaml").symlink_to("someone@host.1234")  # an editor's lock file
+    assert run("validate", str(lock)).returncode == 0
     empty = tmp_path / "empty"
     empty.mkdir()
     done = run("validate", str(empty))

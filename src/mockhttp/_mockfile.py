@@ -137,7 +137,10 @@ def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            listed = sorted(p for p in path.iterdir() if p.suffix in SUFFIXES)
+            # (an editor's lock file, ".#name.yaml", is a dangling symlink: not a mock)
+            listed = sorted(
+                p for p in path.iterdir() if p.suffix in SUFFIXES and not p.name.startswith(".#")
+            )
             for entry in listed:
                 if entry.is_file():
                     found.append(entry)
