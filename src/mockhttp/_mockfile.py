@@ -33,7 +33,7 @@ from ._match import MATCHERS
 from ._mock import Mock
 from ._mockfile_dump import dump as dump
 from ._mockfile_dump import to_dict as to_dict
-from ._mockfile_nodes import At, check_size, suggest
+from ._mockfile_nodes import At, check_size, json_node, suggest
 from ._plan import Fault
 from ._reply import Reply, status
 from ._sse import Event
@@ -215,8 +215,7 @@ def _json_document(text: str, source: str) -> At:
         ) from None
     except ValueError as exc:  # an int of more than 4,300 digits
         raise MockfileError(f"not valid JSON: {exc}", source=source) from None
-    node = yaml.representer.SafeRepresenter(sort_keys=False).represent_data(value)
-    return At(node, source)
+    return At(json_node(value), source)
 
 
 # -- documents and mocks ----------------------------------------------------------------------

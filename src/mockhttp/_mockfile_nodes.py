@@ -24,7 +24,7 @@ import yaml
 
 from ._errors import ConfigError, MockfileError
 
-__all__ = ["MAX_EXPANSION", "At", "check_size", "describe", "suggest"]
+__all__ = ["MAX_EXPANSION", "At", "check_size", "describe", "json_node", "suggest"]
 
 MAX_EXPANSION = 100_000  # nodes that aliases (*name) may add to a document
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -106,6 +106,8 @@ class At:
     def _construct(self, node: yaml.Node) -> Any:
         """A node's Python value, by YAML's safe rules (``yes`` is true, ``1.5`` a float);
         an unknown tag or an int too long for Python is an error at its node."""
+        if isinstance(node, _JSON_NODES):
+            return node.json_value
         try:
             return yaml.constructor.SafeConstructor().construct_document(node)
         except yaml.MarkedYAMLError as exc:
@@ -214,6 +216,8 @@ class At:
 
     def value(self) -> Any:
         """The node as a JSON value (refusing dates, sets, binary data)."""
+        if isinstance(self.node, _JSON_NODES):  # read from JSON: a JSON value already
+            return self.node.json_value
         value = self._construct(self.node)
         self._check_json(value, set())
         return value
@@ -349,3 +353,77 @@ def check_size(doc: At) -> None:
             f"aliases (*name) expand this document by more than {MAX_EXPANSION:,} nodes; "
             "write the repeated parts out, or use fewer aliases"
         )
+
+
+# -- JSON documents: nodes made from the parsed value, on demand -----------------------------
+
+_TAG = "tag:yaml.org,2002:"
+
+
+class _JsonScalar(yaml.ScalarNode):
+    def __init__(self, value: Any) -> None:
+        if value is None:
+            tag, text = "null", "null"
+        elif isinstance(value, bool):
+            tag, text = "bool", "true" if value else "false"
+        elif isinstance(value, int):
+            tag, text = "int", str(value)
+        elif isinstance(value, float):
+            tag, text = "float", repr(value)
+        else:
+            tag, text = "str", str(value)
+        super().__init__(_TAG + tag, text)
+        self.json_value = value
+
+
+class _JsonMapping(yaml.MappingNode):
+    """A JSON object's node: its entries become nodes only when walked; ``At.value()``
+    returns the parsed object without walking it (a big ``json:`` reply costs nothing)."""
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.json_value = value
+        self._entries: list[tuple[yaml.Node, yaml.Node]] | None = None
+        super().__init__(_TAG + "map", None)
+
+    @property
+    def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
+        if self._entries is None:
+            self._entries = [(_JsonScalar(k), json_node(v)) for k, v in self.json_value.items()]
+        return self._entries
+
+    @value.setter
+    def value(self, entries: list[tuple[yaml.Node, yaml.Node]] | None) -> None:
+        if entries is not None:
+            self._entries = entries
+
+
+class _JsonSequence(yaml.SequenceNode):
+    """A JSON array's node, its items made nodes only when walked (see ``_JsonMapping``)."""
+
+    def __init__(self, value: list[Any]) -> None:
+        self.json_value = value
+        self._items: list[yaml.Node] | None = None
+        super().__init__(_TAG + "seq", None)
+
+    @property
+    def value(self) -> list[yaml.Node]:
+        if self._items is None:
+            self._items = [json_node(item) for item in self.json_value]
+        return self._items
+
+    @value.setter
+    def value(self, items: list[yaml.Node] | None) -> None:
+        if items is not None:
+            self._items = items
+
+
+_JSON_NODES = (_JsonScalar, _JsonMapping, _JsonSequence)
+
+
+def json_node(value: Any) -> yaml.Node:
+    """A node for a parsed JSON value (no position: it was not read as YAML)."""
+    if isinstance(value, dict):
+        return _JsonMapping(value)
+    if isinstance(value, list):
+        return _JsonSequence(value)
+    return _JsonScalar(value)

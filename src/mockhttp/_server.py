@@ -192,15 +192,16 @@ class Server:
             raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
         return self
 
-    def close(self, timeout: float = 5.0) -> None:
+    def close(self, timeout: float = 5.0) -> bool:
         """Stop serving: close the listener and every open connection (streams end).
 
         Waits up to ``timeout`` seconds for the server's thread to stop (a handler stuck
         on it keeps it; it is a daemon thread, so it does not keep the process alive).
+        Returns False when the thread was still running after ``timeout``.
         """
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
-            return
+            return True
         self._thread = None
 
         def shutdown() -> None:
@@ -215,6 +216,7 @@ class Server:
         if self._admin_worker is not None:
             self._admin_worker.stop()
             self._admin_worker = None
+        return not thread.is_alive()
 
     def __enter__(self) -> Server:
         return self.start()
