@@ -271,7 +271,18 @@ def test_a_big_reply_with_connection_close_logs_no_asyncio_error(
 # -- odd input -----------------------------------------------------------------------------
 
 
-def test_an_h2c_upgrade_with_a_body_is_answered_as_http11_with_its_body() -> None:
+H2C_BODY = b'{"stream":true}'
+
+
+@pytest.mark.parametrize(
+    "framed",
+    [
+        b"Content-Length: %d\r\n\r\n%s" % (len(H2C_BODY), H2C_BODY),
+        b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(H2C_BODY), H2C_BODY),
+    ],
+    ids=["content-length", "chunked"],
+)
+def test_an_h2c_upgrade_with_a_body_is_answered_as_http11_with_its_body(framed: bytes) -> None:
     """curl --http2 sends Upgrade: h2c on its POST; llhttp skipped the body and parsed it
     as the next request, so the streamed request got the buffered reply."""
     with mockhttp.Server() as server:
@@ -279,13 +290,12 @@ def test_an_h2c_upgrade_with_a_body_is_answered_as_http11_with_its_body() -> Non
         server.mock(mockhttp.post("/chat").body(match.contains('"stream":true')).reply(
             mockhttp.ok().event_stream(mockhttp.Event(data="streamed"))
         ))  # fmt: skip
-        body = b'{"stream":true}'
+        body = H2C_BODY
         with connect(server) as sock:
             sock.sendall(
                 b"POST /chat HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
                 b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n"
-                b"Content-Length: %d\r\n\r\n%s"
-                % (len(body), body)
+                + framed
                 + b"GET /after HTTP/1.1\r\nConnection: close\r\n\r\n"
             )
             answer = read_all(sock)
