@@ -75,8 +75,11 @@ def drop(call: Call) -> int:
     """Drop a call's kept bodies (keeping their lengths and digests); the bytes freed."""
     body = call.request.body
     sent = bytes(call.body_sent)
-    call.dropped = Dropped(
-        len(body), hashlib.sha256(body).hexdigest(), len(sent), hashlib.sha256(sent).hexdigest()
+    call._dropped = (  # plain values: cheap to keep (``Call.dropped`` makes a Dropped)
+        len(body),
+        hashlib.sha256(body).hexdigest(),
+        len(sent),
+        hashlib.sha256(sent).hexdigest(),
     )
     call.request = dataclasses.replace(call.request, body=b"")
     call.body_sent = bytearray()

@@ -547,7 +547,7 @@ class Server:
         if (
             size
             and budget.limit is not None
-            and call.dropped is None
+            and call._dropped is None
             and (call.mock is not None or not call.request.path.startswith(_ADMIN_PREFIX))
         ):
             budget.keep(call, size)  # the journal's byte budget (see _budget.py)

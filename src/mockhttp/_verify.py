@@ -7,11 +7,11 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._budget import Dropped
 from ._errors import VerificationError
 from ._request import Request
 
 if TYPE_CHECKING:
-    from ._budget import Dropped
     from ._mock import Mock
     from ._server import Server
 
@@ -86,8 +86,7 @@ class Call:
         outcome: how the reply ended: ``complete``, ``closed`` (clean close before the end),
             ``reset``, ``stalled``, ``client hung up``, ``server closed`` (the server was
             closed mid-reply), or ``in progress``.
-        dropped: None, or what the journal's byte budget dropped of the request body and
-            ``body_sent`` (their lengths and SHA-256 digests; see docs/limits.md).
+        dropped: None, or what the journal's byte budget dropped (see the property).
     """
 
     request: Request
@@ -99,8 +98,15 @@ class Call:
     events: int = 0
     body_sent: bytearray = field(default_factory=bytearray)
     outcome: Outcome = "in progress"
-    dropped: Dropped | None = None
+    # what the byte budget dropped, as plain values (cheap to keep): see ``dropped``
+    _dropped: tuple[int, str, int, str] | None = field(default=None, init=False, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
+
+    @property
+    def dropped(self) -> Dropped | None:
+        """None, or what the journal's byte budget dropped of the request body and
+        ``body_sent``: their lengths and SHA-256 digests (see docs/limits.md)."""
+        return None if self._dropped is None else Dropped(*self._dropped)
 
     @property
     def finished(self) -> Done:
