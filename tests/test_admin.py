@@ -26,6 +26,8 @@ MODELS_JSON = (
     ' "response": {"json": {"data": []}}},'
     ' {"request": {"path": "/v1/health"}, "response": {"status": 204}}]'
 )
+YAML = {"Content-Type": "application/yaml"}
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture
@@ -37,7 +39,7 @@ def admin() -> Iterator[httpx.Client]:
 
 def test_add_a_yaml_mock_then_call_it(admin: httpx.Client) -> None:
     """A YAML body adds a mock (201, with its id and document); the mock then answers."""
-    added = admin.post("/__mockhttp/mocks", content=STREAM_YAML)
+    added = admin.post("/__mockhttp/mocks", content=STREAM_YAML, headers=YAML)
     assert added.status_code == 201
     [mock] = added.json()["mocks"]
     assert mock["name"] == "chat"
@@ -49,7 +51,10 @@ def test_add_a_yaml_mock_then_call_it(admin: httpx.Client) -> None:
 
 def test_add_json_mocks_list_and_count_calls(admin: httpx.Client) -> None:
     """A JSON list adds two mocks; the list and a mock's call count follow the calls."""
-    ids = [m["id"] for m in admin.post("/__mockhttp/mocks", content=MODELS_JSON).json()["mocks"]]
+    ids = [
+        m["id"]
+        for m in admin.post("/__mockhttp/mocks", content=MODELS_JSON, headers=JSON).json()["mocks"]
+    ]
     assert admin.get("/v1/models").json() == {"data": []}
     assert admin.get("/v1/models").status_code == 200
     listed = admin.get("/__mockhttp/mocks").json()["mocks"]
@@ -64,7 +69,7 @@ def test_add_json_mocks_list_and_count_calls(admin: httpx.Client) -> None:
 
 def test_journal_filters_by_mock_and_unmatched(admin: httpx.Client) -> None:
     """The journal lists every request (not admin ones), by mock or the unmatched only."""
-    admin.post("/__mockhttp/mocks", content=MODELS_JSON)
+    admin.post("/__mockhttp/mocks", content=MODELS_JSON, headers=JSON)
     admin.get("/v1/models")
     admin.get("/v1/health")
     admin.get("/nowhere")
@@ -81,7 +86,10 @@ def test_journal_filters_by_mock_and_unmatched(admin: httpx.Client) -> None:
 
 def test_delete_one_mock_then_all(admin: httpx.Client) -> None:
     """DELETE removes one mock by id or name, then every mock; the journal stays."""
-    ids = [m["id"] for m in admin.post("/__mockhttp/mocks", content=MODELS_JSON).json()["mocks"]]
+    ids = [
+        m["id"]
+        for m in admin.post("/__mockhttp/mocks", content=MODELS_JSON, headers=JSON).json()["mocks"]
+    ]
     admin.get("/v1/models")
     assert admin.delete("/__mockhttp/mocks/models").json()["removed"]["id"] == ids[0]
     assert admin.get("/v1/models").status_code == 404
@@ -92,7 +100,7 @@ def test_delete_one_mock_then_all(admin: httpx.Client) -> None:
 
 def test_reset_clears_mocks_and_journal(admin: httpx.Client) -> None:
     """POST reset removes the mocks and empties the journal."""
-    admin.post("/__mockhttp/mocks", content=MODELS_JSON)
+    admin.post("/__mockhttp/mocks", content=MODELS_JSON, headers=JSON)
     admin.get("/v1/models")
     assert admin.post("/__mockhttp/reset").json() == {"mocks": 0, "journal": 0}
     assert admin.get("/__mockhttp/mocks").json() == {"mocks": []}
@@ -102,7 +110,7 @@ def test_reset_clears_mocks_and_journal(admin: httpx.Client) -> None:
 def test_a_bad_mock_file_is_a_400_with_its_location(admin: httpx.Client) -> None:
     """A body that does not load adds nothing and answers where and why."""
     bad = STREAM_YAML.replace("[equal, true]", "[equals, true]")
-    answer = admin.post("/__mockhttp/mocks", content=bad)
+    answer = admin.post("/__mockhttp/mocks", content=bad, headers=YAML)
     assert answer.status_code == 400
     error = answer.json()["error"]
     assert error["type"] == "mockfile_error"
@@ -157,5 +165,5 @@ def test_unknown_refs_are_404_everywhere(admin: httpx.Client) -> None:
 
 def test_names_with_spaces_are_percent_decoded(admin: httpx.Client) -> None:
     """A mock named with a space is found by its percent-encoded name."""
-    admin.post("/__mockhttp/mocks", content="name: my mock\nrequest: {path: /m}\n")
+    admin.post("/__mockhttp/mocks", content="name: my mock\nrequest: {path: /m}\n", headers=YAML)
     assert admin.get("/__mockhttp/mocks/my%20mock").json()["name"] == "my mock"

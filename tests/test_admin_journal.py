@@ -13,7 +13,10 @@ import mockhttp
 
 @pytest.fixture
 def admin() -> Iterator[httpx.Client]:
-    with mockhttp.Server(admin=True) as server, httpx.Client(base_url=server.url) as client:
+    with (
+        mockhttp.Server(admin=True) as server,
+        httpx.Client(base_url=server.url, headers={"Content-Type": "application/yaml"}) as client,
+    ):
         yield client
 
 

@@ -204,6 +204,7 @@ def test_watch_reload_keeps_mocks_added_through_the_admin_api(tmp_path: Path) ->
         added = httpx.post(
             serving.url + "/__mockhttp/mocks",
             content="request: {path: /x}\nresponse: {body: override}\n",
+            headers={"Content-Type": "application/yaml"},
         )
         assert added.status_code == 201, added.text
         mocks.write_text("request: {path: /x}\nresponse: {body: file v2}\n")
@@ -226,7 +227,11 @@ def test_admin_with_curl_and_reset_restores_the_files() -> None:
             return done.stdout
 
         added = curl(
-            "--data-binary", "request: {path: /hi}\nresponse: {body: hello}", admin + "/mocks"
+            "-H",
+            "Content-Type: application/yaml",
+            "--data-binary",
+            "request: {path: /hi}\nresponse: {body: hello}",
+            admin + "/mocks",
         )
         ref = re.search(r'"id":(\d+)', added)
         assert ref is not None

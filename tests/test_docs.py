@@ -22,6 +22,7 @@ PAGES = [
     "docs/errors.md",
     "docs/llm.md",
     "docs/scale.md",
+    "docs/limits.md",
 ]
 BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
 YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)

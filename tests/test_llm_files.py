@@ -187,11 +187,14 @@ def test_anthropic_reference_passes_its_profile(
     assert found == []  # the one ping after the first block starts is Anthropic's own
 
 
+_YAML = {"Content-Type": "application/yaml"}
+
+
 def test_admin_api_adds_and_lists_an_llm_mock() -> None:
     """A reply kind added over the admin API answers, and is listed in its file form."""
     text = "name: chat\nrequest: {path: /v1/chat/completions}\nresponse: {openai_chat: Hi}\n"
     with mockhttp.Server(admin=True) as server, httpx.Client(base_url=server.url) as client:
-        assert client.post("/__mockhttp/mocks", content=text).status_code == 201
+        assert client.post("/__mockhttp/mocks", content=text, headers=_YAML).status_code == 201
         answer = client.post("/v1/chat/completions", json={"model": "m1"}).json()
         assert answer["choices"][0]["message"]["content"] == "Hi"
         assert answer["model"] == "m1"

@@ -378,7 +378,8 @@ BAD: dict[str, tuple[str, str]] = {
     ),
     "alias inside itself": (
         "request: {body: &a [not, *a]}\n",
-        "bad.yaml: found a structure nested too deep (or inside itself)",
+        "bad.yaml:1:17 at request.body: found a structure inside itself (an alias within its "
+        "own anchor)",
     ),
     "not json": (
         '{"request": {"path": "/x"}\n\t}}',

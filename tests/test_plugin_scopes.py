@@ -124,7 +124,8 @@ def test_admin_option_serves_the_admin_api_for_the_test(pytester: pytest.Pyteste
         @pytest.mark.mockhttp(admin=True)
         def test_admin(mockhttp_server):
             added = httpx.post(
-                mockhttp_server.url + "/__mockhttp/mocks", content="request: {path: /x}"
+                mockhttp_server.url + "/__mockhttp/mocks", content="request: {path: /x}",
+                headers={"Content-Type": "application/yaml"},
             )
             assert added.status_code == 201
             assert httpx.get(mockhttp_server.url + "/x").status_code == 200

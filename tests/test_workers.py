@@ -16,6 +16,8 @@ from mockhttp._workers import merge, worker_count
 
 from .cli_process import Serving
 
+_YAML = {"Content-Type": "application/yaml"}
+
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="SO_REUSEPORT spreading and /proc: Linux"
 )
@@ -56,11 +58,12 @@ def test_workers_share_the_port_and_the_admin_api_covers_them_all(tmp_path: Path
         admin = serving.url + "/__mockhttp"
         added = httpx.post(
             admin + "/mocks",
+            headers=_YAML,
             content="name: added\nrequest: {path: /added}\nresponse: {body: 'yes'}",
         )
         assert added.status_code == 201, added.text
         assert added.json()["mocks"][0]["id"] == 2
-        bad = httpx.post(admin + "/mocks", content="request: {path: 3}")
+        bad = httpx.post(admin + "/mocks", headers=_YAML, content="request: {path: 3}")
         assert bad.status_code == 400
         assert bad.json()["error"]["type"] == "mockfile_error"
         # every new connection, whichever worker takes it, already has the new mock
@@ -75,7 +78,9 @@ def test_workers_share_the_port_and_the_admin_api_covers_them_all(tmp_path: Path
         assert removed.json()["removed"]["call_count"] == 30
         assert {fresh_get(serving.url + "/added").status_code for _ in range(10)} == {404}
 
-        httpx.post(admin + "/mocks", content="name: again\nrequest: {path: /again}\n")
+        httpx.post(
+            admin + "/mocks", headers=_YAML, content="name: again\nrequest: {path: /again}\n"
+        )
         victim = min(workers)
         os.kill(victim, signal.SIGKILL)
         serving.wait_for_log("restarted")
@@ -149,3 +154,21 @@ def test_watch_reloads_every_worker(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "".join(serving.log)
             time.sleep(0.05)
         assert {fresh_get(serving.url + "/x").text for _ in range(20)} == {"v2"}
+
+
+def test_each_worker_guards_the_admin_api_before_forwarding(tmp_path: Path) -> None:
+    """With --workers, the admin API still wants its token and refuses web pages; the
+    token reaches the workers (through their environment) and the hub's own calls."""
+    (tmp_path / "hello.yaml").write_text(MOCKS)
+    with Serving(str(tmp_path), "--workers", "2", "--quiet", "--admin-token", "s3cret") as serving:
+        serving.wait_for_log("with 2 workers")
+        admin = serving.url + "/__mockhttp/mocks"
+        mock = "name: added\nrequest: {path: /added}\n"
+        assert httpx.post(admin, headers=_YAML, content=mock).status_code == 401
+        cross = {**_YAML, "Origin": "http://evil.example", "Authorization": "Bearer s3cret"}
+        assert httpx.post(admin, headers=cross, content=mock).status_code == 403
+        allowed = {**_YAML, "Authorization": "Bearer s3cret"}
+        added = httpx.post(admin, headers=allowed, content=mock)
+        assert added.status_code == 201, added.text
+        assert [fresh_get(serving.url + "/added").status_code for _ in range(10)] == [200] * 10
+        assert serving.stop(signal.SIGTERM) == 0

@@ -26,17 +26,25 @@ POST     /__mockhttp/reset                remove the mocks and clear the journal
 ``ref`` is a mock's ``id`` (a number, given when it is added) or its ``name``; names are
 unique (adding a mock under a name already taken is refused with 409).
 
-Rule 1: the handler runs on the server's loop thread (``Server.admin``), so it reads and
-changes the registry and journal without racing the requests it answers.
+Rule 1: the handler runs on the server's admin worker thread (one, so admin requests take
+effect in order), never on the loop thread: parsing a big body does not stall streams.  It
+changes the registry through the server's locked methods.
+Rule 2: it is not an open door (see docs/limits.md): a request must name this server in
+``Host`` (an IP address, ``localhost``, the bound host or an allowed name: DNS rebinding),
+must not come from another web page (``Origin``, ``Sec-Fetch-Site``), must carry the bearer
+token when one is set, and writes must be JSON or YAML (``Content-Type``), which a page
+cannot send cross-origin without asking first.  Secret headers are redacted in the journal.
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from ._errors import ConfigError, MockfileError
 from ._mock import Mock
@@ -45,9 +53,27 @@ from ._reply import Reply, status
 from ._request import Request
 from ._verify import ActiveMock, Call
 
-__all__ = ["PREFIX", "AdminAPI"]
+__all__ = [
+    "MAX_ADMIN_BODY",
+    "PREFIX",
+    "SECRET_HEADERS",
+    "AdminAPI",
+    "is_loopback",
+    "is_secret",
+    "redacted",
+]
 
 PREFIX = "/__mockhttp/"
+MAX_ADMIN_BODY = 16 * 1024 * 1024  # a mock document sent to POST /__mockhttp/mocks
+#: Header names whose values the admin journal shows as ``[redacted]`` (and names
+#: containing ``token``, ``secret``, ``password``, ``api-key`` or ``apikey``).
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
+)
+_SECRET_PARTS = ("token", "secret", "password", "api-key", "apikey")
+_JSON_TYPES = ("application/json",)
+_YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+_WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
 _Handler = Callable[["AdminAPI", Request, str], Reply]
 
@@ -66,14 +92,37 @@ class AdminAPI:
     Args:
         server: the server whose mocks and journal it manages.
         on_reset: called after ``POST /__mockhttp/reset`` (the CLI loads its files again).
+        token: when set, every request must send ``Authorization: Bearer <token>``.
+        hosts: more names accepted in the ``Host`` header (besides IP addresses,
+            ``localhost`` and the address the server is bound to); a token lifts the check.
+        redact: header names to show as ``[redacted]`` in journal answers; True: the
+            usual secrets (``SECRET_HEADERS``, and names with token, secret, password,
+            api-key); False: none.
     """
 
-    def __init__(self, server: Any, on_reset: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        server: Any,
+        on_reset: Callable[[], None] | None = None,
+        *,
+        token: str | None = None,
+        hosts: Collection[str] = (),
+        redact: bool | Collection[str] = True,
+    ) -> None:
         self.server = server
         self.on_reset = on_reset
+        self.token = token or None
+        self.hosts = frozenset(h.lower() for h in hosts)
+        self.redact = redact if isinstance(redact, bool) else frozenset(r.lower() for r in redact)
 
     def __call__(self, request: Request) -> Reply:
-        """The reply to an admin request (404 for an unknown endpoint, 405 a wrong method)."""
+        """The reply to an admin request (404 for an unknown endpoint, 405 a wrong method;
+        403, 401, 413 or 415 when a guard refuses it)."""
+        refused = self.refusal(request)
+        return refused if refused is not None else self.handle(request)
+
+    def handle(self, request: Request) -> Reply:
+        """The reply to an admin request that the guards let through (``refusal``)."""
         route = request.path[len(PREFIX) :].strip("/")
         for pattern, methods in _ROUTES:
             found = pattern.fullmatch(route)
@@ -91,6 +140,55 @@ class AdminAPI:
             return handler(self, request, ref)
         return _error(
             404, "unknown_endpoint", f"no admin endpoint at {request.path}; GET {PREFIX} lists them"
+        )
+
+    # -- guards -------------------------------------------------------------------------
+
+    def refusal(self, request: Request) -> Reply | None:
+        """Why the request may not use the admin API (the 4xx reply), or None."""
+        headers = request.headers
+        if self.token is None:
+            host = headers.get("host")
+            if host is not None and not self._known_host(host):
+                return _error(
+                    403, "forbidden_host",
+                    f"Host {host!r} does not name this server (DNS rebinding?); use an IP "
+                    "address or localhost, allow the name (--allow-host), or set a token",
+                )  # fmt: skip
+        origin = headers.get("origin")
+        if origin is not None and not _same_origin(origin, headers.get("host")):
+            return _error(
+                403, "forbidden_origin",
+                f"requests from web pages ({origin}) may not use the admin API",
+            )  # fmt: skip
+        if headers.get("sec-fetch-site", "same-origin").lower() not in ("same-origin", "none"):
+            return _error(403, "forbidden_origin", "cross-site requests may not use the admin API")
+        if self.token is not None and not self._authorized(headers.get("authorization", "")):
+            return _error(
+                401, "unauthorized", "this admin API needs 'Authorization: Bearer <token>'"
+            ).header("WWW-Authenticate", 'Bearer realm="mockhttp"')
+        if request.method in _WRITES:
+            return _write_refused(request)
+        return None
+
+    def _known_host(self, host: str) -> bool:
+        name = _host_name(host)
+        bound = str(getattr(self.server, "host", "")).lower()
+        if name in self.hosts or name == bound or name == "localhost":
+            return True
+        if name.endswith(".localhost"):
+            return True
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
+
+    def _authorized(self, value: str) -> bool:
+        assert self.token is not None
+        scheme, _, given = value.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode(), self.token.encode()
         )
 
     # -- endpoints ----------------------------------------------------------------------
@@ -118,7 +216,8 @@ class AdminAPI:
                 )  # fmt: skip
             if mock.name is not None:
                 seen.add(mock.name)
-        added = self.server.mock(mocks) if mocks else []
+        add = getattr(self.server, "_add", None)
+        added = add(mocks) if add is not None else [self.server.mock(m) for m in mocks]
         return _json(201, {"mocks": [_mock_json(a) for a in added]})
 
     def count(self, request: Request, ref: str) -> Reply:
@@ -150,8 +249,7 @@ class AdminAPI:
 
     def remove_mocks(self, request: Request, ref: str) -> Reply:
         removed = list(self.server.mocks)
-        for active in removed:
-            self.server.remove(active)
+        self.server.replace(removed, [])  # in one step, however many there are
         return _json(200, {"removed": len(removed)})
 
     def get_mock(self, request: Request, ref: str) -> Reply:
@@ -169,20 +267,20 @@ class AdminAPI:
         active = self._find(ref)
         if active is None:
             return _missing(ref)
-        calls = [_call_json(c, self._ids()) for c in active.calls]
+        calls = [self._call_json(c, self._ids()) for c in list(active.calls)]
         return _json(200, {"id": active.id, "call_count": active.call_count, "calls": calls})
 
     def journal(self, request: Request, ref: str) -> Reply:
         wanted = request.query_value("mock")
-        calls: Sequence[Call] = self.server.journal
+        calls: Sequence[Call] = list(self.server.journal)
         if wanted == "none":
             calls = [c for c in calls if c.mock is None]
         elif wanted is not None:
             active = self._find(wanted)
             if active is None:
                 return _missing(wanted)
-            calls = active.calls
-        return _json(200, {"calls": [_call_json(c, self._ids()) for c in calls]})
+            calls = list(active.calls)
+        return _json(200, {"calls": [self._call_json(c, self._ids()) for c in calls]})
 
     def reset(self, request: Request, ref: str) -> Reply:
         self.server.reset()
@@ -202,11 +300,90 @@ class AdminAPI:
     def _ids(self) -> dict[int, int]:
         return {id(a.mock): a.id for a in self.server.mocks}
 
+    def _call_json(self, call: Call, ids: dict[int, int]) -> dict[str, Any]:
+        found = _call_json(call, ids)
+        if self.redact:
+            found["request"]["headers"] = [
+                [name, redacted(value) if self._secret(name) else value]
+                for name, value in found["request"]["headers"]
+            ]
+        return found
+
+    def _secret(self, name: str) -> bool:
+        if self.redact is True:
+            return is_secret(name)
+        return name.lower() in self.redact  # type: ignore[operator]
+
+
+def is_secret(name: str) -> bool:
+    """True for a header whose value the journal and logs show as ``[redacted]``."""
+    lower = name.lower()
+    return lower in SECRET_HEADERS or any(part in lower for part in _SECRET_PARTS)
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (``127.0.0.1``, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(host: str) -> str:
+    """The name in a ``Host`` value, without its port: ``[::1]:80`` → ``::1``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def _same_origin(origin: str, host: str | None) -> bool:
+    """True when ``Origin`` is this server as the request reached it (a page it served)."""
+    parts = urlsplit(origin.strip().lower())
+    return parts.scheme == "http" and host is not None and parts.netloc == host.strip().lower()
+
+
+def _essence(request: Request) -> str:
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
+def _write_refused(request: Request) -> Reply | None:
+    """A write's body must be a mock file, sent as JSON or YAML: a web page cannot send
+    those cross-origin without a preflight (which is not answered)."""
+    if len(request.body) > MAX_ADMIN_BODY:
+        return _error(
+            413, "too_large", f"the body is larger than {MAX_ADMIN_BODY} bytes; split the mocks"
+        )
+    essence = _essence(request)
+    if not essence and not request.body:
+        return None
+    if essence in _JSON_TYPES or essence in _YAML_TYPES or essence.endswith("+json"):
+        return None
+    found = f"Content-Type {essence!r}" if essence else "no Content-Type"
+    return _error(
+        415, "unsupported_media_type",
+        f"{request.method} {request.path} with {found}; send application/json or "
+        "application/yaml",
+    )  # fmt: skip
+
+
+def redacted(value: str) -> str:
+    """``Bearer sk-123`` → ``Bearer [redacted]``; anything else → ``[redacted]``."""
+    scheme, space, _ = value.partition(" ")
+    return f"{scheme} [redacted]" if space and scheme.isalpha() else "[redacted]"
+
 
 def _mocks_of(request: Request) -> list[Mock] | Reply:
-    """The mocks in a request's body, or the 400 that says why there are none."""
+    """The mocks in a request's body (JSON read as JSON), or the 400 that says why there
+    are none."""
+    if not request.body.strip():
+        return _error(400, "empty_body", "the body is empty; expected a mock file (YAML or JSON)")
+    essence = _essence(request)
+    json = essence in _JSON_TYPES or essence.endswith("+json")
     try:
-        return loads(request.text, "request body")
+        return loads(request.text, "request body", syntax="json" if json else "yaml")
     except MockfileError as exc:
         return _error(
             400, "mockfile_error", str(exc), reason=exc.reason,

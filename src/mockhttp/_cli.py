@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import signal
 import sys
 import threading
@@ -18,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
+from ._admin import is_loopback
+from ._budget import CLI_DEFAULT, parse_size
 from ._cli_serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
 from ._errors import ConfigError, MockfileError, ServerError
 from ._mock import Mock
@@ -25,9 +28,11 @@ from ._mockfile import file_problems, files, load
 from ._server import LOOPS, Server, loop_factory
 from ._workers import ControlAdmin, ForwardingAdmin, Supervisor, wait_for_listen, worker_count
 
-__all__ = ["main"]
+__all__ = ["TOKEN_ENV", "admin_warning", "main"]
 
 _POLL = 0.25  # seconds between checks for a signal or a changed file
+_STOP_WAIT = 0.5  # seconds to wait for the server's thread at exit (it may be stuck)
+TOKEN_ENV = "MOCKHTTP_ADMIN_TOKEN"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -97,6 +102,47 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="keep the newest N calls in the journal (10000); counts stay exact",
     )
+    serve.add_argument(
+        "--journal-bytes",
+        type=_size,
+        default=CLI_DEFAULT,
+        metavar="SIZE",
+        help="keep request and reply bodies in the journal up to SIZE (64MiB); the oldest "
+        "are dropped first, their length and SHA-256 kept",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="close connections whose request head takes longer (10)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="close connections idle for longer between requests (300)",
+    )
+    admin = serve.add_argument_group("admin API")
+    admin.add_argument("--no-admin", action="store_true", help="turn the admin API off")
+    admin.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help=f"require 'Authorization: Bearer TOKEN' on the admin API (default: ${TOKEN_ENV})",
+    )
+    admin.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host name on the admin API (IP addresses and localhost are)",
+    )
+    admin.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="show secret headers (Authorization, x-api-key, ...) in the admin journal and log",
+    )
     validate = commands.add_parser(
         "validate",
         help="check mock files",
@@ -129,6 +175,26 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _size(text: str) -> int:
+    try:
+        size = parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 byte")
+    return size
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
@@ -155,6 +221,10 @@ def _serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"mockhttp: {exc}", file=sys.stderr)
         return 1
+    token = args.admin_token or os.environ.get(TOKEN_ENV) or None
+    warning = admin_warning(args.host, token, admin=not args.no_admin)
+    if warning is not None and args.worker is None:  # (the supervisor's, not each worker's)
+        print(warning, file=sys.stderr)
     if args.workers is not None and args.worker is None:
         return _supervise(args, paths, len(mocks), snapshot)
     server = Server(
@@ -163,16 +233,30 @@ def _serve(args: argparse.Namespace) -> int:
         journal_limit=args.journal_limit,
         loop=args.loop,
         reuse_port=args.worker is not None,
+        journal_bytes=args.journal_bytes,
+        header_timeout=args.header_timeout,
+        idle_timeout=args.idle_timeout,
     )
     if args.variants:
         mocks = _variants(mocks)
-    served = Served(server, paths, mocks, args.quiet, args.verbose)
+    served = Served(
+        server,
+        paths,
+        mocks,
+        args.quiet,
+        args.verbose,
+        admin=None if args.no_admin else {
+            "token": token, "hosts": args.allow_host, "redact": not args.no_redact
+        },
+        redact=not args.no_redact,
+    )  # fmt: skip
     if args.variants:
         served.expand = _variants
     control: Server | None = None
     if args.worker is not None:  # one of --workers: its admin API is everybody's
         control = _control(served)
-        server.admin = ForwardingAdmin(int(args.worker.split(":")[1]))
+        if served.admin is not None:  # (refused here, in the worker, before forwarding)
+            server.admin = ForwardingAdmin(int(args.worker.split(":")[1]), served.admin.refusal)
     try:
         server.start()
     except ServerError as exc:
@@ -194,11 +278,15 @@ def _serve(args: argparse.Namespace) -> int:
             if snapshot is not None:
                 snapshot = served.reload_if_changed(snapshot)
     finally:
-        server.close()
+        stopped = server.close(timeout=_STOP_WAIT)
         if control is not None:
-            control.close()
+            control.close(timeout=_STOP_WAIT)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if not stopped:  # its loop is stuck (a slow matcher): the interpreter's own exit would
+        sys.stdout.flush()  # wait on that thread for the lock, so leave at once
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 
@@ -209,10 +297,10 @@ def _stop_at_eof(stop: threading.Event) -> None:
 
 def _control(served: Served) -> Server:
     """A worker's private admin port; wait for the supervisor's word to listen."""
-    assert served.server.admin is not None
     control = Server("127.0.0.1", 0, loop="asyncio")
     control.admin = ControlAdmin(
-        served.server.admin, lambda: served.reload_if_changed((), settle=False)
+        served.admin.handle if served.admin is not None else None,
+        lambda: served.reload_if_changed((), settle=False),
     )
     control.start()
     print(f"CONTROL {control.port}", flush=True)
@@ -226,6 +314,12 @@ def _supervise(
     """``serve --workers N``: start the workers, replace dead ones, stop them all."""
     argv = [sys.executable, "-m", "mockhttp", "serve", *map(str, paths), "--host", args.host]
     argv += ["--loop", args.loop, "--journal-limit", str(args.journal_limit)]
+    argv += ["--journal-bytes", str(args.journal_bytes), "--header-timeout"]
+    argv += [str(args.header_timeout), "--idle-timeout", str(args.idle_timeout)]
+    argv += [f"--allow-host={name}" for name in args.allow_host]
+    argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
+    if args.admin_token:  # to the workers through their environment, not their argv
+        os.environ[TOKEN_ENV] = args.admin_token
     argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []
 
     def log(text: str) -> None:
@@ -274,6 +368,17 @@ def _supervise(
     return 0
 
 
+def admin_warning(host: str, token: str | None, *, admin: bool) -> str | None:
+    """The warning for an admin API that the network can reach without a token, or None."""
+    if not admin or token is not None or is_loopback(host):
+        return None
+    return (
+        f"mockhttp: warning: the admin API on {host} is open to the network without a "
+        "token; anyone who reaches it can change the mocks and read the journal (set "
+        f"--admin-token or ${TOKEN_ENV}, or --no-admin)"
+    )
+
+
 def _stopper(stop: threading.Event) -> Callable[[int, FrameType | None], None]:
     def handle(signum: int, frame: FrameType | None) -> None:
         stop.set()
@@ -302,6 +407,9 @@ def _validate(paths: Sequence[str]) -> int:
             print(exc, file=sys.stderr)
             status = 1
             continue
+        if not found:
+            print(f"{given}: no mock files (*.yaml, *.yml, *.json) in it", file=sys.stderr)
+            status = 1
         for path in found:
             errors = file_problems(path)
             for error in errors:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
-from ._admin import PREFIX, AdminAPI
+from ._admin import PREFIX, AdminAPI, is_secret, redacted
 from ._errors import MockfileError
 from ._explain import explain
 from ._mock import Mock
@@ -27,6 +29,7 @@ __all__ = ["DEFAULTS", "Served", "log_line", "plural", "watch_snapshot"]
 DEFAULTS = Path(__file__).parent / "defaults"
 
 Snapshot = tuple[tuple[str, int, int], ...]
+_ADMIN_DEFAULTS: Mapping[str, Any] = MappingProxyType({})  # AdminAPI's own defaults
 
 
 def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
@@ -60,8 +63,11 @@ def _streams(mock: Mock) -> bool:
     return any(r.stream is not None for r in replies)
 
 
-def _details(call: Call) -> list[str]:
-    lines = [f"    {name}: {value}" for name, value in call.request.headers.items_list]
+def _details(call: Call, redact: bool) -> list[str]:
+    lines = [
+        f"    {name}: {redacted(value) if redact and is_secret(name) else value}"
+        for name, value in call.request.headers.items_list
+    ]
     if call.request.body:
         text = call.request.text
         lines.append("    " + (text if len(text) <= 2000 else text[:2000] + "…"))
@@ -88,7 +94,14 @@ class Served:
     """The server of ``mockhttp serve``, its file mocks and its log."""
 
     def __init__(
-        self, server: Server, paths: Sequence[Path], mocks: list[Mock], quiet: bool, verbose: bool
+        self,
+        server: Server,
+        paths: Sequence[Path],
+        mocks: list[Mock],
+        quiet: bool,
+        verbose: bool,
+        admin: Mapping[str, Any] | None = _ADMIN_DEFAULTS,
+        redact: bool = True,
     ) -> None:
         self.server = server
         self.paths = paths
@@ -100,13 +113,15 @@ class Served:
         self._settling: Snapshot | None = None  # a changed snapshot seen once, not yet loaded
         self._lock = threading.Lock()
         server.on_call_end = None if quiet else self.log  # --quiet: no per-call callback
-        server.admin = AdminAPI(server, on_reset=self.install_files)
+        self.admin = None if admin is None else AdminAPI(server, self.install_files, **admin)
+        self.redact = bool(admin.get("redact", True)) if admin is not None else redact
+        server.admin = self.admin
         self.install_files()
 
     def install_files(self) -> None:
         """Register the file mocks (again, after a reset)."""
         with self._lock:
-            self.active = [self.server.mock(m) for m in self.mocks]
+            self.active = self.server._add(self.mocks)
 
     def announce(self) -> None:
         """Print the URL on stdout, and what is served on stderr."""
@@ -153,7 +168,7 @@ class Served:
         mocks = [a.mock for a in self.server.mocks] if call.mock is None else []
         lines = [log_line(call, mocks, datetime.now())]
         if self.verbose:
-            lines.extend(_details(call))
+            lines.extend(_details(call, self.redact))
         self._err("\n".join(lines))
 
     def _err(self, text: str) -> None:

@@ -1,8 +1,11 @@
 """One client connection: parse requests with httptools, run one reply at a time.
 
-Pipelined requests queue up and are answered in order.  A request that cannot be parsed
-gets a 400 (431 for a head over ``MAX_HEAD``, 413 for a body over ``MAX_BODY``) and the
-connection closes; the server goes on serving others.
+Pipelined requests queue up and are answered in order; past ``MAX_QUEUED`` of them the
+connection stops reading (``pause_reading``) until the replies catch up.  A request that
+cannot be parsed gets a 400 (431 for a head over ``MAX_HEAD``, 413 for a body over
+``MAX_BODY`` or a ``Content-Length`` that promises one) and the connection closes; the
+server goes on serving others.  A head that does not arrive within the server's
+``header_timeout`` gets a 408 and a close; an idle connection closes after ``idle_timeout``.
 """
 
 from __future__ import annotations
@@ -22,14 +25,16 @@ import httptools
 from ._plan import Step
 from ._reply import error_reply, status
 from ._request import Headers, Request
-from ._runner import Host, Runner, Whole
+from ._runner import Deferred, Host, Runner, Whole
 from ._verify import BODY_KEPT, Call, CallList, mark_ended
 from ._wire import frame
 
-__all__ = ["MAX_BODY", "MAX_HEAD", "Connection", "Server"]
+__all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server"]
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
+MAX_QUEUED = 64  # pipelined requests waiting for their reply before reading pauses
+_NO_TRAILERS = Headers()
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
@@ -49,11 +54,15 @@ class Server(Host, Protocol):
     """What a connection needs of the server (``_server.Server`` is one)."""
 
     journal: CallList
+    header_timeout: float
+    idle_timeout: float
 
     @property
     def _connections(self) -> set[Connection]: ...
 
-    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Iterator[Step] | Whole]:
+    def _dispatch(
+        self, request: Request, keep_alive: bool
+    ) -> tuple[Call, Iterator[Step] | Whole | Deferred]:
         """The call to journal and the wire plan to run for ``request``."""
         ...
 
@@ -95,6 +104,16 @@ class Connection(asyncio.Protocol):
         self.server_closed = False
         self._eof = False  # the client shut down its side: close once the replies are done
         self._starting = False  # inside next(): replies that end at once don't recurse
+        self._reading = True  # False while pause_reading holds back a pipelining client
+        self._trailers: list[tuple[str, str]] = []  # fields after a chunked body
+        self._upgraded: tuple[str, str, bytes, list[tuple[str, str]]] | None = None
+        self._in_head = False  # between a request's first byte and the end of its head
+        self._in_body = False  # between the end of a head and the end of its body
+        # the server's sweep times out a head that takes too long, or a connection idle
+        # for too long: ``ticks`` moves when a head begins or a reply ends (a new wait),
+        # ``mark`` is (ticks, when the sweep first saw this wait)
+        self.ticks = 0
+        self.mark: tuple[int, float] | None = None
 
     # -- transport callbacks ------------------------------------------------------------
 
@@ -110,6 +129,8 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server._connections.discard(self)
+        self._body.clear()  # a body cut off by the hang-up (the parser keeps us in a cycle)
+        self.queue.clear()
         if self.runner is not None:
             self.runner.lost()
             self.runner = None
@@ -119,8 +140,13 @@ class Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self.paused = False
-        if self.runner is not None and self.runner.waiting:
-            self.runner.run()
+        runner = self.runner
+        if runner is not None and runner.waiting:
+            # Not run from here: resume_writing is called inside the transport's write
+            # callback, and a reply that ends now would close the transport inside it
+            # (asyncio then calls connection_lost twice).
+            runner.waiting = False
+            runner.handle = runner.loop.call_soon(runner.run)
 
     def data_received(self, data: bytes) -> None:
         if self._broken:
@@ -131,9 +157,13 @@ class Connection(asyncio.Protocol):
             self._reject(exc.status, str(exc))
         except httptools.HttpParserUpgrade as upgrade:
             # We answer an upgrade request like any other (no 101), so the connection stays
-            # HTTP/1.1: parse what follows it with a fresh parser.
+            # HTTP/1.1: parse what follows it with a fresh parser.  llhttp ends an upgrade
+            # request at its head, so one with a body (curl --http2 sends h2c with its POST)
+            # is parsed again with the Upgrade field hidden, and keeps its body.
             self.parser = httptools.HttpRequestParser(self)
             rest = data[upgrade.args[0] :] if upgrade.args else b""
+            if self._upgraded is not None:
+                rest = self._replayed_head() + rest
             if rest:
                 self.data_received(rest)
         except httptools.HttpParserError as exc:
@@ -157,16 +187,23 @@ class Connection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self._url = b""
         self._headers = []
-        self._body = []
+        self._body.clear()
+        if self._trailers:
+            self._trailers = []
         self._head_size = 0
         self._body_size = 0
+        self._in_head = True
+        self.ticks += 1
 
     def on_url(self, url: bytes) -> None:
         self._url += url
         self._grow_head(len(url))
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
+        if self._in_body:  # after the body: a trailer field, not a header
+            self._trailers.append((name.decode("latin-1"), value.decode("latin-1")))
+        else:
+            self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
         self._head_size += len(name) + len(value) + 4  # _grow_head, inlined: every header
         if self._head_size > MAX_HEAD:
             raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
@@ -177,14 +214,21 @@ class Connection(asyncio.Protocol):
             raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
 
     def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._in_body = True
+        expect = False
+        for name, value in self._headers:
+            lower = name.lower()
+            if lower == "content-length" and value.strip().isdigit():
+                if int(value) > MAX_BODY:  # refused before the body (or a 100) is sent
+                    raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
+            elif lower == "expect" and value.lower() == "100-continue":
+                expect = True
         # RFC 9110 §10.1.1: answer "Expect: 100-continue" (ignored from HTTP/1.0 clients)
         # when this request is next in line; behind a running reply, once that reply ends.
-        if self.parser.get_http_version() == "1.0":
-            return
-        for name, value in self._headers:
-            if name.lower() == "expect" and value.lower() == "100-continue":
-                self._continue = True
-                self._send_continue()
+        if expect and self.parser.get_http_version() != "1.0":
+            self._continue = True
+            self._send_continue()
 
     def _send_continue(self) -> None:
         if self._continue and self.runner is None and not self.queue and not self._closing():
@@ -200,17 +244,46 @@ class Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self._continue = False  # the body came (the client did not wait for the 100)
+        self._in_body = False
+        method = self.parser.get_method().decode("ascii", "replace").upper()
+        version = self.parser.get_http_version()
+        headers = self._headers
+        if self._upgraded is not None:  # the replayed head of an upgrade request
+            headers = self._upgraded[3]
+            self._upgraded = None
+        elif self.parser.should_upgrade() and _has_body(headers):
+            # llhttp skipped the body: parse the request again (see data_received)
+            self._upgraded = (method, version, self._url, headers)
+            return
+        body = b"".join(self._body)
+        self._body.clear()  # the pieces go now, not when the next request begins
         request = Request(
-            method=self.parser.get_method().decode("ascii", "replace").upper(),
+            method=method,
             target=self._url.decode("latin-1"),
-            headers=Headers(tuple(self._headers)),
-            body=b"".join(self._body),
-            http_version=self.parser.get_http_version(),
+            headers=Headers(tuple(headers)),
+            body=body,
+            http_version=version,
+            trailers=Headers(tuple(self._trailers)) if self._trailers else _NO_TRAILERS,
         )
         keep_alive = bool(self.parser.should_keep_alive()) and request.http_version != "1.0"
         self.queue.append((request, keep_alive))
         if self.runner is None:
             self.next()
+        elif len(self.queue) >= MAX_QUEUED and self._reading and self.transport is not None:
+            self._reading = False  # a client pipelining without reading: wait for it
+            self.transport.pause_reading()
+
+    def _replayed_head(self) -> bytes:
+        """The head of the upgrade request that had a body, without its Upgrade field."""
+        assert self._upgraded is not None
+        method, version, url, headers = self._upgraded
+        lines = [f"{method} ".encode("latin-1") + url + f" HTTP/{version}".encode("latin-1")]
+        lines.extend(
+            f"{name}: {value}".encode("latin-1")
+            for name, value in headers
+            if name.lower() != "upgrade"
+        )
+        return b"\r\n".join(lines) + b"\r\n\r\n"
 
     # -- replies ------------------------------------------------------------------------
 
@@ -237,13 +310,20 @@ class Connection(asyncio.Protocol):
         finally:
             self._starting = False
         self._send_continue()
+        if not self._reading and len(self.queue) < MAX_QUEUED // 2:
+            self._resume_reading()
+
+    def _resume_reading(self) -> None:
+        if self.transport is not None and not self._closing():
+            self._reading = True
+            self.transport.resume_reading()
 
     def _closing(self) -> bool:
         return self.closed or self.transport is None or self.transport.is_closing()
 
     def _start(self, item: tuple[Request, bool] | _Bad) -> None:
         """Start the reply to one queued request."""
-        wire: Iterator[Step] | Whole
+        wire: Iterator[Step] | Whole | Deferred
         if isinstance(item, _Bad):
             reply = status(item.status).header("Content-Type", "text/plain; charset=utf-8")
             wire = frame(reply.body(item.message + "\n").plan(), keep_alive=False)
@@ -264,9 +344,29 @@ class Connection(asyncio.Protocol):
                 self._write_whole(wire, call, keep_alive)
                 return
             wire = iter(wire.steps)
-        assert not isinstance(wire, Whole)
-        self.runner = Runner(self, wire, call, keep_alive)
+        if type(wire) is Deferred:  # a reply computed on another thread
+            self._wait_for(wire, call, keep_alive)
+            return
+        self.runner = Runner(self, cast(Iterator[Step], wire), call, keep_alive)
         self.runner.run()
+
+    def _wait_for(self, deferred: Deferred, call: Call | None, keep_alive: bool) -> None:
+        """Hold this connection's place (a runner with no steps yet) until the reply is
+        ready, then run it; a client that hangs up meanwhile ends the call as usual."""
+        runner = self.runner = Runner(self, iter(()), call, keep_alive)
+        loop = runner.loop
+
+        def ready() -> None:
+            if self.runner is not runner or self.closed:
+                return
+            runner.status, runner.steps = deferred.wire()
+            runner.run()
+
+        def wake(_: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the server closed meanwhile
+                loop.call_soon_threadsafe(ready)
+
+        deferred.future.add_done_callback(wake)
 
     def _write_whole(self, whole: Whole, call: Call, keep_alive: bool) -> None:
         """Send a short pause-free reply in one write, recording what ``Runner`` would."""
@@ -287,12 +387,15 @@ class Connection(asyncio.Protocol):
     def done(self, keep_alive: bool) -> None:
         """The current reply ended completely."""
         self.runner = None
+        self.ticks += 1
         if not keep_alive or ((self._broken or self._eof) and not self.queue):
             self.close()
         elif self.queue:
             self.next()
         else:
             self._send_continue()
+            if not self._reading:
+                self._resume_reading()
 
     def close(self) -> None:
         if self.transport is not None and not self.closed:
@@ -319,8 +422,38 @@ class Connection(asyncio.Protocol):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         transport.abort()
 
+    def waiting(self) -> float | None:
+        """How long the connection may wait for its client in its present state (a head
+        begun: the header timeout; nothing: the idle timeout), or None: no limit (a reply
+        runs or is queued, a body arrives)."""
+        if self.closed or self.runner is not None or self.queue or self._in_body:
+            return None
+        return self.server.header_timeout if self._in_head else self.server.idle_timeout
+
+    def timed_out(self) -> None:
+        """The wait took too long (the server's sweep calls this): a head that never
+        finished gets a 408, an idle connection is closed."""
+        if self._closing() or self.waiting() is None:
+            return
+        if self._in_head:
+            self.parser = httptools.HttpRequestParser(self)  # whatever comes next is late
+            self._reject(408, "the request head did not arrive in time")
+        else:
+            self.close()
+
     def shutdown(self) -> None:
         """The server is closing: end whatever runs (its call says "server closed")."""
         self.server_closed = True
         if self.transport is not None and not self.closed:
             self.transport.abort()
+
+
+def _has_body(headers: list[tuple[str, str]]) -> bool:
+    """A Content-Length over 0 or a Transfer-Encoding (the request has a body)."""
+    for name, value in headers:
+        lower = name.lower()
+        if lower == "transfer-encoding" or (
+            lower == "content-length" and value.strip() not in ("", "0")
+        ):
+            return True
+    return False

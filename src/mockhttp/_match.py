@@ -121,6 +121,17 @@ def _json(value: Any) -> Any:
     return value
 
 
+def _deep(value: Any) -> str:
+    """`` (nested too deep to parse)`` when that is why a body is not JSON, else ``""``."""
+    if isinstance(value, Request):
+        try:
+            value.json()
+        except ValueError as exc:
+            if "nested too deep" in str(exc):
+                return ", nested too deep to parse"
+    return ""
+
+
 def _same(a: Any, b: Any) -> bool:
     """JSON equality: ``True`` is not ``1``, dicts ignore key order, lists keep order."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -399,7 +410,7 @@ class JSONPath(Matcher):
 
     def explain(self, value: Any) -> str | None:
         if _json(value) is _NOT_JSON:
-            return f"{self.path}: body is not JSON (got {_show(value)})"
+            return f"{self.path}: body is not JSON{_deep(value)} (got {_show(value)})"
         reason = self.matcher.explain(self.select(value))
         return None if reason is None else f"{self.path}: {reason}"
 
@@ -478,7 +489,7 @@ class JSONEqual(Matcher):
     def explain(self, value: Any) -> str | None:
         actual = _json(value)
         if actual is _NOT_JSON:
-            return f"got {_show(value)}, which is not JSON"
+            return f"got {_show(value)}, which is not JSON{_deep(value)}"
         ok = _subset(self.expected, actual) if self.ignore_extra else _same(actual, self.expected)
         if ok:
             return None

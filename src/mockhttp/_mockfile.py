@@ -22,9 +22,10 @@ import json
 import keyword
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 import yaml
 
@@ -36,7 +37,7 @@ from ._mock import Mock
 from ._mockfile_dump import dump as dump
 from ._mockfile_dump import to_dict as to_dict
 from ._mockfile_kinds import RESPONSE_KINDS
-from ._mockfile_nodes import At, suggest
+from ._mockfile_nodes import At, check_size, json_node, suggest
 from ._plan import Fault
 from ._reply import Reply, status
 from ._sse import Event
@@ -90,19 +91,37 @@ _EXCLUSIVE = ("body", "json", "event_stream")
 # -- reading text and files -----------------------------------------------------------------
 
 
-def loads(text: str, source: str = "<string>", *, strict_json: bool = False) -> list[Mock]:
+def loads(
+    text: str,
+    source: str = "<string>",
+    *,
+    strict_json: bool = False,
+    syntax: Literal["yaml", "json"] | None = None,
+) -> list[Mock]:
     """The mocks in YAML or JSON ``text`` (one mock per document).
 
     With ``strict_json`` the text must be JSON (RFC 8259: no comments, no trailing commas,
-    no single quotes), as ``load`` reads a ``.json`` file.
+    no single quotes), as ``load`` reads a ``.json`` file.  ``syntax="json"`` parses the
+    text as JSON only (fast, for big documents, as the admin API reads a JSON body); by
+    default YAML, which JSON is a part of.  Aliases may add at most ``MAX_EXPANSION`` nodes.
 
     Raises:
         MockfileError: the text does not load (or holds no mock); the message names the
             line, column and path in the document.  Fix the text; no mock of it is returned.
     """
     try:
-        docs = _documents(text, source, strict_json)
-        mocks = [mock for doc in docs for mock in _document(doc)]
+        docs = None
+        if syntax == "json":
+            try:
+                docs = [_json_document(text, source)]
+                mocks = [mock for doc in docs for mock in _document(doc)]
+            except MockfileError as exc:
+                if exc.line is not None or len(text) > _RELOCATE:
+                    raise
+                docs = None  # a JSON node has no position: read a small document again
+        if docs is None:
+            docs = _documents(text, source, strict_json or syntax == "json")
+            mocks = [mock for doc in docs for mock in _document(doc)]
     except RecursionError:  # an alias inside itself: &a [not, *a]
         raise MockfileError(
             "found a structure nested too deep (or inside itself)", source=source
@@ -148,6 +167,9 @@ def _empty(source: str) -> MockfileError:
     )
 
 
+_RELOCATE = 1 << 20  # JSON documents up to this size are read again to place an error
+
+
 def load(*paths: str | os.PathLike[str]) -> list[Mock]:
     """The mocks in files and directories (``*.yaml``, ``*.yml``, ``*.json``, name order).
 
@@ -176,22 +198,41 @@ def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         if path.is_dir():
             found.extend(_tree(path))
         elif path.exists():
+            _check_regular(path)
             found.append(path)
+        elif path.is_symlink():
+            raise MockfileError("a broken or looping symbolic link", source=str(given))
         else:
             raise MockfileError("no such file or directory", source=str(given))
     return found
 
 
 def _tree(folder: Path) -> list[Path]:
-    """The mock files under ``folder``, subfolders included, ordered by relative path."""
+    """The mock files under ``folder``, subfolders included, ordered by relative path
+    (hidden files and an editor's lock files, ``.#name.yaml``, skipped)."""
     found = []
     for path in folder.rglob("*"):
         relative = path.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts):
+        if any(part.startswith(".") for part in relative.parts) or path.suffix not in SUFFIXES:
             continue
-        if path.suffix in SUFFIXES and path.is_file():
+        if path.is_file():
             found.append((relative.as_posix(), path))
+        elif path.is_symlink() and not path.exists():
+            raise MockfileError("a broken or looping symbolic link", source=str(path))
     return [path for _, path in sorted(found)]
+
+
+def _check_regular(path: Path) -> None:
+    """Refuse a FIFO, socket or device: reading one would block or never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise MockfileError(f"cannot read it: {exc.strerror}", source=str(path)) from None
+    if not stat.S_ISREG(mode):
+        raise MockfileError(
+            "not a regular file (a FIFO, socket or device); expected a mock file",
+            source=str(path),
+        )
 
 
 def _read(path: Path) -> str:
@@ -226,6 +267,8 @@ def _documents(text: str, source: str, strict_json: bool = False) -> list[At]:
             return [_json_document(text, source)]  # JSON that YAML refuses (tabs, say)
         raise _yaml_error(exc, source, text) from None
     docs = [At(node, source) for node in nodes if node is not None]
+    for doc in docs:
+        check_size(doc)
     return [doc for doc in docs if not doc.is_null]
 
 
@@ -289,8 +332,9 @@ def _json_document(text: str, source: str) -> At:
         raise MockfileError(
             f"not valid JSON: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
         ) from None
-    node = yaml.representer.SafeRepresenter(sort_keys=False).represent_data(value)
-    return At(node, source)
+    except ValueError as exc:  # an int of more than 4,300 digits
+        raise MockfileError(f"not valid JSON: {exc}", source=source) from None
+    return At(json_node(value), source)
 
 
 # -- documents and mocks ----------------------------------------------------------------------

@@ -24,8 +24,9 @@ import yaml
 
 from ._errors import ConfigError, MockfileError
 
-__all__ = ["At", "describe", "suggest"]
+__all__ = ["MAX_EXPANSION", "At", "check_size", "describe", "json_node", "suggest"]
 
+MAX_EXPANSION = 100_000  # nodes that aliases (*name) may add to a document
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
@@ -100,7 +101,32 @@ class At:
             return []
         if isinstance(self.node, yaml.MappingNode):
             return {}
-        return _construct(self.node)
+        return self._construct(self.node)
+
+    def _construct(self, node: yaml.Node) -> Any:
+        """A node's Python value, by YAML's safe rules (``yes`` is true, ``1.5`` a float);
+        an unknown tag or an int too long for Python is an error at its node."""
+        if isinstance(node, _JSON_NODES):
+            return node.json_value
+        try:
+            return yaml.constructor.SafeConstructor().construct_document(node)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or node.start_mark
+            problem = exc.problem or "cannot read this value"
+            if "constructor for the tag" in problem:
+                problem = f"{problem}; tags (!name) are not part of mock files"
+            raise MockfileError(
+                problem, source=self.source, line=mark.line + 1, column=mark.column + 1,
+                path=self.path,
+            ) from None  # fmt: skip
+        except ValueError:  # Python refuses ints of more than 4,300 digits
+            at = _long_int(node) or node
+            mark = at.start_mark
+            digits = f"of {len(at.value):,} digits " if isinstance(at, yaml.ScalarNode) else ""
+            raise MockfileError(
+                f"found a number {digits}that Python refuses to read (over 4,300 digits)",
+                source=self.source, line=mark.line + 1, column=mark.column + 1, path=self.path,
+            ) from None  # fmt: skip
 
     # -- children -----------------------------------------------------------------------
 
@@ -137,7 +163,7 @@ class At:
         result: list[tuple[str, At, At]] = []
         for key_node, value_node in self._entries():
             key_at = At(key_node, self.source, self.path)
-            name = _construct(key_node) if isinstance(key_node, yaml.ScalarNode) else None
+            name = self._construct(key_node) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(name, str):
                 key_at.fail(f"found {describe(name)} as a key, expected text")
             child = self.key(name, value_node)
@@ -190,7 +216,9 @@ class At:
 
     def value(self) -> Any:
         """The node as a JSON value (refusing dates, sets, binary data)."""
-        value = _construct(self.node)
+        if isinstance(self.node, _JSON_NODES):  # read from JSON: a JSON value already
+            return self.node.json_value
+        value = self._construct(self.node)
         self._check_json(value, set())
         return value
 
@@ -248,6 +276,154 @@ class At:
         return self.value()
 
 
-def _construct(node: yaml.Node) -> Any:
-    """A node's Python value, by YAML's safe rules (``yes`` is true, ``1.5`` a float)."""
-    return yaml.constructor.SafeConstructor().construct_document(node)
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _long_int(node: yaml.Node) -> yaml.Node | None:
+    """The first int scalar under ``node`` too long for Python (to place the error)."""
+    seen: set[int] = set()
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.ScalarNode) and len(current.value) > 4000:
+            return current
+        todo.extend(reversed(_children(current)))
+    return None
+
+
+def _at(node: yaml.Node, doc: At) -> At:
+    """``node`` inside ``doc`` with its path, found by a walk (for an error's location)."""
+    todo = [doc]
+    seen: set[int] = set()
+    while todo:
+        at = todo.pop()
+        if at.node is node:
+            return at
+        if id(at.node) in seen:
+            continue
+        seen.add(id(at.node))
+        if at.is_list:
+            todo.extend(at.index(i, n) for i, n in enumerate(at.node.value))
+        elif at.is_mapping:
+            for k, v in at.node.value:
+                name = k.value if isinstance(k, yaml.ScalarNode) else "?"
+                todo.append(at.key(str(name), v))
+    return At(node, doc.source)
+
+
+def check_size(doc: At) -> None:
+    """Refuse a document that aliases blow up (a "billion laughs"), or one inside itself.
+
+    Counts the nodes as if every alias were written out, without writing them out (each
+    distinct node is visited once): more than ``MAX_EXPANSION`` added by aliases is an
+    error at the document's start.
+    """
+    sizes: dict[int, int] = {}
+    unique = 0
+    stack: list[tuple[yaml.Node, bool]] = [(doc.node, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
+            if sizes[key] - unique > MAX_EXPANSION:
+                break
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            _at(node, doc).fail("found a structure inside itself (an alias within its own anchor)")
+        on_path.add(key)
+        unique += 1
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
+    total = sizes.get(id(doc.node), 0)
+    if not total or total - unique > MAX_EXPANSION:
+        doc.fail(
+            f"aliases (*name) expand this document by more than {MAX_EXPANSION:,} nodes; "
+            "write the repeated parts out, or use fewer aliases"
+        )
+
+
+# -- JSON documents: nodes made from the parsed value, on demand -----------------------------
+
+_TAG = "tag:yaml.org,2002:"
+
+
+class _JsonScalar(yaml.ScalarNode):
+    def __init__(self, value: Any) -> None:
+        if value is None:
+            tag, text = "null", "null"
+        elif isinstance(value, bool):
+            tag, text = "bool", "true" if value else "false"
+        elif isinstance(value, int):
+            tag, text = "int", str(value)
+        elif isinstance(value, float):
+            tag, text = "float", repr(value)
+        else:
+            tag, text = "str", str(value)
+        super().__init__(_TAG + tag, text)
+        self.json_value = value
+
+
+class _JsonMapping(yaml.MappingNode):
+    """A JSON object's node: its entries become nodes only when walked; ``At.value()``
+    returns the parsed object without walking it (a big ``json:`` reply costs nothing)."""
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.json_value = value
+        self._entries: list[tuple[yaml.Node, yaml.Node]] | None = None
+        super().__init__(_TAG + "map", None)
+
+    @property
+    def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
+        if self._entries is None:
+            self._entries = [(_JsonScalar(k), json_node(v)) for k, v in self.json_value.items()]
+        return self._entries
+
+    @value.setter
+    def value(self, entries: list[tuple[yaml.Node, yaml.Node]] | None) -> None:
+        if entries is not None:
+            self._entries = entries
+
+
+class _JsonSequence(yaml.SequenceNode):
+    """A JSON array's node, its items made nodes only when walked (see ``_JsonMapping``)."""
+
+    def __init__(self, value: list[Any]) -> None:
+        self.json_value = value
+        self._items: list[yaml.Node] | None = None
+        super().__init__(_TAG + "seq", None)
+
+    @property
+    def value(self) -> list[yaml.Node]:
+        if self._items is None:
+            self._items = [json_node(item) for item in self.json_value]
+        return self._items
+
+    @value.setter
+    def value(self, items: list[yaml.Node] | None) -> None:
+        if items is not None:
+            self._items = items
+
+
+_JSON_NODES = (_JsonScalar, _JsonMapping, _JsonSequence)
+
+
+def json_node(value: Any) -> yaml.Node:
+    """A node for a parsed JSON value (no position: it was not read as YAML)."""
+    if isinstance(value, dict):
+        return _JsonMapping(value)
+    if isinstance(value, list):
+        return _JsonSequence(value)
+    return _JsonScalar(value)

@@ -75,6 +75,8 @@ class Request:
         headers: case-insensitive :class:`Headers`.
         body: the body bytes (de-chunked).
         http_version: ``"1.1"`` or ``"1.0"``.
+        trailers: the trailer fields of a chunked body (kept apart from ``headers``:
+            matchers never see them).
     """
 
     method: str
@@ -82,13 +84,21 @@ class Request:
     headers: Headers = field(default_factory=Headers)
     body: bytes = b""
     http_version: str = "1.1"
+    trailers: Headers = field(default_factory=Headers)
     path: str = field(init=False)
     query: tuple[tuple[str, str], ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        parts = urlsplit(self.target)
-        object.__setattr__(self, "path", parts.path or "/")
-        query = parts.query  # most requests have none: skip parse_qsl (1 us)
+        target = self.target
+        if target.startswith("//"):
+            # origin-form (RFC 9112 §3.2.1) is a path, never a host: urlsplit would read
+            # "//evil.example/e" as host and path "/e"
+            path, _, query = target.partition("#")[0].partition("?")
+        else:  # urlsplit caches: most targets repeat
+            parts = urlsplit(target)
+            path, query = parts.path, parts.query
+        object.__setattr__(self, "path", path or "/")
+        # most requests have no query: skip parse_qsl (1 us)
         object.__setattr__(
             self, "query", tuple(parse_qsl(query, keep_blank_values=True)) if query else ()
         )
@@ -121,14 +131,21 @@ class Request:
         """
         cached = self.__dict__.get("_json", _MISSING)
         if cached is _MISSING:
-            try:
-                cached = json.loads(self.body)
-            except (ValueError, UnicodeDecodeError) as exc:
-                cached = exc
-            self.__dict__["_json"] = cached
+            cached = _parse_json(self.body)
+            if self.__dict__.get("_keep_json"):
+                self.__dict__["_json"] = cached
         if isinstance(cached, Exception):
             raise ValueError(f"body is not JSON: {cached}") from None
         return cached
+
+    def _matching(self, on: bool) -> None:
+        """While the server matches the request, parse its JSON once for every matcher;
+        afterwards the parsed tree is dropped (the journal keeps bytes, not trees)."""
+        if on:
+            self.__dict__["_keep_json"] = True
+        else:
+            self.__dict__.pop("_keep_json", None)
+            self.__dict__.pop("_json", None)
 
     def summary(self) -> str:
         """One line: method, target and a short body."""
@@ -146,3 +163,13 @@ class Request:
             "headers": [list(pair) for pair in self.headers.items_list],
             "body": self.text,
         }
+
+
+def _parse_json(body: bytes) -> Any:
+    """The JSON value of ``body``, or the exception that says why it is not JSON."""
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return exc
+    except RecursionError:  # "[" * 10000: nested deeper than the parser recurses
+        return ValueError("nested too deep to parse (thousands of levels)")

@@ -11,16 +11,17 @@ plan's ``End`` says.  ``Whole`` is the shortcut for short replies without pauses
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from ._plan import End, Pause, Raw, Source, Step, Wait
-from ._reply import error_reply
+from ._reply import Reply, error_reply
 from ._verify import BODY_KEPT, Call, Outcome, mark_ended
 from ._wire import frame
 
-__all__ = ["BURST", "Host", "Line", "Runner", "Whole"]
+__all__ = ["BURST", "Deferred", "Host", "Line", "Runner", "Whole"]
 
 
 class Host(Protocol):
@@ -99,6 +100,28 @@ class Whole:
         return all(type(s) is Raw for s in body) and (
             sum(len(s.data) for s in body if isinstance(s, Raw)) < BURST
         )
+
+
+class Deferred:
+    """A reply computed on another thread (admin work): the connection waits for it."""
+
+    __slots__ = ("frame", "future")
+
+    def __init__(
+        self,
+        future: concurrent.futures.Future[Reply],
+        frame: Callable[[Iterable[Step]], Iterator[Step]],
+    ) -> None:
+        self.future = future
+        self.frame = frame
+
+    def wire(self) -> tuple[int, Iterator[Step]]:
+        """The status and wire plan of the finished reply (a 500 if it raised)."""
+        try:
+            reply = self.future.result()
+        except Exception as exc:
+            reply = error_reply(exc)
+        return reply.status_code, self.frame(reply.plan())
 
 
 class Runner:

@@ -15,13 +15,20 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
+import bisect
+import concurrent.futures
+import errno
 import itertools
+import logging
+import queue
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, NamedTuple, overload
 
+from ._budget import LIBRARY_DEFAULT, Budget
 from ._connection import Connection
 from ._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from ._explain import explain
@@ -29,12 +36,14 @@ from ._mock import STARTED, Mock
 from ._plan import FaultContext, Step
 from ._reply import Reply, error_reply, status
 from ._request import Request
-from ._runner import Whole
+from ._runner import Deferred, Whole
 from ._verify import (
     ActiveMock,
     Call,
     CallList,
     append_call,
+    drop_bodies,
+    kept_at,
     mark_ended,
     seal,
     unmatched_calls,
@@ -49,6 +58,8 @@ LOOPS = ("auto", "asyncio", "uvloop")
 _ADMIN_PREFIX = "/__mockhttp/"
 _WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
 _WIRE_CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
+_LOG = logging.getLogger("mockhttp")
+_OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 class _Framing(NamedTuple):
@@ -89,6 +100,13 @@ class Server:
             asyncio-compatible loop.
         reuse_port: set ``SO_REUSEPORT`` on the listening socket, so that several
             processes can serve the same port (``mockhttp serve --workers``).
+        journal_bytes: keep request bodies and sent reply bodies of finished calls up to
+            this many bytes (256 MiB; None: all); past it the oldest are dropped, keeping
+            their lengths and SHA-256 in ``call.dropped``.  ``mockhttp serve``: 64 MiB.
+        header_timeout: seconds a request head may take from its first byte (10); a slower
+            one gets a 408 and the connection closes.
+        idle_timeout: seconds a connection may wait, with no reply running, for its next
+            request (300) before it is closed.
     """
 
     def __init__(
@@ -101,18 +119,27 @@ class Server:
         on_call_end: Callable[[Call], None] | None = None,
         admin: bool = False,
         journal_limit: int | None = None,
+        journal_bytes: int | None = LIBRARY_DEFAULT,
+        header_timeout: float = 10.0,
+        idle_timeout: float = 300.0,
         loop: LoopChoice = "auto",
         reuse_port: bool = False,
     ) -> None:
         self._new_loop = loop_factory(loop)
         self.reuse_port = reuse_port
-        if journal_limit is not None and (
-            isinstance(journal_limit, bool)
-            or not isinstance(journal_limit, int)
-            or journal_limit < 1
-        ):
-            raise ConfigError(f"journal_limit={journal_limit!r} must be a positive int or None")
+        for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ConfigError(f"{name}={value!r} must be a positive int or None")
+        for name, seconds in (("header_timeout", header_timeout), ("idle_timeout", idle_timeout)):
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+                raise ConfigError(f"{name}={seconds!r} must be a positive number of seconds")
         self.journal_limit = journal_limit
+        self.journal_bytes = journal_bytes
+        self.header_timeout = float(header_timeout)
+        self.idle_timeout = float(idle_timeout)
+        self._budget = Budget(journal_bytes, journal_limit, drop_bodies)
         _check_server_args(host, port, unmatched_status)
         self.host = host
         self.port = port
@@ -139,6 +166,8 @@ class Server:
         # short and pause-free), or None when the reply is endless or too long to keep});
         # loop thread only
         self._wires: dict[int, tuple[Reply, dict[_Framing, tuple[Step, ...] | Whole | None]]] = {}
+        self._admin_worker: _Worker | None = None
+        self._fds_warned = -1.0  # when running out of descriptors was last logged
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -168,6 +197,7 @@ class Server:
 
         def serve() -> None:
             asyncio.set_event_loop(loop)
+            loop.set_exception_handler(self._loop_error)
             try:
                 self._listener = loop.run_until_complete(
                     loop.create_server(lambda: Connection(self), sock=sock, backlog=self.backlog)
@@ -177,6 +207,7 @@ class Server:
                 ready.set()
                 return
             ready.set()
+            self._sweep()
             loop.run_forever()
             loop.close()
 
@@ -189,11 +220,16 @@ class Server:
             raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
         return self
 
-    def close(self) -> None:
-        """Stop serving: close the listener and every open connection (streams end)."""
+    def close(self, timeout: float = 5.0) -> bool:
+        """Stop serving: close the listener and every open connection (streams end).
+
+        Waits up to ``timeout`` seconds for the server's thread to stop (a handler stuck
+        on it keeps it; it is a daemon thread, so it does not keep the process alive).
+        Returns False when the thread was still running after ``timeout``.
+        """
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
-            return
+            return True
         self._thread = None
 
         def shutdown() -> None:
@@ -204,7 +240,11 @@ class Server:
             loop.call_soon(loop.stop)
 
         loop.call_soon_threadsafe(shutdown)
-        thread.join(5)
+        thread.join(timeout)
+        if self._admin_worker is not None:
+            self._admin_worker.stop()
+            self._admin_worker = None
+        return not thread.is_alive()
 
     def __enter__(self) -> Server:
         return self.start()
@@ -279,16 +319,25 @@ class Server:
         """
         several = not isinstance(mock, Mock) or bool(more)
         mocks = [*([mock] if isinstance(mock, Mock) else _mock_list(mock)), *more]
-        for m in mocks:
-            if not isinstance(m, Mock):
-                raise ConfigError(f"mock={m!r} must be a Mock (mockhttp.get(...), ...)")
-        with self._lock:
-            added = []
-            for m in mocks:
-                self._seq += 1
-                added.append(ActiveMock(m, self, self._seq))
-            self._rerank([*self._active, *added])
+        added = self._add(mocks)
         return added if several else added[0]
+
+    def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:
+        """Register ``mocks`` in one step: each goes in its place by binary search (a new
+        mock ranks first among its priority), so adding many is not quadratic."""
+        for mock in mocks:
+            if not isinstance(mock, Mock):
+                raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+        with self._lock:
+            ordered = list(self._active)
+            added = []
+            for mock in mocks:
+                self._seq += 1
+                active = ActiveMock(mock, self, self._seq)
+                bisect.insort(ordered, active, key=_order)
+                added.append(active)
+            self._active = tuple(ordered)
+        return added
 
     def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
         """Swap mocks at once: ``old`` go, ``new`` come in their place.
@@ -313,12 +362,34 @@ class Server:
         return created
 
     def _rerank(self, actives: list[ActiveMock]) -> None:
-        self._active = tuple(sorted(actives, key=lambda a: (-a.mock.priority, -a._rank)))
+        kept = {id(a.mock.response) for a in actives}
+        gone = [a.mock.response for a in self._active if id(a.mock.response) not in kept]
+        self._active = tuple(sorted(actives, key=_order))
+        self._forget(gone)
 
     def remove(self, active: ActiveMock) -> None:
         """Unregister a mock (its calls stay readable)."""
         with self._lock:
-            self._active = tuple(a for a in self._active if a is not active)
+            self._rerank([a for a in self._active if a is not active])
+
+    def _forget(self, replies: Sequence[Reply]) -> None:
+        """Drop the cached wire plans of replies no registered mock gives any more."""
+        if not replies:
+            return
+        ids = {id(r) for r in replies}
+        loop = self._loop
+        if loop is None or self._thread is None or loop.is_closed():
+            self._drop_wires(ids)
+            return
+        try:
+            loop.call_soon_threadsafe(self._drop_wires, ids)
+        except RuntimeError:  # the loop closed meanwhile: nothing is served any more
+            self._drop_wires(ids)
+
+    def _drop_wires(self, ids: set[int]) -> None:
+        live = {id(a.mock.response) for a in self._active}
+        for key in ids - live:
+            self._wires.pop(key, None)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
@@ -329,8 +400,9 @@ class Server:
         """Remove every mock, clear the journal and errors, and put every scenario back
         in its ``"Started"`` state."""
         with self._lock:
-            self._active = ()
+            self._rerank([])
         self.journal = CallList()
+        self._budget = Budget(self.journal_bytes, self.journal_limit, drop_bodies)
         self.errors = []
         self._states = {}
 
@@ -341,6 +413,7 @@ class Server:
             for active in self._active:
                 active._forget()
         self.journal = CallList()
+        self._budget = Budget(self.journal_bytes, self.journal_limit, drop_bodies)
         self.errors = []
 
     def reset_scenarios(self) -> None:
@@ -412,12 +485,71 @@ class Server:
 
     # -- on the loop thread ----------------------------------------------------------
 
-    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Iterator[Step] | Whole]:
+    def _sweep(self) -> None:
+        """Time out connections whose head (or next request) is late; runs periodically."""
+        assert self._loop is not None
+        now = time.monotonic()
+        late = []
+        for conn in self._connections:
+            limit = conn.waiting()
+            if limit is None:
+                conn.mark = None
+            elif conn.mark is None or conn.mark[0] != conn.ticks:
+                conn.mark = (conn.ticks, now)  # a new wait: from now
+            elif now - conn.mark[1] >= limit:
+                late.append(conn)
+        for conn in late:
+            conn.timed_out()
+        every = min(1.0, self.header_timeout / 4, self.idle_timeout / 4)
+        self._loop.call_later(every, self._sweep)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+        """Out of file descriptors (EMFILE): asyncio retries accept() in a second; say so in
+        one line a second (no traceback).  The header and idle timeouts free the
+        descriptors that slow or idle clients hold."""
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in _OUT_OF_FDS:
+            now = time.monotonic()
+            if now - self._fds_warned >= 1.0:
+                self._fds_warned = now
+                _LOG.warning(
+                    "mockhttp: cannot accept connections (%s; %d open), trying again",
+                    exc.strerror or exc,
+                    len(self._connections),
+                )
+            return
+        if self._thread is None and (
+            "_start_serving" in repr(context.get("handle"))  # accept() retried after close
+            or "Task was destroyed" in str(context.get("message"))  # an accept cut by close
+        ):
+            return
+        loop.default_exception_handler(context)
+
+    def _dispatch(
+        self, request: Request, keep_alive: bool
+    ) -> tuple[Call, Iterator[Step] | Whole | Deferred]:
         """The call to journal and the wire plan to run for ``request``."""
         framing = _Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
-            reply = self.admin(request)
-            return Call(request, None, reply.status_code), framing.frame(reply.plan())
+            return Call(request, None, None), self._admin_reply(request, framing)
+        if not request.body:
+            return self._answer(request, framing)
+        request._matching(True)  # parse a JSON body once for every matcher
+        try:
+            return self._answer(request, framing)
+        finally:
+            request._matching(False)  # the journal keeps the bytes, not the parsed tree
+
+    def _admin_reply(self, request: Request, framing: _Framing) -> Deferred:
+        """Admin work runs on a worker thread, so parsing a big body never stalls streams;
+        one worker, so admin requests still take effect in the order they came."""
+        if self._admin_worker is None:
+            self._admin_worker = _Worker(f"mockhttp-admin:{self.port}")
+        admin = self.admin
+        assert admin is not None
+        return Deferred(self._admin_worker.submit(admin, request), framing.frame)
+
+    def _answer(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step] | Whole]:
         active = self._find(request, request.method)
         if active is None and request.method == "HEAD":
             active = self._find(request, "GET")  # HEAD is GET without the content (RFC 9110)
@@ -527,6 +659,11 @@ class Server:
     def _finished(self, call: Call) -> None:
         if not call._ended:  # the executor marks most calls ended before their last write
             mark_ended(call)  # call.finished.set(), without building the view
+        budget = self._budget
+        if budget.limit is not None and call._dropped is None:
+            size = len(call.request.body) + len(call.body_sent)
+            if size and (call.mock is not None or not call.request.path.startswith(_ADMIN_PREFIX)):
+                budget.keep(size, kept_at(call))  # the journal's byte budget (see _budget.py)
         if self.on_call_end is not None:
             call._handed = True  # the callback may keep it
             try:
@@ -564,6 +701,42 @@ def loop_name(loop: asyncio.AbstractEventLoop) -> str:
     """``uvloop`` or ``asyncio`` (or the loop's class) for messages and the log."""
     module = type(loop).__module__.split(".")[0]
     return "asyncio" if module == "asyncio" else module
+
+
+class _Worker:
+    """One daemon thread running admin requests in order (a stuck one cannot keep the
+    process from exiting, as a ``ThreadPoolExecutor``'s thread would)."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[
+            tuple[concurrent.futures.Future[Reply], Callable[[Request], Reply], Request] | None
+        ] = queue.SimpleQueue()
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def submit(
+        self, work: Callable[[Request], Reply], request: Request
+    ) -> concurrent.futures.Future[Reply]:
+        future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
+        self._jobs.put((future, work, request))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, work, request = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(work(request))
+            except BaseException as exc:  # the connection answers 500 (Deferred.wire)
+                future.set_exception(exc)
+
+
+def _order(active: ActiveMock) -> tuple[int, float]:
+    """Where a mock is tried: the highest priority first, then the newest."""
+    return (-active.mock.priority, -active._rank)
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:

@@ -308,7 +308,11 @@ class Decoder:
 
     def _set_retry(self, value: str) -> None:
         if value and value.isascii() and value.isdigit():  # SSE-RETRY: ASCII digits only
-            self._block.retry = self.reconnection_time = int(value)
+            try:
+                retry = int(value)
+            except ValueError:  # over Python's 4,300-digit limit: ignore the field
+                return
+            self._block.retry = self.reconnection_time = retry
 
 
 def _joined(data: list[str]) -> str:

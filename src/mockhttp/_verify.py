@@ -9,9 +9,10 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overload
 
+from ._budget import Dropped, digests
 from ._errors import ConfigError, VerificationError
 from ._request import Headers, Request
 
@@ -96,6 +97,7 @@ class Call:
         outcome: how the reply ended: ``complete``, ``closed`` (clean close before the end),
             ``reset``, ``stalled``, ``client hung up``, ``server closed`` (the server was
             closed mid-reply), or ``in progress``.
+        dropped: None, or what the journal's byte budget dropped (see the property).
     """
 
     request: Request
@@ -109,11 +111,19 @@ class Call:
     outcome: Outcome = "in progress"
     explanation: Explanation | None = field(default=None, repr=False)
     time: float = field(default_factory=_now, repr=False)
+    # what the byte budget dropped, as plain values (cheap to keep): see ``dropped``
+    _dropped: tuple[int, str, int, str] | None = field(default=None, init=False, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
     # the journal's bookkeeping (see "Compact journal entries" below)
     _seq: int = field(default_factory=_SEQ.__next__, init=False, repr=False)
     _handed: bool = field(default=False, init=False, repr=False)  # user code has seen it
     _where: tuple[Any, ...] = field(default=(), init=False, repr=False)  # list, index, ...
+
+    @property
+    def dropped(self) -> Dropped | None:
+        """None, or what the journal's byte budget dropped of the request body and
+        ``body_sent``: their lengths and SHA-256 digests (see docs/limits.md)."""
+        return None if self._dropped is None else Dropped(*self._dropped)
 
     @property
     def finished(self) -> Done:
@@ -124,7 +134,7 @@ class Call:
         return f"<Call {self.summary()}, {self.body_bytes} body bytes, {self.events} events>"
 
     def json(self) -> Any:
-        """The request body parsed as JSON."""
+        """The request body parsed as JSON (parsed on each call: the journal keeps bytes)."""
         return self.request.json()
 
     def wait(self, timeout: float = 5.0) -> Outcome:
@@ -150,6 +160,8 @@ class CallList(list[Call]):
         super().__init__(calls)
         self._base = 0  # calls dropped from the front so far (positions stay absolute)
         self._mocks: dict[int, Mock] = {}  # the mocks that compact entries refer to, by id
+        self._key = next(_LIST_KEYS)  # how the byte budget names this list (kept_at)
+        _LISTS[self._key] = self
 
     @property
     def last(self) -> Call:
@@ -171,6 +183,8 @@ class CallList(list[Call]):
         if kind is tuple:
             return _unpack(item, self._mocks)
         item._handed = True  # a live call seen by user code keeps its identity (_VIEWS)
+        if not item._where:  # seal has begun (and may have read _handed before we set it)
+            _VIEWS[item._seq] = item
         return item  # type: ignore[no-any-return]
 
     @overload
@@ -413,7 +427,13 @@ _KNOWN = {
 _EXTRA = tuple(f.name for f in fields(Call) if f.name not in _KNOWN)  # fields added later
 _EXTRA_INIT = frozenset(f.name for f in fields(Call) if f.name in _EXTRA and f.init)
 _REQUEST_FIELDS = tuple(f.name for f in fields(Request) if f.init)
-_PLAIN_REQUEST = _REQUEST_FIELDS == ("method", "target", "headers", "body", "http_version")
+_PLAIN_REQUEST = _REQUEST_FIELDS == (
+    "method", "target", "headers", "body", "http_version", "trailers"
+)  # fmt: skip
+_HEADER_FIELDS = tuple(f.name for f in fields(Request) if f.init and f.type in ("Headers", Headers))
+_BODY = _REQUEST_FIELDS.index("body")
+_LIST_KEYS = itertools.count(1)
+_LISTS: weakref.WeakValueDictionary[int, CallList] = weakref.WeakValueDictionary()
 
 
 def seal(call: Call) -> None:
@@ -467,6 +487,7 @@ def _pack(call: Call) -> tuple[Any, ...]:
             request.headers.items_list,
             request.body,
             request.http_version,
+            request.trailers.items_list if request.trailers else (),
         )
     else:  # fields added to Request: keep them all (headers as their pairs)
         packed_request = tuple(
@@ -497,7 +518,8 @@ def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
     if view is not None:
         return view
     values = dict(zip(_REQUEST_FIELDS, record[1], strict=True))
-    values["headers"] = Headers(values["headers"])
+    for name in _HEADER_FIELDS:
+        values[name] = Headers(values[name])
     extra = dict(zip(_EXTRA, record[10:], strict=True))
     view = Call(
         Request(**values),
@@ -519,3 +541,71 @@ def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
     view._handed = True
     _VIEWS[seq] = view
     return view
+
+
+# -- The byte budget's side (see _budget.py) ----------------------------------------------
+
+
+def kept_at(call: Call) -> tuple[int, ...]:
+    """Where the journal keeps ``call`` (before ``seal``), as numbers only: its number, then
+    each list's key and position."""
+    where: tuple[int, ...] = (call._seq,)
+    places = call._where
+    for n in range(0, len(places), 2):
+        where += (places[n]._key, places[n + 1])
+    return where
+
+
+def drop_bodies(where: tuple[int, ...]) -> None:
+    """Drop the bodies of the call kept at ``where`` (``kept_at``) in every place: a live
+    call in place, a compact entry rewritten (once, shared by its lists), a view held by
+    user code too; their lengths and digests stay in ``call.dropped``."""
+    seq = where[0]
+    stripped: Any = None
+    for n in range(1, len(where), 2):
+        calls = _LISTS.get(where[n])
+        if calls is None:
+            continue
+        i = where[n + 1] - calls._base
+        if not 0 <= i < list.__len__(calls):
+            continue  # trimmed, or the list was reset
+        item: Any = _get(calls, i)
+        if type(item) is Call:
+            if item._seq == seq:
+                _strip(item)
+            continue
+        if stripped is None:
+            record = marshal.loads(item) if type(item) is bytes else item
+            if record[0] != seq:
+                continue
+            stripped = _stripped(record)
+            if type(item) is bytes:
+                stripped = marshal.dumps(stripped)
+        _set(calls, i, stripped)
+    view = _VIEWS.get(seq)
+    if view is not None:
+        _strip(view)
+
+
+def _strip(call: Call) -> None:
+    if call._dropped is None:
+        call._dropped = digests(call.request.body, bytes(call.body_sent))
+        call.request = replace(call.request, body=b"")
+        call.body_sent = bytearray()
+
+
+_DROPPED_AT = 10 + _EXTRA.index("_dropped")
+
+
+def _stripped(record: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A compact entry without its bodies (unchanged when they are already gone)."""
+    if record[_DROPPED_AT] is not None:
+        return record
+    request = list(record[1])
+    dropped = digests(request[_BODY], record[8])
+    request[_BODY] = b""
+    fresh = list(record)
+    fresh[1] = tuple(request)
+    fresh[8] = b""
+    fresh[_DROPPED_AT] = dropped
+    return tuple(fresh)

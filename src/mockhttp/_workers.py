@@ -26,7 +26,6 @@ is a plan that waits (short pauses) for the answer a thread fetches.
 
 from __future__ import annotations
 
-import concurrent.futures
 import http.client
 import json
 import os
@@ -36,12 +35,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ._plan import Pause, Step
 from ._reply import Reply, status
 from ._request import Request
 
@@ -96,20 +94,6 @@ def merge(answers: Sequence[Any], key: str = "") -> Any:
 # -- the worker's side --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Later(Reply):
-    """A reply another thread is still working out: its plan pauses until it is known."""
-
-    pending: concurrent.futures.Future[Reply] | None = None
-
-    def plan(self) -> Iterator[Step]:
-        pending = self.pending
-        assert pending is not None
-        while not pending.done():
-            yield Pause(0.002)
-        yield from pending.result().plan()
-
-
 def _http(port: int, method: str, target: str, body: bytes, content_type: str) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=_TIMEOUT)
     try:
@@ -127,15 +111,19 @@ def _as_reply(code: int, body: bytes) -> Reply:
 
 class ForwardingAdmin:
     """A worker's admin API on the shared port: every request goes to the supervisor's
-    hub, which runs it on all workers (set as ``server.admin``)."""
+    hub, which runs it on all workers (set as ``server.admin``; the server calls it on its
+    admin thread, so it may block).  ``refusal`` is the worker's own guard (``Origin``,
+    ``Host``, token), applied here before anything is forwarded."""
 
-    def __init__(self, hub_port: int) -> None:
+    def __init__(
+        self, hub_port: int, refusal: Callable[[Request], Reply | None] = lambda r: None
+    ) -> None:
         self.hub_port = hub_port
-        self._pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="mockhttp-admin")
+        self.refusal = refusal
 
     def __call__(self, request: Request) -> Reply:
-        pending = self._pool.submit(self._forward, request)
-        return _Later(pending=pending)
+        refused = self.refusal(request)
+        return refused if refused is not None else self._forward(request)
 
     def _forward(self, request: Request) -> Reply:
         try:
@@ -153,9 +141,13 @@ class ForwardingAdmin:
 
 
 class ControlAdmin:
-    """A worker's admin API on its private control port (only the supervisor calls it)."""
+    """A worker's admin API on its private control port (only the supervisor calls it):
+    ``admin`` answers without the guards (the worker applied them before forwarding), or
+    is None (``--no-admin``: only the reload of ``--watch``)."""
 
-    def __init__(self, admin: Callable[[Request], Reply], reload: Callable[[], object]) -> None:
+    def __init__(
+        self, admin: Callable[[Request], Reply] | None, reload: Callable[[], object]
+    ) -> None:
         self.admin = admin
         self.reload = reload
 
@@ -163,6 +155,8 @@ class ControlAdmin:
         if request.path.rstrip("/") == "/__mockhttp/_reload" and request.method == "POST":
             self.reload()
             return status(200).json({"reloaded": True})
+        if self.admin is None:
+            return status(404).json({"error": {"type": "no_admin", "message": "no admin API"}})
         return self.admin(request)
 
 

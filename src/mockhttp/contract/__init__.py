@@ -28,6 +28,7 @@ from ._finding import Finding as Finding
 from ._finding import Severity as Severity
 from ._profiles import PROFILES as PROFILES
 from ._profiles import rules as rules
+from ._record import Limits as Limits
 from ._record import record as record
 from ._report import format_json as format_json
 from ._report import format_junit as format_junit
@@ -41,6 +42,7 @@ __all__ = [
     "PROFILES",
     "Chunk",
     "Finding",
+    "Limits",
     "Outcome",
     "Rule",
     "Severity",

@@ -24,7 +24,8 @@ class Outcome:
         exchange: a label for the exchange (``"stream"``, ``"stream with include_usage"``).
         rules: the rules of the profile(s), in table order.
         findings: what they found.
-        skipped: ids of rules not run because there was no stream to check.
+        skipped: ids of rules not run because there was no stream (or no response) to
+            check; reports show them as not checked.
     """
 
     exchange: str
@@ -58,8 +59,9 @@ def evaluate(
     chosen = rules(profile)
     findings: list[Finding] = []
     skipped: list[str] = []
+    no_response = transcript.status is None
     for rule in chosen:
-        if stream.failed and not rule.always:
+        if (stream.failed and not rule.always) or (no_response and rule.needs_response):
             skipped.append(rule.id)
             continue
         findings += _findings(rule, list(rule.find(stream)), exchange)

@@ -11,13 +11,16 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from .._budget import parse_size
 from .._errors import ConfigError
 from ._check import Outcome, evaluate
 from ._live import auth_headers, run_live
 from ._profiles import PROFILES
+from ._record import Limits
 from ._report import format_json, format_junit, format_table
 from ._transcript import Transcript, parse_head
 
@@ -53,7 +56,30 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra header"
     )
-    parser.add_argument("--timeout", type=float, default=60.0, help="live mode: seconds")
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="live mode: seconds to connect and per read"
+    )
+    parser.add_argument(
+        "--deadline",
+        type=_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="live mode: the whole check ends within this many seconds (300)",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=_size,
+        default=64 * 1024 * 1024,
+        metavar="SIZE",
+        help="live mode: read at most SIZE of one response body (64MiB)",
+    )
+    parser.add_argument(
+        "--max-event-bytes",
+        type=_size,
+        default=1024 * 1024,
+        metavar="SIZE",
+        help="live mode: one line or event may be at most SIZE (1MiB)",
+    )
     parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
     parser.add_argument("--request", type=Path, help="offline: the JSON request that was sent")
@@ -80,9 +106,19 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"mockhttp check: error: {exc}", file=sys.stderr)
         return USAGE
+    except KeyboardInterrupt:  # outside a recording (which reports its own)
+        print("mockhttp check: interrupted", file=sys.stderr)
+        return VIOLATION
     print(format_json(outcomes) if args.json else format_table(outcomes), end="")
     if args.junit is not None:
-        args.junit.write_text(format_junit(outcomes), encoding="utf-8")
+        try:
+            args.junit.write_text(format_junit(outcomes), encoding="utf-8")
+        except OSError as exc:
+            print(
+                f"mockhttp check: error: cannot write --junit {args.junit}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return USAGE
     return VIOLATION if any(o.violations for o in outcomes) else OK
 
 
@@ -116,12 +152,14 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     api = "anthropic" if "anthropic-messages" in profiles else "openai"
     key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
     headers = {**auth_headers(api, key), **_headers(args.header)}
+    limits = Limits(time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes)
     if args.save is None:
-        return run_live(args.url, args.model, api, headers, args.timeout, as_=args.as_)
+        return run_live(args.url, args.model, api, headers, args.timeout, limits, as_=args.as_)
     seen: list[tuple[str, dict[str, Any], Transcript]] = []
     outcomes = run_live(
-        args.url, args.model, api, headers, args.timeout, lambda *x: seen.append(x), as_=args.as_
-    )
+        args.url, args.model, api, headers, args.timeout, limits,
+        lambda *x: seen.append(x), as_=args.as_,
+    )  # fmt: skip
     _save(args.save, seen)
     return outcomes
 
@@ -139,6 +177,23 @@ def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> Non
     except OSError as exc:
         raise UsageError(f"--save {path}: {exc.strerror}") from None
     print(f"mockhttp check: saved {len(mocks)} exchanges to {path}", file=sys.stderr)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:

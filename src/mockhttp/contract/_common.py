@@ -116,6 +116,7 @@ COMMON = (
         "Any provider on network loss.",
         _transport,
         always=True,
+        needs_response=False,
     ),
     Rule(
         "http.status",

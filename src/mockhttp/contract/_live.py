@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from ._check import Outcome, evaluate
-from ._record import record
+from ._record import Interrupted, Limits, record
 from ._transcript import Transcript
 
 __all__ = [
@@ -96,35 +97,53 @@ def run_live(
     api: str,
     headers: Mapping[str, str],
     timeout: float,
+    limits: Limits | None = None,
     on_exchange: Callable[[str, dict[str, Any], Transcript], None] | None = None,
     *,
     as_: str | None = None,
 ) -> list[Outcome]:
     """Send the profile's requests to ``url`` and check each streamed exchange.
 
-    ``on_exchange(target, request, transcript)`` sees each exchange (``check --save``).
-    ``as_`` names the provider: its documented quirks are reported as notes.
+    ``limits`` bound every exchange (its deadline is the whole check's); past the deadline
+    the requests not yet sent are findings too.  Ctrl-C ends the check: the exchange it
+    cut is reported as such, the others not sent.  ``on_exchange(target, request,
+    transcript)`` sees each exchange (``check --save``).  ``as_`` names the provider: its
+    documented quirks are reported as notes.
     """
     target = endpoint(url, api)
     plan = anthropic_plan(model) if api == "anthropic" else openai_plan(model)
+    limits = limits or Limits()
 
-    def send(request: dict[str, Any]) -> Transcript:
-        transcript = record(target, request, headers=headers, timeout=timeout)
+    def send(request: Any) -> Transcript:
+        if limits.deadline is not None and time.monotonic() >= limits.deadline:
+            return Transcript(None, (), (), request, None, "the check's deadline passed "
+                              "(--deadline) before this request was sent")  # fmt: skip
+        transcript = record(target, request, headers=headers, timeout=timeout, limits=limits)
         if on_exchange is not None:
             on_exchange(target, request, transcript)
         return transcript
 
-    buffered = buffered_answer(send(plan.pop("buffered")))
-    outcomes = []
+    try:
+        buffered = buffered_answer(send(plan.pop("buffered")))
+    except Interrupted as stop:
+        return [evaluate(stop.transcript, _profiles(api, "buffered"), "buffered", as_=as_)]
+    outcomes: list[Outcome] = []
     for label, request in plan.items():
-        transcript = send(request)
-        if api == "anthropic":
-            profiles = ["anthropic-messages"]
-        elif label == "stream":
-            profiles = ["openai-chat", "stream-equals-buffered"]
-        else:
-            profiles = ["openai-chat"]
+        try:
+            transcript = send(request)
+        except Interrupted as stop:
+            outcomes.append(evaluate(stop.transcript, _profiles(api, label), label, as_=as_))
+            break
         if label == "stream":
             transcript = replace(transcript, buffered=buffered)
-        outcomes.append(evaluate(transcript, profiles, label, as_=as_))
+        outcomes.append(evaluate(transcript, _profiles(api, label), label, as_=as_))
     return outcomes
+
+
+def _profiles(api: str, label: str) -> list[str]:
+    """The profiles an exchange is checked with."""
+    if api == "anthropic":
+        return ["anthropic-messages"]
+    if label == "stream":
+        return ["openai-chat", "stream-equals-buffered"]
+    return ["openai-chat"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from ._check import Outcome
 from ._finding import SEVERITIES, Finding
+from ._rule import Rule
 
 __all__ = ["format_json", "format_junit", "format_table", "summary"]
 
@@ -20,11 +21,16 @@ def _rows(outcome: Outcome) -> list[tuple[str, str, str, str]]:
     for rule in outcome.rules:
         found = [f for f in outcome.findings if f.rule == rule.id]
         if rule.id in outcome.skipped:
-            rows.append((rule.id, "skipped", "", "no stream to check"))
+            rows.append((rule.id, "skipped", "", _why_skipped(rule)))
         elif not found:
             rows.append((rule.id, "pass", "", ""))
         rows += [(f.rule, f.severity, f.where, f.message) for f in found]
     return rows
+
+
+def _why_skipped(rule: Rule) -> str:
+    # a rule that runs without a stream is skipped only when no response arrived at all
+    return "not checked: no response arrived" if rule.always else "no stream to check"
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
@@ -103,7 +109,8 @@ def _testcase(suite: ET.Element, outcome: Outcome, rule_id: str) -> None:
     case = ET.SubElement(suite, "testcase", classname=outcome.exchange, name=rule_id)
     found = [f for f in outcome.findings if f.rule == rule_id]
     if rule_id in outcome.skipped:
-        ET.SubElement(case, "skipped", message="no stream to check")
+        rule = next(r for r in outcome.rules if r.id == rule_id)
+        ET.SubElement(case, "skipped", message=_why_skipped(rule))
     violations = [f for f in found if f.severity == "violation"]
     if violations:
         failure = ET.SubElement(case, "failure", message=violations[0].message)

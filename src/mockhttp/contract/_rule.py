@@ -34,6 +34,8 @@ class Rule:
         differs: which providers are known to differ (``Q-*`` ids from docs/wire-format.md).
         find: the pure function that looks for it in a decoded stream.
         always: run even when there is no stream to check (transport and status rules).
+        needs_response: skipped ("not checked") when no response arrived at all: a status
+            or a content type that never came cannot pass.
     """
 
     id: str
@@ -43,6 +45,7 @@ class Rule:
     differs: str
     find: Callable[[Stream], Iterable[Hit]]
     always: bool = False
+    needs_response: bool = True
 
 
 def hit(message: Message, text: str, severity: Severity | None = None) -> Hit:

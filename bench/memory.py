@@ -1,0 +1,128 @@
+"""Memory of ``mockhttp serve`` under big requests and short reads of endless streams.
+
+Starts ``mockhttp serve --port 0`` on a small mock file, reads its resident memory (VmRSS)
+before, sends ``--posts`` POSTs of ``--mib`` MiB each (default 100 × 10 MiB), then makes
+``--reads`` short reads of an endless stream (each reads ~1 MiB and hangs up), and reads
+the resident memory after.  It does this twice in the same run: with the default journal
+byte budget (``--journal-bytes`` of ``mockhttp serve``, 64 MiB) and with the budget lifted
+(``--journal-bytes 1000GiB``, how the journal behaved before it had one), and prints one
+JSON line per run plus a summary.
+
+    .venv/bin/python bench/memory.py            # 100 × 10 MiB POSTs, 200 short reads
+    .venv/bin/python bench/memory.py --src ../main/src   # another checkout (no budget)
+
+Linux only (reads /proc).  Results are in docs/limits.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MOCKS = """\
+request: {method: POST, path: /upload}
+response: {json: {ok: true}}
+---
+request: {method: GET, path: /endless}
+response:
+  event_stream:
+    events: [{data: "%s"}]
+    repeat: true
+"""
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of ``pid`` in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def post(port: int, body: bytes) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(
+            b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+            b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
+        )
+        sock.sendall(body)
+        while sock.recv(65536):
+            pass
+
+
+def short_read(port: int, size: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"GET /endless HTTP/1.1\r\nHost: x\r\n\r\n")
+        got = 0
+        while got < size:
+            piece = sock.recv(1 << 20)
+            if not piece:
+                break
+            got += len(piece)
+
+
+def measure(src: Path, budget: str | None, posts: int, mib: int, reads: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as folder:
+        mocks = Path(folder) / "mocks.yaml"
+        mocks.write_text(MOCKS % ("x" * 60_000))
+        args = [sys.executable, "-m", "mockhttp", "serve", "--port", "0", "--quiet", str(mocks)]
+        if budget is not None:
+            args += ["--journal-bytes", budget]
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
+        try:
+            assert proc.stdout is not None
+            port = int(proc.stdout.readline().strip().rsplit(":", 1)[1])
+            time.sleep(0.5)
+            before = rss_mib(proc.pid)
+            body = os.urandom(1024) * (mib * 1024)
+            start = time.monotonic()
+            for _ in range(posts):
+                post(port, body)
+            after_posts = rss_mib(proc.pid)
+            for _ in range(reads):
+                short_read(port, 1 << 20)
+            time.sleep(0.5)  # the hang-ups are journaled
+            after = rss_mib(proc.pid)
+            took = time.monotonic() - start
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    return {
+        "journal_bytes": budget or "default (64MiB)",
+        "posts": f"{posts} x {mib} MiB",
+        "short_reads": reads,
+        "rss_before_mib": round(before, 1),
+        "rss_after_posts_mib": round(after_posts, 1),
+        "rss_after_mib": round(after, 1),
+        "seconds": round(took, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--posts", type=int, default=100)
+    parser.add_argument("--mib", type=int, default=10)
+    parser.add_argument("--reads", type=int, default=200)
+    parser.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ to measure")
+    parser.add_argument(
+        "--no-reference", action="store_true", help="skip the run without a budget"
+    )
+    args = parser.parse_args()
+    budgeted = measure(args.src, None, args.posts, args.mib, args.reads)
+    print(json.dumps(budgeted), flush=True)
+    if not args.no_reference:
+        unbounded = measure(args.src, "1000GiB", args.posts, args.mib, args.reads)
+        print(json.dumps(unbounded), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""The journal's byte budget: bodies of finished calls are kept up to a number of bytes.
+
+Past the budget, the oldest kept bodies are dropped first: the request body (the call's
+``request.body`` becomes ``b""``) and the reply bytes kept in ``body_sent``.  What was
+dropped stays described in ``call.dropped`` (lengths and SHA-256 digests), and the counts
+(``body_bytes``, ``events``, ``wire_bytes``) stay exact.
+
+The budget counts and chooses; the journal (``_verify.py``) empties the places a call is
+kept in, packed entries included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import deque
+from collections.abc import Callable
+
+__all__ = ["Budget", "Dropped", "digests", "parse_size"]
+
+LIBRARY_DEFAULT = 256 * 1024 * 1024  # Server(journal_bytes=...) by default
+CLI_DEFAULT = 64 * 1024 * 1024  # mockhttp serve --journal-bytes by default
+_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1024, "m": 1000**2, "mb": 1000**2,
+          "mib": 1024**2, "g": 1000**3, "gb": 1000**3, "gib": 1024**3}  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Dropped:
+    """What the journal's byte budget dropped from a call (``call.dropped``).
+
+    Attributes:
+        request_bytes: the length of the request body (``call.request.body`` is now empty).
+        request_sha256: its SHA-256, as hex.
+        reply_bytes: how many bytes ``call.body_sent`` held (it is now empty;
+            ``call.body_bytes`` still counts every body byte written).
+        reply_sha256: their SHA-256, as hex.
+    """
+
+    request_bytes: int
+    request_sha256: str
+    reply_bytes: int
+    reply_sha256: str
+
+
+class Budget:
+    """Kept body bytes of finished calls, oldest first; ``limit`` None keeps everything.
+
+    It holds no call, only numbers: for each call, its size and where the journal keeps it
+    (``drop`` is the journal's function that empties those places, see ``_verify.py``), so
+    the budget adds nothing for the garbage collector to visit.  ``most`` bounds how many
+    calls it tracks (the journal limit, with slack): a call the journal has already trimmed
+    is forgotten when it leaves.
+    """
+
+    __slots__ = ("_calls", "_drop", "kept", "limit", "most")
+
+    def __init__(
+        self,
+        limit: int | None,
+        most: int | None = None,
+        drop: Callable[[tuple[int, ...]], object] = lambda where: None,
+    ) -> None:
+        self.limit = limit
+        self.most = None if most is None else 2 * most + 16
+        self.kept = 0
+        self._drop = drop
+        self._calls: deque[tuple[int, tuple[int, ...]]] = deque()
+
+    def keep(self, size: int, where: tuple[int, ...]) -> None:
+        """A call ended with ``size`` bytes of bodies, kept at ``where``: count them; drop
+        the oldest while over the budget (or tracking more calls than ``most``)."""
+        self.kept += size
+        calls = self._calls
+        calls.append((size, where))
+        most = self.most
+        limit = self.limit
+        assert limit is not None
+        if self.kept > limit or (most is not None and len(calls) > most):
+            while calls and (self.kept > limit or (most is not None and len(calls) > most)):
+                size, where = calls.popleft()
+                self.kept -= size
+                self._drop(where)
+
+
+def digests(body: bytes, sent: bytes) -> tuple[int, str, int, str]:
+    """What ``Dropped`` keeps of two bodies, as plain values (cheap to keep)."""
+    return (
+        len(body),
+        hashlib.sha256(body).hexdigest(),
+        len(sent),
+        hashlib.sha256(sent).hexdigest(),
+    )
+
+
+def parse_size(text: str) -> int:
+    """``"64MiB"``, ``"500k"`` or ``"1000000"`` as bytes.
+
+    Raises:
+        ValueError: not a size; the message says what is expected.
+    """
+    raw = text.strip().lower().replace(" ", "")
+    number = raw.rstrip("kmgibB")
+    unit = raw[len(number) :]
+    if not number.isdigit() or unit not in _UNITS:
+        raise ValueError(f"{text!r} is not a size such as 64MiB, 500k or 1000000 (bytes)")
+    return int(number) * _UNITS[unit]

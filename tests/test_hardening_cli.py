@@ -1,0 +1,125 @@
+"""``mockhttp serve`` and ``validate`` under odd input and signals (issue 12)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .cli_process import ROOT, Serving, mockhttp_command, run
+
+YAML = {"Content-Type": "application/yaml"}
+
+
+def test_serve_admin_token_from_the_option_or_the_environment() -> None:
+    with Serving("--admin-token", "opt-token") as serving:
+        url = serving.url + "/__mockhttp/mocks"
+        assert httpx.get(url).status_code == 401
+        ok = httpx.get(url, headers={"Authorization": "Bearer opt-token"})
+        assert ok.status_code == 200
+    os.environ["MOCKHTTP_ADMIN_TOKEN"] = "env-token"
+    try:
+        with Serving() as serving:
+            url = serving.url + "/__mockhttp/mocks"
+            assert httpx.get(url).status_code == 401
+            assert httpx.get(url, headers={"Authorization": "Bearer env-token"}).is_success
+    finally:
+        del os.environ["MOCKHTTP_ADMIN_TOKEN"]
+
+
+def test_serve_no_admin_leaves_the_prefix_to_the_mocks() -> None:
+    with Serving("--no-admin", "--journal-bytes", "1MiB") as serving:
+        answer = httpx.post(serving.url + "/__mockhttp/reset", headers=YAML)
+        assert answer.status_code == 404  # no mock there: the admin API is off
+        assert "no mock matched POST /__mockhttp/reset" in answer.text
+
+
+def test_serve_refuses_a_fifo_instead_of_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "mocks.yaml"
+    os.mkfifo(fifo)
+    done = run("serve", "--port", "0", str(fifo), timeout=20)
+    assert done.returncode == 1
+    assert "not a regular file" in done.stderr
+
+
+def test_validate_a_folder_of_symlink_loops_fails(tmp_path: Path) -> None:
+    """A folder whose files were all symlink loops validated silently, exit 0."""
+    (tmp_path / "a.yaml").symlink_to(tmp_path / "b.yaml")
+    (tmp_path / "b.yaml").symlink_to(tmp_path / "a.yaml")
+    done = run("validate", str(tmp_path))
+    assert done.returncode == 1
+    assert "a broken or looping symbolic link" in done.stderr
+    lock = tmp_path / "editing"
+    lock.mkdir()
+    (lock / "ok.yaml").write_text("request: {path: /x}\n")
+    (lock / ".#ok.yaml").symlink_to("someone@host.1234")  # an editor's lock file
+    assert run("validate", str(lock)).returncode == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run("validate", str(empty))
+    assert done.returncode == 1
+    assert "no mock files" in done.stderr
+
+
+def test_validate_unknown_tags_and_huge_ints_without_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "tag.yaml").write_text("request:\n  path: !foo /x\n")
+    (tmp_path / "int.yaml").write_text("response: {status: " + "7" * 5000 + "}\n")
+    done = run("validate", str(tmp_path))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"{tmp_path / 'int.yaml'}:1:20 at response.status: found a number of 5,000" in (
+        done.stderr
+    )
+    assert f"{tmp_path / 'tag.yaml'}:2:9 at request.path: could not determine" in done.stderr
+
+
+def test_sigterm_stops_serve_within_a_second_even_with_a_blocked_loop(tmp_path: Path) -> None:
+    """A loop stuck in a slow matcher made SIGTERM wait 5 s for its thread."""
+    (tmp_path / "slow.yaml").write_text(
+        "request: {method: POST, path: /slow, body: [json_path, '$..z', 5]}\n"
+    )
+    body = json.dumps([{"x": i, "y": [i, {"z": i}]} for i in range(400_000)]).encode()
+    with Serving(str(tmp_path), "--quiet") as serving:
+        sender = threading.Thread(
+            target=lambda: _quietly(httpx.post, serving.url + "/slow", content=body, timeout=30),
+            daemon=True,
+        )
+        sender.start()
+        time.sleep(1.5)  # the body is in; the loop is matching it for many seconds
+        start = time.monotonic()
+        status = serving.stop()
+        took = time.monotonic() - start
+    assert status == 0
+    assert took < 2.5, took  # "within a second", with room for a busy machine (5 s before)
+
+
+def _quietly(call: object, *args: object, **kwargs: object) -> None:
+    with contextlib.suppress(httpx.HTTPError):
+        call(*args, **kwargs)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("option", ["--journal-bytes", "--header-timeout"])
+def test_serve_refuses_bad_limits(option: str) -> None:
+    done = subprocess.run(
+        mockhttp_command("serve", option, "-3"), capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 2
+    assert option in done.stderr
+
+
+def test_verbose_logs_redact_secret_headers_unless_told_not_to() -> None:
+    secret = {"Authorization": "Bearer sk-live-1", "X-Api-Key": "k-2"}
+    with Serving("--verbose", "--no-admin") as serving:
+        httpx.get(serving.url + "/v1/models", headers=secret)
+        assert "Authorization: Bearer [redacted]" in serving.wait_for_log("Authorization")
+        assert "X-Api-Key: [redacted]" in serving.wait_for_log("X-Api-Key")
+    with Serving("--verbose", "--no-redact") as serving:
+        httpx.get(serving.url + "/v1/models", headers=secret)
+        assert "Authorization: Bearer sk-live-1" in serving.wait_for_log("Authorization")
