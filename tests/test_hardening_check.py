@@ -85,7 +85,11 @@ MEASURED = (
     "import resource, sys\n"
     "from mockhttp.contract.__main__ import main\n"
     "code = main(sys.argv[1:])\n"
-    "print('maxrss', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    # VmHWM is this process's own peak: ru_maxrss would carry the parent's over exec
+    "peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+    "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "kib = int(peak[0].split()[1]) if peak else usage.ru_maxrss\n"
+    "print('maxrss', kib, file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 

@@ -33,6 +33,16 @@ def read_all(sock: socket.socket) -> bytes:
     return data
 
 
+def settle(server: mockhttp.Server) -> None:
+    """Wait until every matched call has ended on the server's thread, where the budget is
+    applied and the entry made compact: that can come just after the client has read the
+    whole reply."""
+    deadline = time.monotonic() + 5
+    while any(type(c) is mockhttp.Call and c.mock for c in list.__iter__(server.journal)):
+        assert time.monotonic() < deadline, "calls still not ended after 5 s"
+        time.sleep(0.005)
+
+
 # -- memory is bounded in bytes ---------------------------------------------------------------
 
 
@@ -45,6 +55,7 @@ def test_journal_byte_budget_drops_the_oldest_bodies_keeping_length_and_sha256()
         with httpx.Client(base_url=server.url) as client:
             for body in bodies:
                 client.post("/up", content=body)
+        settle(server)
         calls = list(server.journal)
     assert echo.call_count == 6
     kept = [c for c in calls if c.dropped is None]
@@ -74,6 +85,7 @@ def test_the_budget_drops_compact_entries_in_every_list_and_held_calls_too() -> 
             held = up.calls[0]  # a view, held before its body is dropped
             assert held.request.body == b"a" * 30_000
             client.post("/up", content=b"b" * 30_000)
+        settle(server)
         budget = server._budget
         assert not any(isinstance(o, mockhttp.Call) for o in gc.get_referents(*budget._calls))
         assert held.dropped is not None
