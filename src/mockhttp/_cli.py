@@ -115,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_seconds,
         default=10.0,
         metavar="SECONDS",
-        help="close connections whose request head takes longer (10)",
+        help="close connections whose request head takes longer, or whose body pauses longer (10)",
     )
     serve.add_argument(
         "--idle-timeout",

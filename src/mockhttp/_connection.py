@@ -5,7 +5,8 @@ connection stops reading (``pause_reading``) until the replies catch up.  A requ
 cannot be parsed gets a 400 (431 for a head over ``MAX_HEAD``, 413 for a body over
 ``MAX_BODY`` or a ``Content-Length`` that promises one) and the connection closes; the
 server goes on serving others.  A head that does not arrive within the server's
-``header_timeout`` gets a 408 and a close; an idle connection closes after ``idle_timeout``.
+``header_timeout``, or a body that pauses that long, gets a 408 and a close; an idle
+connection closes after ``idle_timeout``.
 """
 
 from __future__ import annotations
@@ -237,6 +238,7 @@ class Connection(asyncio.Protocol):
             self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
 
     def on_body(self, body: bytes) -> None:
+        self.ticks += 1  # progress: the header timeout counts from the last body bytes
         self._body_size += len(body)
         if self._body_size > MAX_BODY:
             raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
@@ -424,20 +426,24 @@ class Connection(asyncio.Protocol):
 
     def waiting(self) -> float | None:
         """How long the connection may wait for its client in its present state (a head
-        begun: the header timeout; nothing: the idle timeout), or None: no limit (a reply
-        runs or is queued, a body arrives)."""
-        if self.closed or self.runner is not None or self.queue or self._in_body:
+        begun, or a body that has stopped coming: the header timeout; nothing: the idle
+        timeout), or None: no limit (a reply runs or is queued)."""
+        if self.closed or self.runner is not None or self.queue:
             return None
-        return self.server.header_timeout if self._in_head else self.server.idle_timeout
+        if self._in_head or self._in_body:
+            return self.server.header_timeout
+        return self.server.idle_timeout
 
     def timed_out(self) -> None:
         """The wait took too long (the server's sweep calls this): a head that never
-        finished gets a 408, an idle connection is closed."""
+        finished, or a body that stopped coming, gets a 408; an idle connection is closed."""
         if self._closing() or self.waiting() is None:
             return
-        if self._in_head:
+        if self._in_head or self._in_body:
+            what = "head" if self._in_head else "body"
             self.parser = httptools.HttpRequestParser(self)  # whatever comes next is late
-            self._reject(408, "the request head did not arrive in time")
+            self._in_head = self._in_body = False
+            self._reject(408, f"the request {what} did not arrive in time")
         else:
             self.close()
 
