@@ -123,3 +123,57 @@ def test_verbose_logs_redact_secret_headers_unless_told_not_to() -> None:
     with Serving("--verbose", "--no-redact") as serving:
         httpx.get(serving.url + "/v1/models", headers=secret)
         assert "Authorization: Bearer sk-live-1" in serving.wait_for_log("Authorization")
+
+
+SECRET_MOCK = """\
+request:
+  method: POST
+  path: /v1/chat
+  header: {authorization: "Bearer good", x-api-key: [regex, "^k-"]}
+response: {body: hello}
+"""
+SENT = {"Authorization": "Bearer sk-live-123", "x-api-key": "zz-key-456"}
+
+
+def test_unmatched_explanations_redact_secret_headers_in_the_journal_and_the_log(
+    tmp_path: Path,
+) -> None:
+    """The closest mock's explanation repeated the secret (journal and default log line)."""
+    (tmp_path / "chat.yaml").write_text(SECRET_MOCK)
+    with Serving(str(tmp_path)) as serving:
+        miss = httpx.post(serving.url + "/v1/chat", headers=SENT)
+        assert miss.status_code == 404
+        assert "sk-live-123" in miss.text  # the client's own secret, sent back to it
+        line = serving.wait_for_log("no match")
+        journal = httpx.get(serving.url + "/__mockhttp/journal?mock=none").json()
+    assert "sk-live-123" not in line
+    assert "header 'authorization': got 'Bearer [redacted]', expected 'Bearer good'" in line
+    [call] = journal["calls"]
+    shown = json.dumps(call)
+    assert "sk-live-123" not in shown
+    assert "zz-key-456" not in shown
+    explanation = call["explanation"]
+    assert "got 'Bearer [redacted]', expected 'Bearer good'" in explanation["message"]
+    assert "got '[redacted]', expected regex('^k-')" in explanation["message"]
+    auth, key = explanation["closest"][0]["differences"]
+    assert auth["actual"] == "Bearer [redacted]"
+    assert auth["reason"] == "got 'Bearer [redacted]', expected 'Bearer good'"
+    assert key["actual"] == "[redacted]"
+    with Serving(str(tmp_path), "--no-redact") as serving:
+        httpx.post(serving.url + "/v1/chat", headers=SENT)
+        line = serving.wait_for_log("no match")
+        journal = httpx.get(serving.url + "/__mockhttp/journal").json()
+    assert "got 'Bearer sk-live-123'" in line
+    assert "sk-live-123" in journal["calls"][0]["explanation"]["message"]
+    assert "[redacted]" not in json.dumps(journal)
+
+
+def test_verbose_logs_of_a_miss_redact_the_explanation_too(tmp_path: Path) -> None:
+    (tmp_path / "chat.yaml").write_text(SECRET_MOCK)
+    with Serving(str(tmp_path), "--verbose", "--no-admin") as serving:
+        httpx.post(serving.url + "/v1/chat", headers=SENT)
+        serving.wait_for_log("x-api-key: [redacted]")
+        log = "".join(serving.log)
+    assert "sk-live-123" not in log
+    assert "zz-key-456" not in log
+    assert "got 'Bearer [redacted]'" in log

@@ -33,7 +33,8 @@ Rule 2: it is not an open door (see docs/limits.md): a request must name this se
 ``Host`` (an IP address, ``localhost``, the bound host or an allowed name: DNS rebinding),
 must not come from another web page (``Origin``, ``Sec-Fetch-Site``), must carry the bearer
 token when one is set, and writes must be JSON or YAML (``Content-Type``), which a page
-cannot send cross-origin without asking first.  Secret headers are redacted in the journal.
+cannot send cross-origin without asking first.  Secret headers are redacted in the journal,
+in the requests and in the explanations of unmatched ones.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ._errors import ConfigError, MockfileError
+from ._explain import Hide
 from ._mock import Mock
 from ._mockfile import loads, to_dict
 from ._reply import Reply, status
@@ -301,13 +303,16 @@ class AdminAPI:
         return {id(a.mock): a.id for a in self.server.mocks}
 
     def _call_json(self, call: Call, ids: dict[int, int]) -> dict[str, Any]:
-        found = _call_json(call, ids)
+        found = _call_json(call, ids, self._shown if self.redact else None)
         if self.redact:
             found["request"]["headers"] = [
-                [name, redacted(value) if self._secret(name) else value]
-                for name, value in found["request"]["headers"]
+                [name, self._shown(name, value)] for name, value in found["request"]["headers"]
             ]
         return found
+
+    def _shown(self, name: str, value: str) -> str:
+        """A header's value as journal answers show it (``[redacted]`` for a secret)."""
+        return redacted(value) if self._secret(name) else value
 
     def _secret(self, name: str) -> bool:
         if self.redact is True:
@@ -409,7 +414,8 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
     }
 
 
-def _call_json(call: Call, ids: dict[int, int]) -> dict[str, Any]:
+def _call_json(call: Call, ids: dict[int, int], hide: Hide | None) -> dict[str, Any]:
+    """A call as the journal answers show it; ``hide`` redacts its explanation's headers."""
     mock = call.mock
     found = {
         "request": call.request.to_dict(),
@@ -421,11 +427,11 @@ def _call_json(call: Call, ids: dict[int, int]) -> dict[str, Any]:
         "body_bytes": call.body_bytes,
         "time": datetime.fromtimestamp(call.time, timezone.utc).isoformat(timespec="milliseconds"),
     }
-    if call.explanation is not None:
-        found["explanation"] = {
-            "message": call.explanation.text,
-            "closest": list(call.explanation.closest),
-        }
+    explanation = call.explanation
+    if explanation is not None:
+        if hide is not None:
+            explanation = explanation.redacted(hide)
+        found["explanation"] = {"message": explanation.text, "closest": list(explanation.closest)}
     return found
 
 

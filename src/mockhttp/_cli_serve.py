@@ -18,13 +18,13 @@ from typing import Any
 
 from ._admin import PREFIX, AdminAPI, is_secret, redacted
 from ._errors import MockfileError
-from ._explain import explain
+from ._explain import Hide, explain
 from ._mock import Mock
 from ._mockfile import files, load
 from ._server import Server
 from ._verify import ActiveMock, Call
 
-__all__ = ["DEFAULTS", "Served", "log_line", "plural", "watch_snapshot"]
+__all__ = ["DEFAULTS", "Served", "log_line", "plural", "shown", "watch_snapshot"]
 
 DEFAULTS = Path(__file__).parent / "defaults"
 
@@ -32,11 +32,12 @@ Snapshot = tuple[tuple[str, int, int], ...]
 _ADMIN_DEFAULTS: Mapping[str, Any] = MappingProxyType({})  # AdminAPI's own defaults
 
 
-def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
+def log_line(call: Call, mocks: Sequence[Mock], now: datetime, hide: Hide | None = None) -> str:
     """One request as a log line: time, request, who answered, status, and how it ended.
 
     ``12:00:01.250 POST /v1/chat/completions → mock 'chat' 200, 4 events, complete``;
     a miss says why: ``→ no match (closest: 'chat', path: got …, expected …) 404, …``
+    (header values shown as ``hide`` says, e.g. ``shown``: secrets ``[redacted]``).
     """
     request = call.request
     if request.path.startswith(PREFIX):
@@ -45,7 +46,7 @@ def log_line(call: Call, mocks: Sequence[Mock], now: datetime) -> str:
         who = f"mock {call.mock.describe()}"
     else:
         why = call.explanation or explain(request, mocks)
-        who = f"no match ({why.line})"
+        who = f"no match ({(why if hide is None else why.redacted(hide)).line})"
     code = "-" if call.status is None else str(call.status)
     stream = call.mock is not None and (_streams(call.mock) or call.events > 0)
     sent = plural(call.events, "event") if stream else plural(call.body_bytes, "byte")
@@ -63,9 +64,14 @@ def _streams(mock: Mock) -> bool:
     return any(r.stream is not None for r in replies)
 
 
+def shown(name: str, value: str) -> str:
+    """A header's value as the log shows it: ``[redacted]`` for a secret (``is_secret``)."""
+    return redacted(value) if is_secret(name) else value
+
+
 def _details(call: Call, redact: bool) -> list[str]:
     lines = [
-        f"    {name}: {redacted(value) if redact and is_secret(name) else value}"
+        f"    {name}: {shown(name, value) if redact else value}"
         for name, value in call.request.headers.items_list
     ]
     if call.request.body:
@@ -166,7 +172,7 @@ class Served:
         if self.quiet:
             return
         mocks = [a.mock for a in self.server.mocks] if call.mock is None else []
-        lines = [log_line(call, mocks, datetime.now())]
+        lines = [log_line(call, mocks, datetime.now(), shown if self.redact else None)]
         if self.verbose:
             lines.extend(_details(call, self.redact))
         self._err("\n".join(lines))

@@ -4,20 +4,27 @@ An explanation is bounded: at most ``SHOWN`` mocks with at most ``DIFFS_SHOWN`` 
 each, long values cut with their length shown (a 200 KB prompt does not make a 600 KB 404).
 It is built once per unmatched request and serves the 404 body (text or JSON), the journal
 (``call.explanation``), ``server.check()`` and the log line of ``mockhttp serve``.
+``redacted()`` renders it again with secret header values hidden (the admin journal and the
+logs of ``mockhttp serve``); the explanation itself keeps what the client sent.
 """
 
 from __future__ import annotations
 
+import ast
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._match import SHOWN_CHARS
+from ._match import SHOWN_CHARS, cut
 from ._mock import Mismatch, Mock
 from ._request import Request
 
-__all__ = ["Explanation", "closest", "explain", "no_match_json", "no_match_text"]
+__all__ = ["Explanation", "Hide", "closest", "explain", "no_match_json", "no_match_text"]
+
+#: ``hide(header_name, value)``: what to show for a header's value (the value itself when
+#: it is no secret), e.g. ``Bearer [redacted]``.
+Hide = Callable[[str, str], str]
 
 SHOWN = 3  # mocks an explanation lists
 DIFFS_SHOWN = 10  # differences listed per mock
@@ -45,12 +52,19 @@ def _distance(diffs: list[Mismatch]) -> tuple[float, float, float, int]:
 @dataclass(frozen=True)
 class Explanation:
     """Why a request matched no mock, as text (``text``), JSON (``to_json()``) and one
-    line (``line``: the closest mock and its first differing field)."""
+    line (``line``: the closest mock and its first differing field).
+
+    ``more`` counts, per mock of ``closest``, the differences not listed; ``total`` is the
+    number of mocks registered; ``hide`` is set on a ``redacted()`` copy.
+    """
 
     request: Request
     text: str
     line: str
     closest: tuple[dict[str, Any], ...]
+    more: tuple[int, ...]
+    total: int
+    hide: Hide | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """The report in the shape of an OpenAI-style error body."""
@@ -58,10 +72,21 @@ class Explanation:
             "error": {
                 "type": "mockhttp_no_match",
                 "message": self.text,
-                "request": _request_json(self.request),
+                "request": _request_json(self.request, self.hide),
                 "closest": list(self.closest),
             }
         }
+
+    def redacted(self, hide: Hide) -> Explanation:
+        """This explanation with each header value shown as ``hide(name, value)``: in
+        ``closest`` (``actual`` and ``reason``), ``text``, ``line`` and the request of
+        ``to_json()``.  The explanation itself is unchanged."""
+        closest = tuple(
+            {**entry, "differences": [_hidden(d, self.request, hide) for d in entry["differences"]]}
+            for entry in self.closest
+        )
+        text = _text(self.request, closest, self.more, self.total)
+        return replace(self, text=text, line=_line(closest), closest=closest, hide=hide)
 
     def __str__(self) -> str:
         return self.text
@@ -72,19 +97,17 @@ def explain(
 ) -> Explanation:
     """The explanation of why ``request`` matched none of ``mocks``."""
     ranked = closest(request, mocks, states)[:SHOWN]
-    return Explanation(
-        request,
-        _text(request, ranked, len(mocks)),
-        _line(ranked),
-        tuple(
-            {
-                "mock": mock.describe(),
-                "name": mock.name,
-                "differences": [_difference(d) for d in diffs[:DIFFS_SHOWN]],
-            }
-            for mock, diffs in ranked
-        ),
+    shown = tuple(
+        {
+            "mock": mock.describe(),
+            "name": mock.name,
+            "differences": [_difference(d) for d in diffs[:DIFFS_SHOWN]],
+        }
+        for mock, diffs in ranked
     )
+    more = tuple(max(0, len(diffs) - DIFFS_SHOWN) for _, diffs in ranked)
+    text = _text(request, shown, more, len(mocks))
+    return Explanation(request, text, _line(shown), shown, more, len(mocks))
 
 
 def no_match_text(request: Request, mocks: Sequence[Mock]) -> str:
@@ -97,36 +120,46 @@ def no_match_json(request: Request, mocks: Sequence[Mock]) -> dict[str, Any]:
     return explain(request, mocks).to_json()
 
 
-def _text(request: Request, ranked: list[tuple[Mock, list[Mismatch]]], total: int) -> str:
+def _text(
+    request: Request, shown: Sequence[dict[str, Any]], more: Sequence[int], total: int
+) -> str:
     target = request.target
     if len(target) > SHOWN_CHARS:
         target = f"{target[:SHOWN_CHARS]}… ({len(target):,} chars)"
     lines = [f"no mock matched {request.method} {target}"]
-    if not ranked:
+    if not shown:
         lines.append("  no mocks are registered")
-    for i, (mock, diffs) in enumerate(ranked):
+    for i, (entry, hidden) in enumerate(zip(shown, more, strict=True)):
         head = "closest" if i == 0 else "also tried"
-        lines.append(f"  {head}: mock {mock.describe()}")
-        lines.extend(f"    {d}" for d in diffs[:DIFFS_SHOWN])
-        if len(diffs) > DIFFS_SHOWN:
-            lines.append(f"    and {len(diffs) - DIFFS_SHOWN} more differences")
-        if not diffs:
+        lines.append(f"  {head}: mock {entry['mock']}")
+        lines.extend(f"    {_said(d)}" for d in entry["differences"])
+        if hidden:
+            lines.append(f"    and {hidden} more differences")
+        if not entry["differences"]:
             lines.append("    (matches, but has answered all its `times` or `replies`)")
     if total > SHOWN:
         lines.append(f"  and {total - SHOWN} more mocks")
     return "\n".join(lines)
 
 
-def _line(ranked: list[tuple[Mock, list[Mismatch]]]) -> str:
-    if not ranked:
+def _line(shown: Sequence[dict[str, Any]]) -> str:
+    if not shown:
         return "no mocks"
-    mock, diffs = ranked[0]
-    why = str(diffs[0]) if diffs else "it has answered all its `times` or `replies`"
-    return f"closest: {mock.describe()}, {why}"
+    entry = shown[0]
+    diffs = entry["differences"]
+    why = _said(diffs[0]) if diffs else "it has answered all its `times` or `replies`"
+    return f"closest: {entry['mock']}, {why}"
 
 
-def _request_json(request: Request) -> dict[str, Any]:
+def _said(difference: dict[str, Any]) -> str:
+    """A difference as the text says it: ``header 'x': got 'a', expected 'b'``."""
+    return f"{difference['field']}: {difference['reason']}"
+
+
+def _request_json(request: Request, hide: Hide | None) -> dict[str, Any]:
     found = request.to_dict()
+    if hide is not None:
+        found["headers"] = [[name, hide(name, value)] for name, value in found["headers"]]
     body = found["body"]
     if len(body) > BODY_SHOWN:
         found["body"] = body[:BODY_SHOWN] + "…"
@@ -165,3 +198,35 @@ def _jsonable(value: Any) -> Any:
     except (TypeError, ValueError):
         return repr(value)
     return value
+
+
+def _hidden(difference: dict[str, Any], request: Request, hide: Hide) -> dict[str, Any]:
+    """A header's difference with the request's value shown as ``hide`` says."""
+    name = _header_name(difference["field"])
+    value = None if name is None else request.headers.get(name)
+    if name is None or value is None:
+        return difference  # not a header, or the header was absent: nothing of it is said
+    shown = hide(name, value)
+    if shown == value:
+        return difference
+    reason = str(difference["reason"]).replace(cut(value), cut(shown))
+    if _says(reason, value):  # a matcher that words the value its own way
+        reason = f"got {cut(shown)}, expected {difference['expected']}"
+    return {**difference, "reason": reason, "actual": _bounded(shown)}
+
+
+def _header_name(label: str) -> str | None:
+    """``header 'x-api-key'`` (a ``Mismatch.field``) → ``x-api-key``; None for another field."""
+    if not label.startswith("header "):
+        return None
+    try:
+        name = ast.literal_eval(label[len("header ") :])
+    except (ValueError, SyntaxError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _says(text: str, value: str) -> bool:
+    """True when ``text`` still holds ``value`` or its part after a scheme (``Bearer …``)."""
+    secret = value.partition(" ")[2] or value
+    return value[:SHOWN_CHARS] in text or secret[:SHOWN_CHARS] in text
