@@ -1,6 +1,8 @@
 """``mockhttp check`` against hostile endpoints (issue 12): a small server that streams
-forever, sends one endless line, drips a byte at a time, or says nothing.  Each run ends
-within its deadline, with bounded memory, exit status 1 and a finding, never a traceback.
+forever, sends one endless line, drips a byte at a time, or says nothing; or drips the
+response head itself (its status line, a header), before or after reading the request.
+Each run ends within its deadline, with bounded memory, exit status 1 and a finding,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from mockhttp.contract import Limits, Transcript, record
 
 from .cli_process import ROOT
 
@@ -48,6 +52,30 @@ def silent(conn: socket.socket) -> None:
     time.sleep(60)
 
 
+def head_drip(conn: socket.socket) -> None:
+    """The status line, then one header's value a byte at a time: the head never ends."""
+    conn.sendall(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+    for _ in range(600):
+        conn.sendall(b"a")
+        time.sleep(0.2)
+
+
+def status_drip(conn: socket.socket) -> None:
+    """The status line's reason phrase, a byte at a time: the status line never ends."""
+    conn.sendall(b"HTTP/1.1 200 ")
+    for _ in range(600):
+        conn.sendall(b"O")
+        time.sleep(0.2)
+
+
+def early_head_drip(conn: socket.socket) -> None:
+    """Drips the head as soon as the connection is accepted, without reading the request."""
+    head_drip(conn)
+
+
+early_head_drip.reads = False  # type: ignore[attr-defined]
+
+
 class Hostile:
     """A raw TCP server answering every request the same hostile way."""
 
@@ -68,13 +96,17 @@ class Hostile:
     def _serve(self, conn: socket.socket) -> None:
         with conn:
             try:
-                conn.recv(65536)  # the request (small: it fits one read)
+                if getattr(self.behave, "reads", True):
+                    conn.recv(65536)  # the request (small: it fits one read)
                 self.behave(conn)  # type: ignore[operator]
             except OSError:
                 pass
 
 
-@pytest.fixture(params=[endless, huge_line, drip, silent], ids=lambda f: f.__name__)
+HOSTILE = [endless, huge_line, drip, silent, head_drip, status_drip, early_head_drip]
+
+
+@pytest.fixture(params=HOSTILE, ids=lambda f: f.__name__)
 def hostile(request: pytest.FixtureRequest) -> Iterator[Hostile]:
     server = Hostile(request.param)
     yield server
@@ -104,14 +136,25 @@ def check(*args: str) -> subprocess.Popen[str]:
     )
 
 
+def finish(proc: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
+    """The process's output; killed (and the test failed) if it runs past ``timeout``."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"mockhttp check still running after {timeout} s")
+
+
 def test_check_ends_within_its_deadline_with_bounded_memory(hostile: Hostile) -> None:
-    """An endless stream reached 6 GB, a 1 GiB line 5.3 GB, a drip never finished."""
+    """An endless stream reached 6 GB, a 1 GiB line 5.3 GB, a drip never finished; a head
+    dripped a byte every 0.2 s (the read timeout is per read) kept it running past 25 s."""
     start = time.monotonic()
     proc = check(
         hostile.url, "--model", "m", "--json", "--deadline", "2",
         "--max-bytes", "1MiB", "--max-event-bytes", "256KiB",
     )  # fmt: skip
-    out, err = proc.communicate(timeout=30)
+    out, err = finish(proc, timeout=30)
     took = time.monotonic() - start
     assert proc.returncode == 1, err
     assert "Traceback" not in err
@@ -129,8 +172,37 @@ def test_check_ends_within_its_deadline_with_bounded_memory(hostile: Hostile) ->
         "huge_line": "--max-event-bytes",
         "drip": "--deadline",
         "silent": "--deadline",
+        "head_drip": "--deadline",
+        "status_drip": "--deadline",
+        "early_head_drip": "--deadline",
     }[hostile.behave.__name__]  # type: ignore[attr-defined]
     assert any(expected in message for message in transport), transport
+
+
+@pytest.mark.parametrize("behave", [head_drip, status_drip, early_head_drip, silent])
+def test_record_bounds_the_wait_for_the_head(behave: object) -> None:
+    """The deadline covers the head too: httpx's timeout is per read, and a head dripped a
+    byte every 0.2 s never ended the exchange."""
+    server = Hostile(behave)
+    got: list[Transcript] = []
+    try:
+        start = time.monotonic()
+        limits = Limits(deadline=start + 1)
+        reader = threading.Thread(
+            target=lambda: got.append(record(server.url, {}, timeout=10, limits=limits)),
+            daemon=True,
+        )
+        reader.start()
+        reader.join(timeout=10)
+        took = time.monotonic() - start
+    finally:
+        server.listener.close()
+    assert got, "record() still running 10 s after its 1 s deadline"
+    assert took < 1 + 1
+    assert got[0].status is None
+    assert got[0].error == (
+        "the check's deadline passed (--deadline) while waiting for the response"
+    )
 
 
 def test_no_response_means_status_and_content_type_are_not_checked() -> None:

@@ -12,7 +12,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from ._transcript import Chunk, Transcript
 __all__ = ["Interrupted", "Limits", "record"]
 
 _BLANK = (b"\n\n", b"\r\r", b"\r\n\r\n")
+_CONNECTED = ("connect_tcp.complete", "connect_unix_socket.complete", "start_tls.complete")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,10 @@ def record(
         client: an httpx client to use (its base settings apply); a new one otherwise.
         timeout: seconds, for connecting and between reads.
         limits: a deadline and byte caps (default: 64 MiB of body, 1 MiB per event, no
-            deadline).
+            deadline).  The deadline bounds the whole exchange: connecting, sending, the
+            response head and the body (a head or a body dripped a byte at a time too).
+            On a connection ``client`` kept alive from an earlier request, the wait for
+            the head is bounded only per read (by ``timeout``, cut to the deadline).
 
     Raises:
         Interrupted: Ctrl-C (a ``KeyboardInterrupt`` carrying the partial transcript).
@@ -86,20 +90,26 @@ def record(
     reading = _Reading(limits)
     try:
         content = b"" if request is None else json.dumps(request).encode()
-        with http.stream("POST", url, content=content, headers=sent, timeout=timeout) as response:
+        with (
+            reading.watch(),
+            http.stream(
+                "POST", url, content=content, headers=sent, timeout=timeout,
+                extensions={"trace": reading.alarm.trace},
+            ) as response,
+        ):  # fmt: skip
             reading.status, reading.head = (
                 response.status_code,
                 tuple(response.headers.multi_items()),
             )
-            with reading.watch(response):
-                for data in response.iter_raw():
-                    reading.chunks.append(Chunk(data, round(time.monotonic() - start, 6)))
-                    if reading.over(data):
-                        break
+            reading.alarm.adopt(_socket_of(response))  # a kept-alive connection's
+            for data in response.iter_raw():
+                reading.chunks.append(Chunk(data, round(time.monotonic() - start, 6)))
+                if reading.over(data):
+                    break
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         if isinstance(exc, httpx.TimeoutException) and reading.past_deadline():
-            error = "the check's deadline passed (--deadline) while waiting for the response"
+            error = reading.late_error()
         reading.error = reading.error or error
     except KeyboardInterrupt:
         reading.error = "interrupted (Ctrl-C)"
@@ -122,7 +132,7 @@ class _Reading:
         self.total = 0
         self.event = 0  # bytes since the last blank line
         self.tail = b""  # the last bytes read, to find a blank line split across reads
-        self.late = False
+        self.alarm = _Alarm(limits.deadline)
 
     def over(self, data: bytes) -> bool:
         """Count ``data``; True (with ``error`` set) when a limit is passed."""
@@ -146,48 +156,90 @@ class _Reading:
                 "(--max-event-bytes); stopped reading"
             )
             return True
-        if self.late:
-            self.error = self._late()
-            return True
-        if limits.deadline is not None and time.monotonic() > limits.deadline:
-            self.error = self._late()
+        if self.alarm.late or self.past_deadline(margin=0.0):
+            self.error = self.late_error()
             return True
         return False
 
-    def past_deadline(self) -> bool:
+    def past_deadline(self, margin: float = 0.05) -> bool:
         deadline = self.limits.deadline
-        return deadline is not None and time.monotonic() >= deadline - 0.05
+        return deadline is not None and time.monotonic() >= deadline - margin
 
-    def _late(self) -> str:
+    def late_error(self) -> str:
+        """What was still to come when the deadline passed."""
+        if self.status is None:
+            return "the check's deadline passed (--deadline) while waiting for the response"
         return "the check's deadline passed (--deadline) while the body was still arriving"
 
     @contextlib.contextmanager
-    def watch(self, response: httpx.Response) -> Any:
-        """Past the deadline, shut the socket down, so a read that waits (a drip, a stall)
-        returns at once."""
-        deadline = self.limits.deadline
-        sock = _socket_of(response)
-        if deadline is None or sock is None:
-            yield
-            return
-
-        def expire() -> None:
-            self.late = True
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-        timer = threading.Timer(max(0.0, deadline - time.monotonic()), expire)
-        timer.daemon = True
-        timer.start()
+    def watch(self) -> Iterator[None]:
+        """The alarm, armed for the whole exchange (connecting, the head, the body)."""
+        self.alarm.arm()
         try:
             yield
         finally:
-            timer.cancel()
-            if self.late and self.error is None:
-                self.error = self._late()
+            self.alarm.disarm()
+            if self.alarm.late and self.error is None:
+                self.error = self.late_error()
 
     def transcript(self, request: Any) -> Transcript:
         return Transcript(self.status, self.head, tuple(self.chunks), request, None, self.error)
+
+
+class _Alarm:
+    """At the deadline, shut the exchange's socket down, so that a read or a write that
+    waits (a dripped head or body, a stall) returns at once.
+
+    httpx's timeouts are per read: a byte now and then defeats them.  The socket is
+    known from the moment it connects (httpcore's ``trace`` extension), before any byte
+    of the request is sent; one that connects after the deadline is shut down at once.
+    """
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.late = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def arm(self) -> None:
+        if self.deadline is None:
+            return
+        self._timer = threading.Timer(max(0.0, self.deadline - time.monotonic()), self._ring)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def trace(self, event: str, info: Mapping[str, Any]) -> None:
+        """httpcore's ``trace`` callback: the socket, once connected (or wrapped in TLS)."""
+        if event.endswith(_CONNECTED):
+            stream = info.get("return_value")
+            if stream is not None:
+                self.adopt(stream.get_extra_info("socket"))
+
+    def adopt(self, sock: object) -> None:
+        if not isinstance(sock, socket.socket):
+            return
+        with self._lock:
+            self._sock = sock
+            late = self.late
+        if late:
+            _shut(sock)
+
+    def _ring(self) -> None:
+        with self._lock:
+            self.late = True
+            sock = self._sock
+        if sock is not None:
+            _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _socket_of(response: httpx.Response) -> socket.socket | None:
