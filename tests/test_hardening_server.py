@@ -7,7 +7,9 @@ memory figures are measured by bench/memory.py (see docs/limits.md).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
+import re
 import socket
 import threading
 import time
@@ -19,6 +21,7 @@ import pytest
 import mockhttp
 from mockhttp import match
 from mockhttp._connection import MAX_QUEUED
+from mockhttp._match import JSONPATH_DEPTH
 from mockhttp.sse import Decoder, Message, decode
 
 
@@ -287,13 +290,27 @@ def test_running_out_of_file_descriptors_is_survived_without_a_traceback(loop: s
     assert "Traceback" not in err
 
 
+UVLOOP = pytest.param(
+    "uvloop",
+    marks=pytest.mark.skipif(
+        importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
+    ),
+)
+
+
+@pytest.mark.parametrize("loop", ["asyncio", UVLOOP])
 def test_a_big_reply_with_connection_close_logs_no_asyncio_error(
-    caplog: pytest.LogCaptureFixture,
+    loop: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A ~10 MB reply ended by a close (Connection: close, or HTTP/1.0) re-entered the
-    runner from resume_writing: asyncio logged "Exception in callback" each time."""
+    runner from resume_writing: asyncio logged "Exception in callback" each time (its
+    selector transport's _call_connection_lost; uvloop is checked as well)."""
     body = "x" * 10_000_000
-    with caplog.at_level(logging.ERROR, logger="asyncio"), mockhttp.Server() as server:
+    with (
+        caplog.at_level(logging.ERROR, logger="asyncio"),
+        mockhttp.Server(loop=loop) as server,
+    ):
+        assert server.loop_name == loop
         server.mock(mockhttp.get("/big").reply(mockhttp.ok().body(body)))
         for head in (
             b"GET /big HTTP/1.1\r\nConnection: close\r\n\r\n",
@@ -347,18 +364,67 @@ def test_an_h2c_upgrade_with_a_body_is_answered_as_http11_with_its_body(framed: 
     assert second.request.path == "/after"
 
 
-def test_deeply_nested_json_is_a_no_match_with_a_reason_not_a_500() -> None:
+def nested(shape: str, depth: int, inner: str = "1") -> str:
+    """``inner`` in ``depth`` objects (``{"a":{"a":1}}``) or lists; ``unclosed``: ``[[[``."""
+    if shape == "unclosed":
+        return "[" * depth
+    opened, closed = ('{"a":', "}") if shape == "object" else ("[", "]")
+    return opened * depth + inner + closed * depth
+
+
+def deep_reason(path: str, shape: str, depth: int) -> str:
+    """The reason a ``json_path(path, 1)`` gives a body ``nested(shape, depth)``."""
+    if depth > 1_000:
+        return f"{path}: body is not JSON, nested too deep to parse"
+    if shape == "unclosed":
+        return f"{path}: body is not JSON (got"
+    if ".." in path and depth > JSONPATH_DEPTH:
+        return f"{path}: body nested too deep for {path} ({depth:,} levels;"
+    return f"{path}: got "  # $.a: a deep object (or nothing); $..z: nothing
+
+
+@pytest.mark.parametrize("shape", ["object", "list", "unclosed"])
+@pytest.mark.parametrize("depth", [101, 500, 900, 10_000, 100_000])
+@pytest.mark.parametrize("path", ["$.a", "$..z", "$..[?(@.z)]", "$..*"])
+def test_deeply_nested_json_is_a_no_match_with_a_reason_not_a_500(
+    path: str, depth: int, shape: str
+) -> None:
     """ "[" * 10000 gave a 500 with a traceback and made server.check() raise
-    RecursionError."""
+    RecursionError; a body only 101 deep did the same with a descendant query ($..z):
+    python-jsonpath raised JSONPathRecursionError."""
     with mockhttp.Server() as server:
-        server.mock(mockhttp.post("/j").body(match.json_path("$.a", 1)).reply(mockhttp.ok()))
-        for body in ("[" * 10_000, "[" * 100_000 + "]" * 100_000):
-            answer = httpx.post(server.url + "/j", content=body)
-            assert answer.status_code == 404
-            assert "nested too deep" in answer.text
+        server.mock(mockhttp.post("/j").body(match.json_path(path, 1)).reply(mockhttp.ok()))
+        answer = httpx.post(server.url + "/j", content=nested(shape, depth))
+        reason = deep_reason(path, shape, depth)
+        assert answer.status_code == 404
+        assert f"body: {reason}" in answer.text  # the closest mock's differing field
+        assert "Traceback" not in answer.text
         assert server.errors == []
-        with pytest.raises(mockhttp.UnmatchedRequestError, match="nested too deep"):
+        with pytest.raises(mockhttp.UnmatchedRequestError, match=re.escape(reason)):
             server.check()
+
+
+@pytest.mark.parametrize("shape", ["object", "list"])
+@pytest.mark.parametrize("path", ["$..z", "$..[?(@.z)].z"])
+def test_a_descendant_query_searches_a_body_256_levels_deep(path: str, shape: str) -> None:
+    """python-jsonpath's descendant search stops at 100 levels by default; ours goes down
+    JSONPATH_DEPTH (256) levels, and a deeper body is a no-match that says why."""
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.post("/j").body(match.json_path(path, 1)).reply(mockhttp.ok()))
+        for depth in (200, JSONPATH_DEPTH - 1):  # {"z":1} is one level more
+            answer = httpx.post(server.url + "/j", content=nested(shape, depth, '{"z":1}'))
+            assert answer.status_code == 200, answer.text
+        answer = httpx.post(server.url + "/j", content=nested(shape, JSONPATH_DEPTH, '"z"'))
+        assert answer.status_code == 404  # a string at the bottom: found nothing, no error
+        assert f"body: {path}: got nothing (absent)" in answer.text
+        deeper = nested(shape, JSONPATH_DEPTH, '{"z":1}')
+        answer = httpx.post(server.url + "/j", content=deeper)
+        assert answer.status_code == 404
+        assert (
+            f"body: {path}: body nested too deep for {path} ({JSONPATH_DEPTH + 1} levels;"
+            f" a search with .. goes {JSONPATH_DEPTH} deep at most)"
+        ) in answer.text
+        assert server.errors == []
 
 
 def test_chunked_trailers_are_kept_apart_from_headers() -> None:

@@ -57,16 +57,27 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
+JSONPATH_DEPTH = 256
+"""How many objects/lists deep a body may be for a JSONPath with a descendant segment
+(``$..z``, ``$..[?(@.z)]``, ``$[?(@..z)]``): a deeper one is a no-match that says so.
+python-jsonpath stops at 100 (``JSONPathRecursionError``); a search's time grows with the
+depth, and 256 stays well below Python's recursion limit."""
+
+
 @functools.cache
 def _jsonpath() -> Any:
     """The RFC 9535 environment (python-jsonpath, strict), imported on first use: it is the
     heaviest import of the package and many users never write a JSONPath."""
     import jsonpath
 
-    return jsonpath.JSONPathEnvironment(strict=True)
+    env = jsonpath.JSONPathEnvironment(strict=True)
+    # One more: the library counts a string as a level (it is a sequence).
+    env.max_recursion_depth = JSONPATH_DEPTH + 1
+    return env
 
 
 _NOT_JSON = object()
+_TOO_DEEP = object()  # a body nested deeper than a JSONPath search goes
 
 
 SHOWN_CHARS = 120  # of a value in an explanation: a long prompt is cut, its length shown
@@ -130,6 +141,25 @@ def _deep(value: Any) -> str:
             if "nested too deep" in str(exc):
                 return ", nested too deep to parse"
     return ""
+
+
+def _depth(doc: Any) -> int:
+    """How many objects/lists deep ``doc`` is (``[[1]]``: 2), counted without recursion."""
+    deepest = 0
+    stack = [(doc, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest if isinstance(doc, (dict, list)) else 0
+
+
+def _descends(path: str) -> bool:
+    """True when the JSONPath has a descendant segment (``..``), in a filter too."""
+    from jsonpath.token import TOKEN_DDOT
+
+    return any(token.kind == TOKEN_DDOT for token in _jsonpath().lexer.tokenize(path))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -397,21 +427,40 @@ class JSONPath(Matcher):
             ) from None
         if not isinstance(self.matcher, Matcher):
             raise ConfigError(f"json_path matcher={self.matcher!r} must be a matcher")
+        object.__setattr__(self, "_descends", _descends(self.path))
 
     def select(self, value: Any) -> Any:
-        """What the path selects in ``value``."""
+        """What the path selects in ``value`` (``MISSING`` also when it is too deep to search)."""
+        found = self._search(value)
+        return MISSING if found is _TOO_DEEP else found
+
+    def _search(self, value: Any) -> Any:
+        """What the path selects, or ``_TOO_DEEP`` when it has a descendant segment and the
+        body is more than ``JSONPATH_DEPTH`` levels deep."""
         doc = _json(value)
         if doc is _NOT_JSON or doc is MISSING:
             return MISSING
-        nodes = self.__dict__["_query"].findall(doc)
+        if self.__dict__["_descends"] and _depth(doc) > JSONPATH_DEPTH:
+            return _TOO_DEEP
+        try:  # JSONPathRecursionError is a RecursionError: a net, for Python's own limit
+            nodes = self.__dict__["_query"].findall(doc)
+        except RecursionError:
+            return _TOO_DEEP
         if not nodes:
             return MISSING
         return nodes[0] if len(nodes) == 1 else nodes
 
     def explain(self, value: Any) -> str | None:
-        if _json(value) is _NOT_JSON:
+        doc = _json(value)
+        if doc is _NOT_JSON:
             return f"{self.path}: body is not JSON{_deep(value)} (got {_show(value)})"
-        reason = self.matcher.explain(self.select(value))
+        found = self._search(value)
+        if found is _TOO_DEEP:
+            return (
+                f"{self.path}: body nested too deep for {self.path} ({_depth(doc):,} levels;"
+                f" a search with .. goes {JSONPATH_DEPTH} deep at most)"
+            )
+        reason = self.matcher.explain(found)
         return None if reason is None else f"{self.path}: {reason}"
 
     def _args(self) -> tuple[Any, ...]:
