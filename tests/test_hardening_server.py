@@ -491,3 +491,26 @@ def test_sizes_on_the_command_line() -> None:
     ]  # fmt: skip
     with pytest.raises(ValueError, match="not a size such as 64MiB"):
         parse_size("lots")
+
+
+def test_without_the_admin_api_its_paths_count_in_the_byte_budget() -> None:
+    """Calls under /__mockhttp/ skipped the journal's byte budget even with the admin API
+    off: 20 POSTs of 1 MiB there kept all 20 MiB past a 2 MiB budget."""
+    budget = 2 << 20
+    with mockhttp.Server(journal_bytes=budget) as server:
+        assert server.admin is None
+        with httpx.Client(base_url=server.url) as client:
+            for _ in range(20):
+                assert client.post("/__mockhttp/x", content=b"u" * (1 << 20)).status_code == 404
+        deadline = time.monotonic() + 5
+        while True:
+            calls = list(server.journal)
+            kept = sum(len(c.request.body) + len(c.body_sent) for c in calls)
+            if kept <= budget or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+    assert len(calls) == 20
+    assert kept <= budget, f"{kept} bytes kept past a budget of {budget}"
+    assert calls[0].dropped is not None
+    assert calls[0].dropped.request_bytes == 1 << 20
+    assert calls[-1].request.body == b"u" * (1 << 20)  # the newest stay whole

@@ -293,11 +293,10 @@ class AdminAPI:
     # -- helpers ------------------------------------------------------------------------
 
     def _find(self, ref: str) -> ActiveMock | None:
-        mocks: tuple[ActiveMock, ...] = self.server.mocks
-        for active in mocks:
-            if ref.isdigit() and active.id == int(ref):
-                return active
-        return next((a for a in mocks if a.mock.name == ref), None)
+        found: ActiveMock | None = self.server._registered(int(ref)) if ref.isdecimal() else None
+        if found is not None:  # by id, in O(1); else by name
+            return found
+        return next((a for a in self.server.mocks if a.mock.name == ref), None)
 
     def _ids(self) -> dict[int, int]:
         return {id(a.mock): a.id for a in self.server.mocks}

@@ -6,7 +6,8 @@ steps, waits out ``Pause`` steps on absolute deadlines (``loop.call_at``), and e
 connection as ``End`` says.
 
 Rule 1: everything that touches a socket runs on the loop thread.  Other threads change the
-registry (mocks) under a lock, by swapping an immutable tuple that the loop reads.
+registry (mocks) under a lock, by publishing immutable versions that the loop reads
+without it (``_ranked.py``).
 Rule 2: a bad request never takes the server down: it gets a 400/413/431 and the
 connection closes; errors raised while producing a reply are kept in ``server.errors``
 and re-raised by ``server.check()``.
@@ -15,7 +16,6 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import concurrent.futures
 import errno
 import itertools
@@ -34,6 +34,7 @@ from ._errors import ConfigError, ServerError, UnmatchedRequestError, Verificati
 from ._explain import explain
 from ._mock import STARTED, Mock
 from ._plan import FaultContext, Step
+from ._ranked import Ranked
 from ._reply import Reply, error_reply, status
 from ._request import Request
 from ._runner import Deferred, Whole
@@ -153,7 +154,7 @@ class Server:
             from ._admin import AdminAPI
 
             self.admin = AdminAPI(self)
-        self._active: tuple[ActiveMock, ...] = ()
+        self._ranked = Ranked()  # the mocks (read them as ``self._active``)
         self._states: dict[str, str] = {}  # scenario name -> state (absent: "Started")
         self._started = False
         self._seq = 0
@@ -323,20 +324,17 @@ class Server:
         return added if several else added[0]
 
     def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:
-        """Register ``mocks`` in one step: each goes in its place by binary search (a new
-        mock ranks first among its priority), so adding many is not quadratic."""
+        """Register ``mocks`` in one step, in O(1) each (a new mock ranks first among its
+        priority; the ordered tuple is brought up to date when next read: ``_ranked.py``)."""
         for mock in mocks:
             if not isinstance(mock, Mock):
                 raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
         with self._lock:
-            ordered = list(self._active)
             added = []
             for mock in mocks:
                 self._seq += 1
-                active = ActiveMock(mock, self, self._seq)
-                bisect.insort(ordered, active, key=_order)
-                added.append(active)
-            self._active = tuple(ordered)
+                added.append(ActiveMock(mock, self, self._seq))
+            self._ranked.change(added, ())  # O(1); sorted in when next read (_ranked.py)
         return added
 
     def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
@@ -357,26 +355,25 @@ class Server:
                 active = ActiveMock(mock, self, self._seq)
                 active._rank = base + i / (len(new) + 1)
                 created.append(active)
-            gone = {id(a) for a in old}
-            self._rerank([a for a in self._active if id(a) not in gone] + created)
+            self._forget(self._ranked.change(created, old))
         return created
 
-    def _rerank(self, actives: list[ActiveMock]) -> None:
-        kept = {id(a.mock.response) for a in actives}
-        gone = [a.mock.response for a in self._active if id(a.mock.response) not in kept]
-        self._active = tuple(sorted(actives, key=_order))
-        self._forget(gone)
+    @property
+    def _active(self) -> tuple[ActiveMock, ...]:
+        """The mocks in the order they are tried: an immutable snapshot, read lock-free
+        (rebuilt by the first reader after a change, then the same tuple until the next)."""
+        return self._ranked.snapshot()
 
     def remove(self, active: ActiveMock) -> None:
         """Unregister a mock (its calls stay readable)."""
         with self._lock:
-            self._rerank([a for a in self._active if a is not active])
+            self._forget(self._ranked.change((), (active,)))
 
-    def _forget(self, replies: Sequence[Reply]) -> None:
-        """Drop the cached wire plans of replies no registered mock gives any more."""
-        if not replies:
+    def _forget(self, ids: set[int]) -> None:
+        """Drop the cached wire plans of the replies (by ``id``) no registered mock gives
+        any more."""
+        if not ids:
             return
-        ids = {id(r) for r in replies}
         loop = self._loop
         if loop is None or self._thread is None or loop.is_closed():
             self._drop_wires(ids)
@@ -387,20 +384,24 @@ class Server:
             self._drop_wires(ids)
 
     def _drop_wires(self, ids: set[int]) -> None:
-        live = {id(a.mock.response) for a in self._active}
-        for key in ids - live:
-            self._wires.pop(key, None)
+        for key in ids:
+            if not self._ranked.gives(key):  # given again since: keep it
+                self._wires.pop(key, None)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
         """The registered mocks, in the order they are tried."""
         return self._active
 
+    def _registered(self, mock_id: int) -> ActiveMock | None:
+        """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""
+        return self._ranked.get(mock_id)
+
     def reset(self) -> None:
         """Remove every mock, clear the journal and errors, and put every scenario back
         in its ``"Started"`` state."""
         with self._lock:
-            self._rerank([])
+            self._forget(self._ranked.clear())
         self.journal = CallList()
         self._budget = Budget(self.journal_bytes, self.journal_limit, drop_bodies)
         self.errors = []
@@ -662,7 +663,11 @@ class Server:
         budget = self._budget
         if budget.limit is not None and call._dropped is None:
             size = len(call.request.body) + len(call.body_sent)
-            if size and (call.mock is not None or not call.request.path.startswith(_ADMIN_PREFIX)):
+            if size and (  # admin calls are not kept: only when there is an admin API
+                call.mock is not None
+                or self.admin is None
+                or not call.request.path.startswith(_ADMIN_PREFIX)
+            ):
                 budget.keep(size, kept_at(call))  # the journal's byte budget (see _budget.py)
         if self.on_call_end is not None:
             call._handed = True  # the callback may keep it
@@ -732,11 +737,6 @@ class _Worker:
                 future.set_result(work(request))
             except BaseException as exc:  # the connection answers 500 (Deferred.wire)
                 future.set_exception(exc)
-
-
-def _order(active: ActiveMock) -> tuple[int, float]:
-    """Where a mock is tried: the highest priority first, then the newest."""
-    return (-active.mock.priority, -active._rank)
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:

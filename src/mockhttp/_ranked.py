@@ -1,0 +1,158 @@
+"""The mocks registered on a server, in the order they are tried.
+
+Writers (test threads, the admin worker) change them under the server's lock; the loop
+thread reads :meth:`Ranked.snapshot` without taking any lock.  A change costs O(1) (plus
+O(log n) for the bookkeeping dicts): it publishes a new immutable ``_Version`` that links
+the change to those made since the last sorted tuple.  The sorted tuple is rebuilt by the
+first reader after a change (a copy of the tuple, and a binary search per mock added or
+removed; past ``_FEW`` of them, one sort, which finds the already sorted runs), then read
+for free until the next change.  A burst of N adds or removes so costs O(N log N) in all,
+and a reader O(1) when nothing changed.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ._verify import ActiveMock
+
+__all__ = ["Ranked"]
+
+_FEW = 32  # up to this many changes are merged into the sorted tuple by binary search
+
+
+class _Step(NamedTuple):
+    """One change: mocks added and removed at once, and the change made before it."""
+
+    added: tuple[ActiveMock, ...]
+    removed: tuple[ActiveMock, ...]
+    before: _Step | None
+
+
+class _Version(NamedTuple):
+    """A state of the registry: a sorted tuple and the changes made since (newest first)."""
+
+    base: tuple[ActiveMock, ...]
+    last: _Step | None
+
+
+class Ranked:
+    """The registered mocks: the highest priority first, then the most recently added."""
+
+    def __init__(self) -> None:
+        self._version = _Version((), None)
+        # (the version it was built for, its sorted tuple): the cache readers share
+        self._built: tuple[_Version, tuple[ActiveMock, ...]] = (self._version, ())
+        self._members: dict[int, ActiveMock] = {}  # by id (``ActiveMock.id``)
+        self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
+
+    def snapshot(self) -> tuple[ActiveMock, ...]:
+        """The mocks in the order they are tried, as of now; lock-free."""
+        built = self._built
+        version = self._version
+        if built[0] is version:
+            return built[1]
+        ordered = _rebuild(version)
+        self._built = (version, ordered)  # a racing reader may store an older one: rebuilt
+        return ordered
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def get(self, mock_id: int) -> ActiveMock | None:
+        """The registered mock numbered ``mock_id`` (``ActiveMock.id``); lock-free."""
+        return self._members.get(mock_id)
+
+    def gives(self, reply_id: int) -> bool:
+        """Whether a registered mock answers with the reply whose ``id()`` this is."""
+        return reply_id in self._replies
+
+    def change(self, added: Sequence[ActiveMock], removed: Sequence[ActiveMock]) -> set[int]:
+        """Register ``added`` and unregister ``removed`` (those registered) in one step;
+        the ids of replies no registered mock gives any more.  Under the server's lock."""
+        gone = []
+        for active in removed:
+            if self._members.get(active.id) is active:
+                del self._members[active.id]
+                gone.append(active)
+        for active in added:
+            self._members[active.id] = active
+            key = id(active.mock.response)
+            self._replies[key] = self._replies.get(key, 0) + 1
+        dropped = set()
+        for active in gone:
+            key = id(active.mock.response)
+            left = self._replies[key] - 1
+            if left:
+                self._replies[key] = left
+            else:
+                del self._replies[key]
+                dropped.add(key)
+        if added or gone:
+            self._publish(tuple(added), tuple(gone))
+        return dropped
+
+    def clear(self) -> set[int]:
+        """Unregister every mock; the ids of the replies they gave.  Under the lock."""
+        dropped = set(self._replies)
+        self._members = {}
+        self._replies = {}
+        self._version = _Version((), None)
+        return dropped
+
+    def _publish(self, added: tuple[ActiveMock, ...], removed: tuple[ActiveMock, ...]) -> None:
+        built = self._built
+        version = self._version
+        base, last = (built[1], None) if built[0] is version else version
+        self._version = _Version(base, _Step(added, removed, last))
+        changes = len(added) + len(removed)
+        if changes > _FEW and 8 * changes >= len(self._members):
+            self.snapshot()  # a big batch (an admin POST): sorted here, not on the loop
+
+
+def order(active: ActiveMock) -> tuple[int, float]:
+    """Where a mock is tried: the highest priority first, then the newest."""
+    return (-active.mock.priority, -active._rank)
+
+
+def _rebuild(version: _Version) -> tuple[ActiveMock, ...]:
+    """The sorted tuple of ``version``: its base with the changes since applied."""
+    steps = []
+    step = version.last
+    while step is not None:
+        steps.append(step)
+        step = step.before
+    if not steps:
+        return version.base
+    steps.reverse()  # oldest first: among equal ranks, mocks added earlier stay first
+    added = [a for s in steps for a in s.added]
+    removed = [a for s in steps for a in s.removed]
+    ordered = list(version.base)
+    if removed:
+        gone = {id(a) for a in removed}
+        added = [a for a in added if id(a) not in gone]
+        if len(removed) <= _FEW:
+            for active in removed:
+                _take_out(ordered, active)
+        else:
+            ordered = [a for a in ordered if id(a) not in gone]
+    if len(added) <= _FEW:
+        for active in added:
+            bisect.insort(ordered, active, key=order)  # after equal ranks, as before
+    else:
+        ordered.extend(added)
+        ordered.sort(key=order)  # stable: the base first among equal ranks
+    return tuple(ordered)
+
+
+def _take_out(ordered: list[ActiveMock], active: ActiveMock) -> None:
+    """Remove ``active`` from the sorted ``ordered`` if it is there (binary search)."""
+    key = order(active)
+    i = bisect.bisect_left(ordered, key, key=order)
+    while i < len(ordered) and order(ordered[i]) == key:
+        if ordered[i] is active:
+            del ordered[i]
+            return
+        i += 1
