@@ -259,13 +259,13 @@ class Connection(asyncio.Protocol):
             return
         body = b"".join(self._body)
         self._body.clear()  # the pieces go now, not when the next request begins
-        request = Request(
-            method=method,
-            target=self._url.decode("latin-1"),
-            headers=Headers(tuple(headers)),
-            body=body,
-            http_version=version,
-            trailers=Headers(tuple(self._trailers)) if self._trailers else _NO_TRAILERS,
+        request = Request(  # positional: keywords cost more on every request
+            method,
+            self._url.decode("latin-1"),
+            Headers(tuple(headers)),
+            body,
+            version,
+            Headers(tuple(self._trailers)) if self._trailers else _NO_TRAILERS,
         )
         keep_alive = bool(self.parser.should_keep_alive()) and request.http_version != "1.0"
         self.queue.append((request, keep_alive))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import marshal
+import operator
 import threading
 import time
 import weakref
@@ -37,6 +38,7 @@ BODY_KEPT = 1 << 20
 # fewer objects for the garbage collector to scan as the journal grows).
 _ENDED = threading.Condition()
 _SEQ = itertools.count(1)  # numbers every call (the journal's compact entries, _VIEWS)
+_next_seq = _SEQ.__next__
 _waiting = [0]  # threads inside Done.wait; the server notifies only when there are some
 
 
@@ -78,7 +80,7 @@ class Done:
                 _waiting[0] -= 1
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class Call:
     """One request and what the server did with it (an entry of the journal).
 
@@ -118,6 +120,40 @@ class Call:
     _seq: int = field(default_factory=_SEQ.__next__, init=False, repr=False)
     _handed: bool = field(default=False, init=False, repr=False)  # user code has seen it
     _where: tuple[Any, ...] = field(default=(), init=False, repr=False)  # list, index, ...
+
+    def __init__(
+        self,
+        request: Request,
+        mock: Mock | None = None,
+        status: int | None = None,
+        path_params: dict[str, str] | None = None,
+        body_bytes: int = 0,
+        wire_bytes: int = 0,
+        events: int = 0,
+        body_sent: bytearray | None = None,
+        outcome: Outcome = "in progress",
+        explanation: Explanation | None = None,
+        time: float | None = None,
+    ) -> None:
+        # Written by hand, into __dict__: the generated __init__ (default factories, one
+        # attribute store each) cost 2 us of every request.
+        values = self.__dict__
+        values["request"] = request
+        values["mock"] = mock
+        values["status"] = status
+        values["path_params"] = {} if path_params is None else path_params
+        values["body_bytes"] = body_bytes
+        values["wire_bytes"] = wire_bytes
+        values["events"] = events
+        values["body_sent"] = bytearray() if body_sent is None else body_sent
+        values["outcome"] = outcome
+        values["explanation"] = explanation
+        values["time"] = _now() if time is None else time
+        values["_dropped"] = None
+        values["_ended"] = False
+        values["_seq"] = _next_seq()
+        values["_handed"] = False
+        values["_where"] = ()
 
     @property
     def dropped(self) -> Dropped | None:
@@ -432,6 +468,14 @@ _PLAIN_REQUEST = _REQUEST_FIELDS == (
 )  # fmt: skip
 _HEADER_FIELDS = tuple(f.name for f in fields(Request) if f.init and f.type in ("Headers", Headers))
 _BODY = _REQUEST_FIELDS.index("body")
+_get_extras = operator.attrgetter(*_EXTRA) if _EXTRA else None
+
+
+def _extras(call: Call) -> tuple[Any, ...]:
+    """The values of the fields in ``_EXTRA``, as a tuple (one C call)."""
+    assert _get_extras is not None
+    values = _get_extras(call)
+    return values if len(_EXTRA) > 1 else (values,)  # type: ignore[no-any-return]
 _LIST_KEYS = itertools.count(1)
 _LISTS: weakref.WeakValueDictionary[int, CallList] = weakref.WeakValueDictionary()
 
@@ -487,7 +531,7 @@ def _pack(call: Call) -> tuple[Any, ...]:
             request.headers.items_list,
             request.body,
             request.http_version,
-            request.trailers.items_list if request.trailers else (),
+            request.trailers._items,  # () when there are none (no set built by len())
         )
     else:  # fields added to Request: keep them all (headers as their pairs)
         packed_request = tuple(
@@ -508,7 +552,7 @@ def _pack(call: Call) -> tuple[Any, ...]:
         call.outcome,
     )
     if _EXTRA:
-        return (*record, *(getattr(call, name) for name in _EXTRA))
+        return record + _extras(call)
     return record
 
 
