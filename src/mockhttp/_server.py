@@ -104,8 +104,9 @@ class Server:
         journal_bytes: keep request bodies and sent reply bodies of finished calls up to
             this many bytes (256 MiB; None: all); past it the oldest are dropped, keeping
             their lengths and SHA-256 in ``call.dropped``.  ``mockhttp serve``: 64 MiB.
-        header_timeout: seconds a request head may take from its first byte (10); a slower
-            one gets a 408 and the connection closes.
+        header_timeout: seconds a request head may take from its first byte, and a
+            request body may pause between bytes (10); past it a 408, and the connection
+            closes.
         idle_timeout: seconds a connection may wait, with no reply running, for its next
             request (300) before it is closed.
     """

@@ -476,6 +476,8 @@ def _extras(call: Call) -> tuple[Any, ...]:
     assert _get_extras is not None
     values = _get_extras(call)
     return values if len(_EXTRA) > 1 else (values,)  # type: ignore[no-any-return]
+
+
 _LIST_KEYS = itertools.count(1)
 _LISTS: weakref.WeakValueDictionary[int, CallList] = weakref.WeakValueDictionary()
 
