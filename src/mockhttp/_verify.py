@@ -475,7 +475,7 @@ def _extras(call: Call) -> tuple[Any, ...]:
     """The values of the fields in ``_EXTRA``, as a tuple (one C call)."""
     assert _get_extras is not None
     values = _get_extras(call)
-    return values if len(_EXTRA) > 1 else (values,)  # type: ignore[no-any-return]
+    return values if len(_EXTRA) > 1 else (values,)
 
 
 _LIST_KEYS = itertools.count(1)
