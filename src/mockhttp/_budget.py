@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections import deque
+from array import array
 from collections.abc import Callable
 
 __all__ = ["Budget", "Dropped", "digests", "parse_size"]
@@ -46,13 +46,15 @@ class Budget:
     """Kept body bytes of finished calls, oldest first; ``limit`` None keeps everything.
 
     It holds no call, only numbers: for each call, its size and where the journal keeps it
-    (``drop`` is the journal's function that empties those places, see ``_verify.py``), so
-    the budget adds nothing for the garbage collector to visit.  ``most`` bounds how many
-    calls it tracks (the journal limit, with slack): a call the journal has already trimmed
-    is forgotten when it leaves.
+    (``drop`` is the journal's function that empties those places, see ``_verify.py``),
+    packed into one flat array of machine integers: no object per call, so the budget adds
+    nothing for the garbage collector to visit (a tuple per call did, and cost ~200 bytes
+    a call where the array takes 56).  ``most`` bounds how many calls it tracks (the
+    journal limit, with slack): a call the journal has already trimmed is forgotten when
+    it leaves.
     """
 
-    __slots__ = ("_calls", "_drop", "kept", "limit", "most")
+    __slots__ = ("_count", "_drop", "_flat", "_head", "kept", "limit", "most")
 
     def __init__(
         self,
@@ -64,22 +66,44 @@ class Budget:
         self.most = None if most is None else 2 * most + 16
         self.kept = 0
         self._drop = drop
-        self._calls: deque[tuple[int, tuple[int, ...]]] = deque()
+        # one record per call, oldest first from ``_head``: size, len(where), *where
+        self._flat = array("q")
+        self._head = 0
+        self._count = 0
+
+    def __len__(self) -> int:
+        """How many calls it tracks."""
+        return self._count
 
     def keep(self, size: int, where: tuple[int, ...]) -> None:
         """A call ended with ``size`` bytes of bodies, kept at ``where``: count them; drop
         the oldest while over the budget (or tracking more calls than ``most``)."""
         self.kept += size
-        calls = self._calls
-        calls.append((size, where))
-        most = self.most
+        flat = self._flat
+        flat.append(size)
+        flat.append(len(where))
+        flat.extend(where)
+        self._count += 1
         limit = self.limit
         assert limit is not None
-        if self.kept > limit or (most is not None and len(calls) > most):
-            while calls and (self.kept > limit or (most is not None and len(calls) > most)):
-                size, where = calls.popleft()
-                self.kept -= size
-                self._drop(where)
+        most = self.most
+        if self.kept > limit or (most is not None and self._count > most):
+            self._trim(limit, most)
+
+    def _trim(self, limit: int, most: int | None) -> None:
+        flat = self._flat
+        head = self._head
+        while self._count and (self.kept > limit or (most is not None and self._count > most)):
+            size, n = flat[head], flat[head + 1]
+            where = tuple(flat[head + 2 : head + 2 + n])
+            head += 2 + n
+            self._count -= 1
+            self.kept -= size
+            self._drop(where)
+        if head > len(flat) // 2:  # amortised O(1): the dropped records go in one move
+            del flat[:head]
+            head = 0
+        self._head = head
 
 
 def digests(body: bytes, sent: bytes) -> tuple[int, str, int, str]:
