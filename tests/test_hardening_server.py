@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import logging
 import re
 import socket
@@ -158,6 +159,33 @@ def test_the_journal_keeps_no_parsed_json() -> None:
     assert "_json" not in call.request.__dict__
     assert call.json()["a"] == 1
     assert "_json" not in call.request.__dict__  # reading it does not keep it either
+
+
+def _parsed_trees(marker: str) -> list[list[object]]:
+    """Lists alive in this process that start with ``marker``: parsed bodies."""
+    import gc
+
+    gc.collect()
+    return [o for o in gc.get_objects() if type(o) is list and o[:1] == [marker]]
+
+
+def test_no_parsed_json_tree_stays_alive_after_matched_and_unmatched_calls() -> None:
+    """Whatever the journal keeps (a live call, a compact entry, an explanation), no tree
+    parsed from a body outlives the matching: the body is sent as bytes, so any list that
+    starts with the marker must have been parsed by the server."""
+    marker = "parsed-" + "q" * 20
+    body = json.dumps({"a": 1, "b": [marker, *range(1000)]}).encode()
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.post("/j").body(match.json_path("$.a", 1)).reply(mockhttp.ok()))
+        server.mock(mockhttp.post("/k").body(match.json_path("$.b[1]", 5)).reply(mockhttp.ok()))
+        with httpx.Client(base_url=server.url) as client:
+            assert client.post("/j", content=body).status_code == 200
+            assert client.post("/k", content=body).status_code == 404  # explained, journaled
+            assert client.post("/j", content=body).status_code == 200
+        _settle(server)
+        assert len(server.journal) == 3
+        assert server.journal[1].explanation is not None
+        assert _parsed_trees(marker) == []
 
 
 def test_removed_mocks_and_a_reset_drop_their_cached_wire_plans() -> None:
