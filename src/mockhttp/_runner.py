@@ -234,14 +234,23 @@ class Runner:
         if call.status is None:
             fed = None if self.fed is None else self.fed.status
             call.status = self.status if fed is None else fed
-        call.wire_bytes += len(step.data)
-        if step.body:
-            call.body_bytes += step.body
-            if len(call.body_sent) < BODY_KEPT:
-                call.body_sent += body_of(step)[: BODY_KEPT - len(call.body_sent)]
+        data = step.data
+        call.wire_bytes += len(data)
+        body = step.body
+        if body:
+            call.body_bytes += body
+            sent = call.body_sent
+            room = BODY_KEPT - len(sent)
+            if room > 0:  # body_of(step), inlined: this runs for every event sent
+                if body == len(data):
+                    sent += data if body <= room else data[:room]
+                else:
+                    start = data.find(b"\r\n") + 2
+                    sent += data[start : start + min(body, room)]
         # events go out in order, and a piece spanning events carries its last byte's event
-        if step.event is not None and step.event >= call.events:
-            call.events = step.event + 1
+        event = step.event
+        if event is not None and event >= call.events:
+            call.events = event + 1
 
     def _end(self, end: End, out: list[bytes]) -> None:
         """Write the last bytes ``out`` and end as ``end`` says.
