@@ -347,7 +347,7 @@ def _json_body(request: Request) -> Mapping[str, Any]:
         return {}
     try:
         value = json.loads(request.body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return {}
     return value if isinstance(value, dict) else {}
 
