@@ -177,3 +177,36 @@ def test_verbose_logs_of_a_miss_redact_the_explanation_too(tmp_path: Path) -> No
     assert "sk-live-123" not in log
     assert "zz-key-456" not in log
     assert "got 'Bearer [redacted]'" in log
+
+
+def test_validate_reports_deeply_nested_files_and_goes_on(tmp_path: Path) -> None:
+    """A mock file nested 100,000 levels deep crashed validate with a RecursionError and
+    hid the other files of the folder."""
+    deep = tmp_path / "deep"
+    deep.mkdir()
+    (deep / "a.json").write_text("[" * 100_000 + "]" * 100_000)
+    (deep / "b.yaml").write_text("[" * 100_000 + "]" * 100_000)
+    (deep / "c.yaml").write_text(
+        "request: {path: /d}\nresponse:\n  json: " + "[" * 100_000 + "]" * 100_000 + "\n"
+    )
+    (deep / "d.json").write_text('{"a": ' * 100_000 + "1" + "}" * 100_000)
+    (deep / "ok.yaml").write_text("request: {path: /x}\n")
+    done = run("validate", str(deep))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "RecursionError" not in done.stderr
+    assert (
+        f"{deep / 'a.json'}:1:100000: not valid JSON: nested too deep to parse (100,000 levels)"
+        in done.stderr
+    )
+    assert f"{deep / 'b.yaml'}:1:1001: not valid YAML: exceeded maximum nesting depth" in (
+        done.stderr
+    )
+    assert f"{deep / 'c.yaml'}:3:" in done.stderr
+    assert f"{deep / 'd.json'}:1:599995: not valid JSON: nested too deep" in done.stderr
+    assert f"{deep / 'ok.yaml'}: ok, 1 mock" in done.stdout
+    for one in ("a.json", "b.yaml"):
+        alone = run("validate", str(deep / one))
+        assert alone.returncode == 1
+        assert "Traceback" not in alone.stderr
+        assert f"{deep / one}:1:" in alone.stderr

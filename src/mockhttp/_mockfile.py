@@ -123,9 +123,7 @@ def loads(
             docs = _documents(text, source, strict_json or syntax == "json")
             mocks = [mock for doc in docs for mock in _document(doc)]
     except RecursionError:  # an alias inside itself: &a [not, *a]
-        raise MockfileError(
-            "found a structure nested too deep (or inside itself)", source=source
-        ) from None
+        raise _too_deep(source) from None
     if not docs:
         raise _empty(source)
     return mocks
@@ -140,6 +138,8 @@ def problems(
         docs = _documents(text, source, strict_json)
     except MockfileError as exc:
         return [exc]
+    except RecursionError:  # a net: the parsers' own nesting limits come first
+        return [_too_deep(source)]
     if not docs:
         return [_empty(source)]
     found: list[MockfileError] = []
@@ -151,12 +151,12 @@ def problems(
             except MockfileError as exc:
                 found.append(exc)
             except RecursionError:
-                found.append(
-                    MockfileError(
-                        "found a structure nested too deep (or inside itself)", source=source
-                    )
-                )
+                found.append(_too_deep(source))
     return found
+
+
+def _too_deep(source: str) -> MockfileError:
+    return MockfileError("found a structure nested too deep (or inside itself)", source=source)
 
 
 def _empty(source: str) -> MockfileError:
@@ -264,7 +264,11 @@ def _documents(text: str, source: str, strict_json: bool = False) -> list[At]:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.YAMLError as exc:
         if strict_json or text.lstrip().startswith(("{", "[")):
-            return [_json_document(text, source)]  # JSON that YAML refuses (tabs, say)
+            try:
+                return [_json_document(text, source)]  # JSON that YAML refuses (tabs, say)
+            except MockfileError as deep:  # "[" * 100000: YAML's error has line and column
+                if strict_json or not deep.reason.startswith(_JSON_TOO_DEEP):
+                    raise
         raise _yaml_error(exc, source, text) from None
     docs = [At(node, source) for node in nodes if node is not None]
     for doc in docs:
@@ -287,6 +291,31 @@ def _strict_json(text: str, source: str) -> None:
         ) from None
     except ValueError as exc:
         raise MockfileError(f"not valid JSON: {exc}", source=source) from None
+    except RecursionError:  # "[" * 100000: nested deeper than the parser recurses
+        raise _json_too_deep(text, source) from None
+
+
+_JSON_TOO_DEEP = "not valid JSON: nested too deep to parse"
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _json_too_deep(text: str, source: str) -> MockfileError:
+    """The error for JSON nested deeper than Python's parser recurses, placed at the first
+    bracket of its deepest level."""
+    depth = deepest = at = 0
+    for token in _JSON_TOKEN.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, token.start()
+        elif bracket in "]}":
+            depth -= 1
+    line = text.count("\n", 0, at) + 1
+    column = at - text.rfind("\n", 0, at)
+    return MockfileError(
+        f"{_JSON_TOO_DEEP} ({deepest:,} levels)", source=source, line=line, column=column
+    )
 
 
 _JSON_HINTS = {
@@ -334,6 +363,8 @@ def _json_document(text: str, source: str) -> At:
         ) from None
     except ValueError as exc:  # an int of more than 4,300 digits
         raise MockfileError(f"not valid JSON: {exc}", source=source) from None
+    except RecursionError:  # "[" * 100000: nested deeper than the parser recurses
+        raise _json_too_deep(text, source) from None
     return At(json_node(value), source)
 
 
