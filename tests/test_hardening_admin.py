@@ -372,3 +372,52 @@ def test_deleting_mocks_over_the_admin_api_is_not_quadratic() -> None:
             assert b.get("/m50").status_code == 404
             assert b.get("/m51").status_code == 200
             assert b.delete("/__mockhttp/mocks/51").status_code == 404  # gone already
+
+
+def test_a_ref_of_thousands_of_digits_is_an_unknown_mock(server: mockhttp.Server) -> None:
+    """int() refuses more than 4,300 digits: a ref of 5,000 was a 500 with a ValueError."""
+    server.mock(mockhttp.get("/hi").reply(mockhttp.ok()))
+    huge = "1" * 5000
+    admin = server.url + "/__mockhttp"
+    with httpx.Client(timeout=30) as client:
+        answers = [
+            client.get(f"{admin}/mocks/{huge}"),
+            client.delete(f"{admin}/mocks/{huge}"),
+            client.get(f"{admin}/mocks/{huge}/calls"),
+            client.get(f"{admin}/journal", params={"mock": huge}),
+        ]
+        for answer in answers:
+            assert answer.status_code == 404, answer.text
+            error = answer.json()["error"]
+            assert error["type"] == "unknown_mock"
+            assert error["message"].startswith("no mock with id or name '1111")
+        [known] = server.mocks
+        assert client.get(f"{admin}/mocks/{known.id}").status_code == 200
+        assert client.get(f"{admin}/mocks/{'0' * 30}{known.id}").status_code == 404
+    assert server.errors == []
+    assert len(server.mocks) == 1
+
+
+def test_a_write_without_a_body_is_not_refused_for_its_content_type(
+    server: mockhttp.Server,
+) -> None:
+    """DELETE /__mockhttp/journal with Content-Type: text/plain and no body was a 415: the
+    Content-Type rule is for writes with a body."""
+    server.mock(mockhttp.get("/hi").reply(mockhttp.ok()))
+    httpx.get(server.url + "/hi")
+    plain = {"Content-Type": "text/plain"}
+    journal = server.url + "/__mockhttp/journal"
+    assert httpx.delete(journal, headers=plain).status_code == 200
+    assert server.journal == []
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    assert httpx.post(server.url + "/__mockhttp/reset", headers=form).status_code == 200
+    assert server.mocks == ()
+    empty = post(server, "", **plain)  # nothing to add: the body's own rule answers
+    assert empty.status_code == 400
+    assert empty.json()["error"]["type"] == "empty_body"
+    with_body = post(server, MOCK, **plain)  # a cross-origin simple POST: still refused
+    assert with_body.status_code == 415
+    assert with_body.json()["error"]["type"] == "unsupported_media_type"
+    deleting = httpx.request("DELETE", journal, content=b"x", headers=plain)
+    assert deleting.status_code == 415
+    assert server.mocks == ()

@@ -293,7 +293,8 @@ class AdminAPI:
     # -- helpers ------------------------------------------------------------------------
 
     def _find(self, ref: str) -> ActiveMock | None:
-        found: ActiveMock | None = self.server._registered(int(ref)) if ref.isdecimal() else None
+        by_id = ref.isascii() and ref.isdecimal() and len(ref) <= _ID_DIGITS
+        found: ActiveMock | None = self.server._registered(int(ref)) if by_id else None
         if found is not None:  # by id, in O(1); else by name
             return found
         return next((a for a in self.server.mocks if a.mock.name == ref), None)
@@ -353,6 +354,9 @@ def _essence(request: Request) -> str:
     return request.headers.get("content-type", "").partition(";")[0].strip().lower()
 
 
+_ID_DIGITS = 20  # a longer ref is no id (int() refuses more than 4,300 digits), maybe a name
+
+
 def _write_refused(request: Request) -> Reply | None:
     """A write's body must be a mock file, sent as JSON or YAML: a web page cannot send
     those cross-origin without a preflight (which is not answered)."""
@@ -360,9 +364,9 @@ def _write_refused(request: Request) -> Reply | None:
         return _error(
             413, "too_large", f"the body is larger than {MAX_ADMIN_BODY} bytes; split the mocks"
         )
-    essence = _essence(request)
-    if not essence and not request.body:
+    if not request.body:  # nothing to read: its Content-Type does not matter
         return None
+    essence = _essence(request)
     if essence in _JSON_TYPES or essence in _YAML_TYPES or essence.endswith("+json"):
         return None
     found = f"Content-Type {essence!r}" if essence else "no Content-Type"
