@@ -35,6 +35,8 @@ __all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server"]
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
 MAX_QUEUED = 64  # pipelined requests waiting for their reply before reading pauses
+MAX_PIECES = 1 << 20  # pieces (chunks) one request body may come in
+_SLICE = 16 * 1024  # bytes parsed at a time, so that a full queue stops the parsing
 _NO_TRAILERS = Headers()
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
@@ -97,7 +99,14 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self._url = b""
         self._headers: list[tuple[str, str]] = []
-        self._body: list[bytes] = []
+        self._first = b""  # the body's first piece (most bodies come in one)
+        self._body = bytearray()  # the pieces of a body in several (no object per piece)
+        self._pieces = 0
+        self._head_seen = 0  # bytes read while a head was unfinished (see data_received)
+        self._next: asyncio.Handle | None = None  # replies to start on the next turn
+        self._turn = MAX_QUEUED  # replies this callback may still start (see next)
+        self._held = b""  # bytes read but not parsed while the queue is full
+        self._release: asyncio.Handle | None = None  # parses them on a later turn
         self._head_size = 0
         self._body_size = 0
         self._broken = False
@@ -132,6 +141,11 @@ class Connection(asyncio.Protocol):
         self.server._connections.discard(self)
         self._body.clear()  # a body cut off by the hang-up (the parser keeps us in a cycle)
         self.queue.clear()
+        self._held = b""
+        for handle in (self._next, self._release):
+            if handle is not None:
+                handle.cancel()
+        self._next = self._release = None
         if self.runner is not None:
             self.runner.lost()
             self.runner = None
@@ -152,6 +166,41 @@ class Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self._broken:
             return
+        if self._held:  # reading is paused: a loop may still hand over one last read
+            self._held += data
+            return
+        self._turn = MAX_QUEUED  # a new callback of the loop: a new turn
+        self._take(data)
+
+    def _take(self, data: bytes) -> None:
+        """Parse ``data``, a slice at a time: once the queue is full, the rest is held
+        back (and reading paused) until the replies catch up, so a read of thousands of
+        pipelined requests is neither queued whole nor parsed in one callback."""
+        for start in range(0, len(data), _SLICE):
+            piece = data if len(data) <= _SLICE else data[start : start + _SLICE]
+            self._parse(piece)
+            if self._broken:
+                return
+            rest = start + _SLICE
+            if rest < len(data) and len(self.queue) >= MAX_QUEUED:
+                self._held = data[rest:]
+                self._pause_reading()
+                return
+
+    def _parse(self, data: bytes) -> None:
+        # httptools keeps a header's name and value until its line ends, before on_header
+        # can count it: count here what arrives while a head is unfinished, so a line that
+        # never ends is refused within MAX_HEAD and one read (the first read of a head, in
+        # which it began, is not counted: on_message_begin starts the count)
+        if self._in_head:
+            self._head_seen += len(data)
+        try:
+            self._feed(data)
+        finally:
+            if self._in_head and self._head_seen > MAX_HEAD and not self._broken:
+                self._reject(431, f"request head is larger than {MAX_HEAD} bytes")
+
+    def _feed(self, data: bytes) -> None:
         try:
             self.parser.feed_data(data)
         except _TooLarge as exc:
@@ -166,7 +215,7 @@ class Connection(asyncio.Protocol):
             if self._upgraded is not None:
                 rest = self._replayed_head() + rest
             if rest:
-                self.data_received(rest)
+                self._feed(rest)
         except httptools.HttpParserError as exc:
             # httptools wraps exceptions raised in callbacks; ours says what was too large
             cause = exc.__context__
@@ -181,14 +230,19 @@ class Connection(asyncio.Protocol):
         # closes once the replies are out).  A stalled reply writes nothing that would
         # reveal a client that has gone, so there EOF counts as the hang-up.
         self._eof = True
-        return self.runner is not None and not self.runner.stalled
+        if self.runner is not None:
+            return not self.runner.stalled
+        return bool(self.queue)  # pipelined requests still to answer (on a later turn)
 
     # -- parser callbacks -----------------------------------------------------------------
 
     def on_message_begin(self) -> None:
         self._url = b""
         self._headers = []
+        self._first = b""
         self._body.clear()
+        self._pieces = 0
+        self._head_seen = 0
         if self._trailers:
             self._trailers = []
         self._head_size = 0
@@ -242,7 +296,16 @@ class Connection(asyncio.Protocol):
         self._body_size += len(body)
         if self._body_size > MAX_BODY:
             raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
-        self._body.append(body)
+        self._pieces += 1
+        if self._pieces == 1:
+            self._first = body
+            return
+        if self._pieces > MAX_PIECES:  # each piece is a call from the parser: bounded CPU
+            raise _TooLarge(413, f"request body comes in more than {MAX_PIECES} chunks")
+        if self._pieces == 2:
+            self._body += self._first
+            self._first = b""
+        self._body += body
 
     def on_message_complete(self) -> None:
         self._continue = False  # the body came (the client did not wait for the 100)
@@ -257,7 +320,8 @@ class Connection(asyncio.Protocol):
             # llhttp skipped the body: parse the request again (see data_received)
             self._upgraded = (method, version, self._url, headers)
             return
-        body = b"".join(self._body)
+        body = self._first if self._pieces < 2 else bytes(self._body)
+        self._first = b""
         self._body.clear()  # the pieces go now, not when the next request begins
         request = Request(  # positional: keywords cost more on every request
             method,
@@ -271,9 +335,8 @@ class Connection(asyncio.Protocol):
         self.queue.append((request, keep_alive))
         if self.runner is None:
             self.next()
-        elif len(self.queue) >= MAX_QUEUED and self._reading and self.transport is not None:
-            self._reading = False  # a client pipelining without reading: wait for it
-            self.transport.pause_reading()
+        if len(self.queue) >= MAX_QUEUED:
+            self._pause_reading()  # a client pipelining faster than it reads: wait for it
 
     def _replayed_head(self) -> bytes:
         """The head of the upgrade request that had a body, without its Upgrade field."""
@@ -301,13 +364,20 @@ class Connection(asyncio.Protocol):
         """Start queued replies until one is still running (or none is left).
 
         A loop, not recursion: a reply that ends at once calls ``done``, which leaves the
-        next one to this loop, so thousands of pipelined requests don't nest calls.
+        next one to this loop, so thousands of pipelined requests don't nest calls.  At
+        most ``MAX_QUEUED`` replies a turn of the loop: one read can hold thousands of
+        pipelined requests, and answering them all in one callback kept every other
+        connection waiting; the rest wait in the queue for the next turns.
         """
-        if self._starting:
+        if self._starting or self._next is not None:
             return
         self._starting = True
         try:
             while self.queue and self.runner is None and not self._closing():
+                if self._turn <= 0:  # a turn's worth of replies: other connections go first
+                    self._next = asyncio.get_running_loop().call_soon(self._next_turn)
+                    return
+                self._turn -= 1
                 self._start(self.queue.popleft())
         finally:
             self._starting = False
@@ -315,10 +385,35 @@ class Connection(asyncio.Protocol):
         if not self._reading and len(self.queue) < MAX_QUEUED // 2:
             self._resume_reading()
 
+    def _next_turn(self) -> None:
+        self._next = None
+        self._turn = MAX_QUEUED
+        if not self.closed:
+            self.next()
+
+    def _pause_reading(self) -> None:
+        if self._reading and self.transport is not None:
+            self._reading = False
+            self.transport.pause_reading()
+
     def _resume_reading(self) -> None:
+        if self._held:  # parse what was held back first, on a turn of its own
+            if self._release is None:
+                self._release = asyncio.get_running_loop().call_soon(self._release_held)
+            return
         if self.transport is not None and not self._closing():
             self._reading = True
             self.transport.resume_reading()
+
+    def _release_held(self) -> None:
+        self._release = None
+        held, self._held = self._held, b""
+        if self.closed or self._broken:
+            return
+        self._turn = MAX_QUEUED
+        self._take(held)
+        if not self._held and len(self.queue) < MAX_QUEUED // 2:
+            self._resume_reading()
 
     def _closing(self) -> bool:
         return self.closed or self.transport is None or self.transport.is_closing()
