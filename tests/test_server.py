@@ -628,3 +628,20 @@ def test_requests_after_an_upgrade_request_are_served(server: mockhttp.Server) -
     )
     assert got.count(b"HTTP/1.1 200 OK") == 2
     assert got.endswith(b"\r\n\r\nB")
+
+
+def test_utf8_header_values_are_matched_by_their_bytes() -> None:
+    """docs/matching.md: header values are latin-1, one character per byte."""
+    as_bytes = "café".encode().decode("latin-1")
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/").header("x-name", as_bytes).reply(mockhttp.ok().body("yes")))
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        sock.sendall(
+            "GET / HTTP/1.1\r\nHost: x\r\nx-name: café\r\nConnection: close\r\n\r\n".encode()
+        )
+        reply = b""
+        while piece := sock.recv(4096):
+            reply += piece
+        sock.close()
+        assert reply.endswith(b"\r\n\r\nyes")
+        assert server.journal[0].request.headers["x-name"].encode("latin-1") == "café".encode()
