@@ -419,11 +419,13 @@ class JSONPath(Matcher):
     def __post_init__(self) -> None:
         if not isinstance(self.path, str):
             raise ConfigError(f"json_path path={self.path!r} must be text such as '$.stream'")
+        if not self.path:
+            raise ConfigError("json_path path='' is empty, expected a JSONPath such as '$.stream'")
         try:
             object.__setattr__(self, "_query", _jsonpath().compile(self.path))
-        except _jsonpath_error() as exc:
+        except (_jsonpath_error(), ValueError, RecursionError) as exc:
             raise ConfigError(
-                f"json_path path={self.path!r} is not valid JSONPath: {exc}"
+                f"json_path path={self.path!r} is not valid JSONPath: {_jsonpath_why(exc)}"
             ) from None
         if not isinstance(self.matcher, Matcher):
             raise ConfigError(f"json_path matcher={self.matcher!r} must be a matcher")
@@ -662,6 +664,17 @@ MATCHERS: Mapping[str, Callable[..., Matcher]] = {
     "json_equal": json_equal,
 }
 """File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``."""
+
+
+def _jsonpath_why(exc: Exception) -> str:
+    """The library's message for a bad path.  Its ``str()`` draws the path with a caret and
+    itself raises ``ValueError`` when the error sits past the end (an empty path)."""
+    if isinstance(exc, RecursionError) and not isinstance(exc, _jsonpath_error()):
+        return "nested too deep"
+    try:
+        return str(exc)
+    except Exception:  # the caret drawing failed: keep the plain message
+        return str(exc.args[0]) if exc.args else type(exc).__name__
 
 
 def _jsonpath_error() -> type[Exception]:
