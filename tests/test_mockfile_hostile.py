@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
+import mockhttp
 from mockhttp import ConfigError, match
 from tests.cli_process import run
 
@@ -32,3 +35,56 @@ def test_validate_locates_an_invalid_jsonpath(tmp_path: Path, path: str) -> None
     """``[jsonpath, "", ...]`` in a file is a located error naming the field."""
     out = _validate(tmp_path, "m.yaml", f"request: {{body: [jsonpath, {path}, [equal, 1]]}}\n")
     assert "m.yaml:1:17 at request.body: json_path path=" in out, out
+
+
+def _nested(depth: int, leaf: Any = 1) -> Any:
+    """``[[...[leaf]...]]``, ``depth`` lists deep, built without recursion."""
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _nested_text(depth: int, leaf: int = 1) -> str:
+    """``_nested`` as JSON text (``json.dumps`` itself recurses)."""
+    return "[" * depth + str(leaf) + "]" * depth
+
+
+@pytest.mark.parametrize("ignore_extra", [False, True])
+def test_json_equal_on_a_deep_body_is_compared_not_a_500(
+    server: mockhttp.Server, ignore_extra: bool
+) -> None:
+    """json_equal with a 600-deep expected value recursed in its comparison: a 500 with a
+    RecursionError.  It is compared with a stack: the same body matches, another misses."""
+    flag = "{ignore_extra: true}" if ignore_extra else ""
+    text = f"request: {{body: [json_equal, {_nested_text(600)}, {flag}]}}\n"
+    text = text.replace(", ]", "]")
+    server.mock(mockhttp.loads(text + "response: {body: matched}\n"))
+    same = httpx.post(server.url + "/x", content=_nested_text(600))
+    assert (same.status_code, same.text) == (200, "matched")
+    other = httpx.post(server.url + "/x", content=_nested_text(600, 2))
+    assert other.status_code == 404, other.text
+    assert "got 2, expected 1" in other.text, other.text
+    shallower = httpx.post(server.url + "/x", content=_nested_text(599))
+    assert shallower.status_code == 404, shallower.text
+    assert "got 1, expected [1]" in shallower.text, shallower.text
+
+
+def test_json_equal_in_python_compares_deep_values() -> None:
+    """The Python API, past Python's recursion limit."""
+    deep = _nested(5_000)
+    assert match.json_equal(deep).matches(_nested(5_000))
+    assert match.json_equal(deep, ignore_extra=True).matches(_nested(5_000))
+    why = match.json_equal(deep).explain(_nested(5_000, 2))
+    assert why is not None
+    assert why.endswith("got 2, expected 1"), why
+
+
+def test_json_equal_refuses_what_is_not_json_however_deep() -> None:
+    """The JSON check walks with a stack too: a set deep inside, or a value inside itself."""
+    with pytest.raises(ConfigError, match="is not JSON: Object of type set"):
+        match.json_equal(_nested(5_000, {1}))  # type: ignore[arg-type]
+    loop: list[Any] = []
+    loop.append(loop)
+    with pytest.raises(ConfigError, match="is not JSON: Circular reference"):
+        match.json_equal(loop)

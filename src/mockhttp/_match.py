@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -81,6 +82,7 @@ _TOO_DEEP = object()  # a body nested deeper than a JSONPath search goes
 
 
 SHOWN_CHARS = 120  # of a value in an explanation: a long prompt is cut, its length shown
+SHOWN_DEPTH = 100  # a value nested deeper is shown by its depth (json.dumps would recurse)
 
 
 def cut(text: str, limit: int = SHOWN_CHARS) -> str:
@@ -100,9 +102,11 @@ def _show(value: Any) -> str:
         return cut(value)
     if isinstance(value, bytes):
         return repr(value) if len(value) <= SHOWN_CHARS else cut(value.decode("latin-1"))
+    if isinstance(value, (dict, list)) and _depth(value) > SHOWN_DEPTH:
+        return f"a {type(value).__name__} nested {_depth(value):,} levels deep"
     try:
         text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         text = repr(value)
     if len(text) <= SHOWN_CHARS:
         return text
@@ -163,14 +167,32 @@ def _descends(path: str) -> bool:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """JSON equality: ``True`` is not ``1``, dicts ignore key order, lists keep order."""
+    """JSON equality: ``True`` is not ``1``, dicts ignore key order, lists keep order.
+
+    Walked with a stack, not recursion: a body thousands of levels deep is compared too."""
+    stack = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        if isinstance(a, dict) and isinstance(b, dict):
+            if a.keys() != b.keys():
+                return False
+            stack.extend((a[k], b[k]) for k in a)
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif not _same_leaf(a, b):
+            return False
+    return True
+
+
+def _same_leaf(a: Any, b: Any) -> bool:
+    """Equality of two values that are not both dicts nor both lists."""
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+        return False
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b if a is None or b is None else a == b
+    return type(a) is type(b) and a == b if a is None or b is None else bool(a == b)
 
 
 class Options(dict[str, Any]):
@@ -470,17 +492,21 @@ class JSONPath(Matcher):
 
 
 def _subset(expected: Any, actual: Any) -> bool:
-    if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(
-            k in actual and _subset(v, actual[k]) for k, v in expected.items()
-        )
-    if isinstance(expected, list):
-        return (
-            isinstance(actual, list)
-            and len(expected) == len(actual)
-            and all(_subset(e, a) for e, a in zip(expected, actual, strict=True))
-        )
-    return _same(expected, actual)
+    """``actual`` has ``expected``'s keys (and maybe more) with the same values, iteratively."""
+    stack = [(expected, actual)]
+    while stack:
+        expected, actual = stack.pop()
+        if isinstance(expected, dict):
+            if not isinstance(actual, dict) or any(k not in actual for k in expected):
+                return False
+            stack.extend((v, actual[k]) for k, v in expected.items())
+        elif isinstance(expected, list):
+            if not isinstance(actual, list) or len(expected) != len(actual):
+                return False
+            stack.extend(zip(expected, actual, strict=True))
+        elif not _same(expected, actual):
+            return False
+    return True
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -502,31 +528,43 @@ def json_diff(expected: Any, actual: Any, ignore_extra: bool = False) -> list[st
 
 
 def _diff(expected: Any, actual: Any, path: str, extra_ok: bool, out: list[str]) -> None:
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for key, value in expected.items():
-            at = _member(path, key)
-            if key in actual:
-                _diff(value, actual[key], at, extra_ok, out)
-            else:
-                out.append(f"{at}: got nothing (absent), expected {_show(value)}")
-        if not extra_ok:
-            for key in [k for k in actual if k not in expected]:
-                out.append(f"{_member(path, key)}: got {_show(actual[key])}, expected it absent")
-        return
-    if isinstance(expected, list) and isinstance(actual, list):
-        for i in range(max(len(expected), len(actual))):
-            at = f"{path}[{i}]"
-            if i >= len(actual):
-                out.append(
-                    f"{at}: got nothing (the list is shorter), expected {_show(expected[i])}"
+    """Append each difference to ``out`` in document order, walked with a stack (a work item
+    is a pair to compare or a message ready to append), so depth costs no Python stack."""
+    stack: list[tuple[Any, Any, str] | str] = [(expected, actual, path)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        expected, actual, path = item
+        todo: list[tuple[Any, Any, str] | str] = []
+        if isinstance(expected, dict) and isinstance(actual, dict):
+            for key, value in expected.items():
+                at = _member(path, key)
+                if key in actual:
+                    todo.append((value, actual[key], at))
+                else:
+                    todo.append(f"{at}: got nothing (absent), expected {_show(value)}")
+            if not extra_ok:
+                todo.extend(
+                    f"{_member(path, key)}: got {_show(actual[key])}, expected it absent"
+                    for key in actual
+                    if key not in expected
                 )
-            elif i >= len(expected):
-                out.append(f"{at}: got {_show(actual[i])}, expected nothing (a longer list)")
-            else:
-                _diff(expected[i], actual[i], at, extra_ok, out)
-        return
-    if not _same(actual, expected):
-        out.append(f"{path}: got {_show(actual)}, expected {_show(expected)}")
+        elif isinstance(expected, list) and isinstance(actual, list):
+            for i in range(max(len(expected), len(actual))):
+                at = f"{path}[{i}]"
+                if i >= len(actual):
+                    todo.append(
+                        f"{at}: got nothing (the list is shorter), expected {_show(expected[i])}"
+                    )
+                elif i >= len(expected):
+                    todo.append(f"{at}: got {_show(actual[i])}, expected nothing (a longer list)")
+                else:
+                    todo.append((expected[i], actual[i], at))
+        elif not _same(actual, expected):
+            out.append(f"{path}: got {_show(actual)}, expected {_show(expected)}")
+        stack.extend(reversed(todo))
 
 
 @dataclass(frozen=True, repr=False)
@@ -628,12 +666,44 @@ def json_path(path: str, matcher: Matcher | Any = None) -> Matcher:
     return JSONPath(path, inner)
 
 
+_JSON_KEYS = (str, int, float, bool, type(None))
+_JSON_LEAVES = (str, int, float, bool, type(None))
+
+
+def _not_json(value: Any) -> str:
+    """Why ``value`` is not JSON that ``json.dumps`` writes, else ``""``; walked with a
+    stack (no recursion limit), a value inside itself refused as ``json.dumps`` does."""
+    inside: set[int] = set()  # the containers on the way down to the current node
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, leaving = stack.pop()
+        if leaving:
+            inside.discard(id(node))
+            continue
+        if isinstance(node, _JSON_LEAVES):
+            continue
+        if not isinstance(node, (dict, list, tuple)):
+            return f"Object of type {type(node).__name__} is not JSON serializable"
+        if id(node) in inside:
+            return "Circular reference detected"
+        inside.add(id(node))
+        stack.append((node, True))
+        if isinstance(node, dict):
+            bad = [k for k in node if not isinstance(k, _JSON_KEYS)]
+            if bad:
+                return f"keys must be str, int, float, bool or None, not {type(bad[0]).__name__}"
+            stack.extend((v, False) for v in node.values())
+        else:
+            stack.extend((v, False) for v in node)
+    return ""
+
+
 def json_equal(expected: Any, *, ignore_extra: bool = False) -> Matcher:
     """Match a JSON body equal to ``expected``; ``ignore_extra`` lets objects have more keys."""
-    try:
-        json.dumps(expected)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"json_equal() expected={expected!r} is not JSON: {exc}") from None
+    why = _not_json(expected)
+    if why:
+        shown = reprlib.repr(expected)  # bounded: a deep or circular value is cut short
+        raise ConfigError(f"json_equal() expected={shown} is not JSON: {why}")
     if not isinstance(ignore_extra, bool):
         raise ConfigError(f"json_equal() ignore_extra={ignore_extra!r} must be True or False")
     return JSONEqual(expected, ignore_extra)
