@@ -88,3 +88,37 @@ def test_json_equal_refuses_what_is_not_json_however_deep() -> None:
     loop.append(loop)
     with pytest.raises(ConfigError, match="is not JSON: Circular reference"):
         match.json_equal(loop)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "tag", "kind"),
+    [
+        (
+            "response: !!python/object:os.system {}\n",
+            "1:11 at response",
+            "!!python/object",
+            "mapping",
+        ),
+        ("response: !foo {}\n", "1:11 at response", "!foo", "mapping"),
+        ("response: {json: !foo {a: 1}}\n", "1:18 at response.json", "!foo", "mapping"),
+        ("response: {json: !foo [1]}\n", "1:18 at response.json", "!foo", "list"),
+        ("response: !!set {a: null}\n", "1:11 at response", "!!set", "mapping"),
+        ("response:\n  json: !!omap [{a: 1}]\n", "2:9 at response.json", "!!omap", "list"),
+    ],
+)
+def test_a_tag_on_a_mapping_or_list_is_refused(
+    tmp_path: Path, text: str, where: str, tag: str, kind: str
+) -> None:
+    """Tags on mappings and lists were silently ignored (a file with
+    ``!!python/object:os.system {}`` validated ok); they are refused as on plain values."""
+    with pytest.raises(mockhttp.MockfileError) as caught:
+        mockhttp.loads(text, "m.yaml")
+    assert str(caught.value).startswith(f"m.yaml:{where}: found the tag '{tag}"), caught.value
+    assert f"on a {kind}; tags (!name) are not part of mock files" in str(caught.value)
+    assert f"m.yaml:{where}: found the tag" in _validate(tmp_path, "m.yaml", text)
+
+
+def test_the_plain_tags_of_mappings_and_lists_still_load() -> None:
+    """``!!map`` and ``!!seq`` are what a mapping and a list are anyway."""
+    (mock,) = mockhttp.loads("response: !!map {json: !!seq [1]}\n")
+    assert mock is not None

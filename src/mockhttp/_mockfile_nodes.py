@@ -319,6 +319,16 @@ def _at(node: yaml.Node, doc: At) -> At:
     return At(node, doc.source)
 
 
+# The only tag a mapping or a list may carry: its own (``!!map``, ``!!seq``, or none).
+_PLAIN_TAGS = {
+    "MappingNode": "tag:yaml.org,2002:map",
+    "SequenceNode": "tag:yaml.org,2002:seq",
+    "_JsonMapping": "tag:yaml.org,2002:map",
+    "_JsonSequence": "tag:yaml.org,2002:seq",
+}
+_KINDS = {"MappingNode": "mapping", "SequenceNode": "list"}
+
+
 def check_size(doc: At) -> None:
     """Refuse a document that aliases blow up (a "billion laughs"), or one inside itself.
 
@@ -343,6 +353,12 @@ def check_size(doc: At) -> None:
             continue
         if key in on_path:
             _at(node, doc).fail("found a structure inside itself (an alias within its own anchor)")
+        if node.tag != _PLAIN_TAGS.get(type(node).__name__, node.tag):
+            _at(node, doc).fail(
+                f"found the tag {node.tag.replace(_TAG, '!!')!r} on a "
+                f"{_KINDS[type(node).__name__]}; "
+                "tags (!name) are not part of mock files"
+            )
         on_path.add(key)
         unique += 1
         stack.append((node, True))
