@@ -41,6 +41,22 @@ def huge_line(conn: socket.socket) -> None:
         conn.sendall(block)
 
 
+def tiny(conn: socket.socket) -> None:
+    """Endless tiny events: 64 MiB of them took 9 min and 5.76 GB to decode and check."""
+    conn.sendall(HEAD)
+    block = b"data:1\n\n" * 10000
+    while True:
+        conn.sendall(block)
+
+
+def blank(conn: socket.socket) -> None:
+    """Endless blank lines: each resets the event count, so --max-event-bytes never trips."""
+    conn.sendall(HEAD)
+    block = b"\n" * 65536
+    while True:
+        conn.sendall(block)
+
+
 def drip(conn: socket.socket) -> None:
     conn.sendall(HEAD)
     for byte in EVENT * 100:
@@ -103,7 +119,7 @@ class Hostile:
                 pass
 
 
-HOSTILE = [endless, huge_line, drip, silent, head_drip, status_drip, early_head_drip]
+HOSTILE = [endless, huge_line, tiny, blank, drip, silent, head_drip, status_drip, early_head_drip]
 
 
 @pytest.fixture(params=HOSTILE, ids=lambda f: f.__name__)
@@ -150,9 +166,11 @@ def test_check_ends_within_its_deadline_with_bounded_memory(hostile: Hostile) ->
     """An endless stream reached 6 GB, a 1 GiB line 5.3 GB, a drip never finished; a head
     dripped a byte every 0.2 s (the read timeout is per read) kept it running past 25 s."""
     start = time.monotonic()
+    # tiny and blank: the default --max-bytes (64 MiB) is too much of them; --max-lines bounds them
+    caps = () if hostile.behave in (tiny, blank) else ("--max-bytes", "1MiB")
     proc = check(
         hostile.url, "--model", "m", "--json", "--deadline", "2",
-        "--max-bytes", "1MiB", "--max-event-bytes", "256KiB",
+        *caps, "--max-event-bytes", "256KiB",
     )  # fmt: skip
     out, err = finish(proc, timeout=30)
     took = time.monotonic() - start
@@ -170,6 +188,8 @@ def test_check_ends_within_its_deadline_with_bounded_memory(hostile: Hostile) ->
     expected = {
         "endless": "--max-bytes",
         "huge_line": "--max-event-bytes",
+        "tiny": "--max-lines",
+        "blank": "--max-lines",
         "drip": "--deadline",
         "silent": "--deadline",
         "head_drip": "--deadline",

@@ -80,6 +80,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="live mode: one line or event may be at most SIZE (1MiB)",
     )
+    parser.add_argument(
+        "--max-lines",
+        type=_count,
+        default=100_000,
+        metavar="N",
+        help="live mode: read at most N lines of one response body (100000)",
+    )
     parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
     parser.add_argument("--request", type=Path, help="offline: the JSON request that was sent")
@@ -152,7 +159,9 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     api = "anthropic" if "anthropic-messages" in profiles else "openai"
     key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
     headers = {**auth_headers(api, key), **_headers(args.header)}
-    limits = Limits(time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes)
+    limits = Limits(
+        time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
+    )
     if args.save is None:
         return run_live(args.url, args.model, api, headers, args.timeout, limits, as_=args.as_)
     seen: list[tuple[str, dict[str, Any], Transcript]] = []
@@ -186,6 +195,16 @@ def _seconds(text: str) -> float:
         value = -1.0
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
     return value
 
 

@@ -44,21 +44,33 @@ class Entry:
 
 
 def chunks(stream: Stream) -> list[tuple[Message, dict[str, Any]]]:
-    """Every JSON-object payload except ``[DONE]`` and error payloads, in order."""
-    return [
-        (p.message, p.obj)
-        for p in stream.payloads
-        if p.obj is not None and "error" not in p.obj and p.message.data != _DONE
-    ]
+    """Every JSON-object payload except ``[DONE]`` and error payloads, in order.
+
+    Computed once per stream (many rules read it): do not modify the list.
+    """
+    found: list[tuple[Message, dict[str, Any]]] | None = stream.memo.get("openai.chunks")
+    if found is None:
+        found = stream.memo["openai.chunks"] = [
+            (p.message, obj)
+            for p in stream.payloads
+            if (obj := p.obj) is not None and "error" not in obj and p.message.data != _DONE
+        ]
+    return found
 
 
 def choice_entries(stream: Stream) -> list[Entry]:
-    """Every choice of every chunk, with its index (a missing index counts as 0)."""
-    return [
-        Entry(message, chunk, _index(choice), choice)
-        for message, chunk in chunks(stream)
-        for choice in _choices(chunk)
-    ]
+    """Every choice of every chunk, with its index (a missing index counts as 0).
+
+    Computed once per stream (many rules read it): do not modify the list.
+    """
+    found: list[Entry] | None = stream.memo.get("openai.entries")
+    if found is None:
+        found = stream.memo["openai.entries"] = [
+            Entry(message, chunk, _index(choice), choice)
+            for message, chunk in chunks(stream)
+            for choice in _choices(chunk)
+        ]
+    return found
 
 
 def _choices(chunk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -101,7 +113,7 @@ def _one_data_line(stream: Stream) -> Iterator[Hit]:
 
 def _json(stream: Stream) -> Iterator[Hit]:
     for p in stream.payloads:
-        if p.message.data != _DONE and len(p.message.data_lines) <= 1 and p.obj is None:
+        if p.obj is None and p.message.data != _DONE and len(p.message.data_lines) <= 1:
             yield hit(p.message, f"data is not a JSON object: {short(p.message.data)}")
 
 

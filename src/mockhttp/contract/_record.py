@@ -34,11 +34,15 @@ class Limits:
         deadline: a ``time.monotonic()`` time by which the exchange must end (None: none).
         max_bytes: body bytes read at most (None: no cap).
         max_event: bytes of one line or event at most (since the last blank line).
+        max_lines: lines read at most (their endings counted: LF, CR or CRLF; a CRLF split
+            between two reads counts twice): tiny or blank lines cost the decoder and the
+            rules far more than their bytes (None: no cap).
     """
 
     deadline: float | None = None
     max_bytes: int | None = 64 * 1024 * 1024
     max_event: int | None = 1024 * 1024
+    max_lines: int | None = 100_000
 
 
 class Interrupted(KeyboardInterrupt):
@@ -71,9 +75,10 @@ def record(
         headers: extra request headers (authorization, API version).
         client: an httpx client to use (its base settings apply); a new one otherwise.
         timeout: seconds, for connecting and between reads.
-        limits: a deadline and byte caps (default: 64 MiB of body, 1 MiB per event, no
-            deadline).  The deadline bounds the whole exchange: connecting, sending, the
-            response head and the body (a head or a body dripped a byte at a time too).
+        limits: a deadline, byte caps and a line cap (default: 64 MiB of body, 1 MiB per
+            event, 100,000 lines, no deadline).  The deadline bounds the whole
+            exchange: connecting, sending, the response head and the body (a head or a
+            body dripped a byte at a time too).
             On a connection ``client`` kept alive from an earlier request, the wait for
             the head is bounded only per read (by ``timeout``, cut to the deadline).
 
@@ -130,6 +135,7 @@ class _Reading:
         self.chunks: list[Chunk] = []
         self.error: str | None = None
         self.total = 0
+        self.lines = 0  # line endings read (LF, CR or CRLF)
         self.event = 0  # bytes since the last blank line
         self.tail = b""  # the last bytes read, to find a blank line split across reads
         self.alarm = _Alarm(limits.deadline)
@@ -141,6 +147,12 @@ class _Reading:
         if limits.max_bytes is not None and self.total > limits.max_bytes:
             self.error = (
                 f"the body passed {limits.max_bytes:,} bytes (--max-bytes); stopped reading"
+            )
+            return True
+        self.lines += data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+        if limits.max_lines is not None and self.lines > limits.max_lines:
+            self.error = (
+                f"the body passed {limits.max_lines:,} lines (--max-lines); stopped reading"
             )
             return True
         joined = self.tail + data

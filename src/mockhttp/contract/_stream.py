@@ -43,6 +43,7 @@ class Stream:
         self.comments = tuple(i for i in items if isinstance(i, Comment))
         self.tail = next((i for i in items if isinstance(i, Unterminated)), None)
         self.payloads = tuple(_parse(m) for m in self.messages)
+        self.memo: dict[str, Any] = {}  # views many rules share, computed once per stream
 
     @property
     def content_type(self) -> str:
