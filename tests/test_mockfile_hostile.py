@@ -122,3 +122,13 @@ def test_the_plain_tags_of_mappings_and_lists_still_load() -> None:
     """``!!map`` and ``!!seq`` are what a mapping and a list are anyway."""
     (mock,) = mockhttp.loads("response: !!map {json: !!seq [1]}\n")
     assert mock is not None
+
+
+def test_a_long_number_in_a_json_file_is_located(tmp_path: Path) -> None:
+    """A 10,000-digit number in a .json file had no position nor field (the YAML form had)."""
+    text = '{"response": {"json": {"a": ' + "9" * 10_000 + "}}}"
+    out = _validate(tmp_path, "m.json", text)
+    assert out.startswith(f"{tmp_path / 'm.json'}:1:29 at response.json: found a number"), out
+    assert "of 10,000 digits that Python refuses to read" in out, out
+    with pytest.raises(mockhttp.MockfileError, match="1:29: found a number of 5,000 digits"):
+        mockhttp.loads('{"response": {"json": {"a": -' + "9" * 5_000 + "}}}", syntax="json")

@@ -283,16 +283,41 @@ def _strict_json(text: str, source: str) -> None:
         raise ValueError(f"{name} is not JSON")
 
     try:
-        json.loads(text, parse_constant=constant)
+        # A long int is not a strictness matter: left as text here, YAML's reading then
+        # places it with its field.
+        json.loads(text, parse_constant=constant, parse_int=_int_or_text)
     except json.JSONDecodeError as exc:
         where = f" (a {_JSON_HINTS[exc.msg]})" if exc.msg in _JSON_HINTS else ""
         raise MockfileError(
             f"not valid JSON: {exc.msg}{where}", source=source, line=exc.lineno, column=exc.colno
         ) from None
     except ValueError as exc:
-        raise MockfileError(f"not valid JSON: {exc}", source=source) from None
+        raise _json_value_error(exc, text, source) from None
     except RecursionError:  # "[" * 100000: nested deeper than the parser recurses
         raise _json_too_deep(text, source) from None
+
+
+def _int_or_text(digits: str) -> int | str:
+    return digits if len(digits.lstrip("-")) > 4300 else int(digits)
+
+
+_LONG_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d{4301,}')
+
+
+def _json_value_error(exc: ValueError, text: str, source: str) -> MockfileError:
+    """A ``ValueError`` of ``json.loads`` that is no syntax error: NaN, or an int of more than
+    4,300 digits, which is placed at its first digit."""
+    for token in _LONG_NUMBER.finditer(text):
+        if not token.group().startswith('"'):
+            at = token.start()
+            return MockfileError(
+                f"found a number of {len(token.group().lstrip('-')):,} digits that Python "
+                "refuses to read (over 4,300 digits)",
+                source=source,
+                line=text.count("\n", 0, at) + 1,
+                column=at - text.rfind("\n", 0, at),
+            )
+    return MockfileError(f"not valid JSON: {exc}", source=source)
 
 
 _JSON_TOO_DEEP = "not valid JSON: nested too deep to parse"
@@ -362,7 +387,7 @@ def _json_document(text: str, source: str) -> At:
             f"not valid JSON: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
         ) from None
     except ValueError as exc:  # an int of more than 4,300 digits
-        raise MockfileError(f"not valid JSON: {exc}", source=source) from None
+        raise _json_value_error(exc, text, source) from None
     except RecursionError:  # "[" * 100000: nested deeper than the parser recurses
         raise _json_too_deep(text, source) from None
     return At(json_node(value), source)

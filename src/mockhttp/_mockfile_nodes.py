@@ -122,7 +122,11 @@ class At:
         except ValueError:  # Python refuses ints of more than 4,300 digits
             at = _long_int(node) or node
             mark = at.start_mark
-            digits = f"of {len(at.value):,} digits " if isinstance(at, yaml.ScalarNode) else ""
+            digits = (
+                f"of {len(at.value.lstrip('-+')):,} digits "
+                if isinstance(at, yaml.ScalarNode)
+                else ""
+            )
             raise MockfileError(
                 f"found a number {digits}that Python refuses to read (over 4,300 digits)",
                 source=self.source, line=mark.line + 1, column=mark.column + 1, path=self.path,
