@@ -246,3 +246,41 @@ def test_live_anthropic_end_to_end(server: mockhttp.Server) -> None:
     assert (result.returncode, result.stderr) == (0, "")
     assert "anthropic.order" in result.stdout
     assert result.stdout.rstrip().endswith("0 violations, 0 warnings, 0 notes in 1 exchange(s)")
+
+
+DEEP = "[" * 1000 + "]" * 1000  # past json's recursion limit: RecursionError, not ValueError
+
+
+def test_deep_json_in_a_data_line_is_not_json_not_a_traceback(tmp_path: Path) -> None:
+    """A data line (or tool-call arguments) nested 1,000 deep crashed with RecursionError."""
+    call = {"index": 0, "id": "t", "type": "function", "function": {"name": "f", "arguments": DEEP}}
+    chunk = {
+        "id": "c", "object": "chat.completion.chunk", "model": "m",
+        "choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}],
+    }  # fmt: skip
+    body = f"data: {DEEP}\n\ndata: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+    result = run_cli("--body", write(tmp_path, "deep.sse", body), "--json")
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    violated = {
+        f["rule"] for e in json.loads(result.stdout)["exchanges"] for f in e["findings"]
+        if f["severity"] == "violation"
+    }  # fmt: skip
+    assert {"openai.json", "openai.tool-call-args"} <= violated
+
+
+@pytest.mark.parametrize("option", ["--request", "--buffered"])
+def test_deep_json_input_file_is_a_usage_error(tmp_path: Path, option: str) -> None:
+    deep = write(tmp_path, "deep.json", DEEP)
+    result = run_cli("--body", write(tmp_path, "b.sse", OPENAI_REFERENCE.body), option, deep)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert f"{option} {deep} is nested too deep to parse as JSON" in result.stderr
+
+
+def test_live_deep_buffered_reply_is_a_finding(server: mockhttp.Server) -> None:
+    """The buffered reply nested 1,000 deep crashed the live check with RecursionError."""
+    server.mock(mockhttp.post(PATH).reply(mockhttp.ok().body(DEEP)))
+    result = run_cli(server.url, "--model", "m")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr

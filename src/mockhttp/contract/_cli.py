@@ -257,3 +257,5 @@ def _read_json(path: Path | None, option: str) -> Any:
         return json.loads(_read(path))
     except ValueError as exc:
         raise UsageError(f"{option} {path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{option} {path} is nested too deep to parse as JSON") from None

@@ -84,7 +84,7 @@ def buffered_answer(transcript: Transcript) -> Any:
         return f"the buffered request failed: {transcript.error}"
     try:
         answer = transcript.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deep to parse: not JSON either
         answer = transcript.body[:200].decode("utf-8", "replace")
     if transcript.status != 200:
         return f"the buffered request got status {transcript.status}: {json.dumps(answer)}"

@@ -399,7 +399,7 @@ def _tool_call_args(stream: Stream) -> Iterator[Hit]:
         joined = "".join(p for p in parts if isinstance(p, str))
         try:
             json.loads(joined)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested too deep to parse: not JSON either
             yield hit(
                 fragments[0][0].message,
                 f"the arguments of tool call {index} of choice {choice} join to "

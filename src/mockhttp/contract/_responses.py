@@ -247,7 +247,7 @@ def _arguments_json(stream: Stream) -> Iterator[Hit]:
         if kind == "response.function_call_arguments.done":
             try:
                 json.loads(obj.get("arguments") or "")
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 yield hit(
                     message, f"function call arguments {short(obj.get('arguments'))} are not JSON"
                 )

@@ -70,5 +70,5 @@ class Stream:
 def _parse(message: Message) -> Payload:
     try:
         return Payload(message, json.loads(message.data), True)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deep to parse: not JSON either
         return Payload(message, None, False)
