@@ -132,3 +132,13 @@ def test_a_long_number_in_a_json_file_is_located(tmp_path: Path) -> None:
     assert "of 10,000 digits that Python refuses to read" in out, out
     with pytest.raises(mockhttp.MockfileError, match="1:29: found a number of 5,000 digits"):
         mockhttp.loads('{"response": {"json": {"a": -' + "9" * 5_000 + "}}}", syntax="json")
+
+
+def test_a_matcher_chain_too_deep_to_build_is_located(tmp_path: Path) -> None:
+    """A [not, ...] chain 300 deep was "nested too deep" with no position."""
+    text = "request: {body: " + "[not, " * 300 + "[equal, 1]" + "]" * 300 + "}\n"
+    out = _validate(tmp_path, "m.yaml", text)
+    assert f"{tmp_path / 'm.yaml'}:1:1817 at request.body[1][1]" in out, out
+    assert "found a structure nested too deep to read (303 levels)" in out, out
+    with pytest.raises(mockhttp.MockfileError, match=r"^m.yaml:1:1817 at request\.body\[1\]"):
+        mockhttp.loads(text, "m.yaml")

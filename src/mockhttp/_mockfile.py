@@ -37,7 +37,7 @@ from ._mock import Mock
 from ._mockfile_dump import dump as dump
 from ._mockfile_dump import to_dict as to_dict
 from ._mockfile_kinds import RESPONSE_KINDS
-from ._mockfile_nodes import At, check_size, json_node, suggest
+from ._mockfile_nodes import At, check_size, json_node, suggest, too_deep
 from ._plan import Fault
 from ._reply import Reply, status
 from ._sse import Event
@@ -109,8 +109,8 @@ def loads(
         MockfileError: the text does not load (or holds no mock); the message names the
             line, column and path in the document.  Fix the text; no mock of it is returned.
     """
+    docs = None
     try:
-        docs = None
         if syntax == "json":
             try:
                 docs = [_json_document(text, source)]
@@ -122,8 +122,8 @@ def loads(
         if docs is None:
             docs = _documents(text, source, strict_json or syntax == "json")
             mocks = [mock for doc in docs for mock in _document(doc)]
-    except RecursionError:  # an alias inside itself: &a [not, *a]
-        raise _too_deep(source) from None
+    except RecursionError:  # a matcher chain too deep to build
+        raise (too_deep(docs[-1]) if docs else _too_deep(source)) from None
     if not docs:
         raise _empty(source)
     return mocks
@@ -151,7 +151,7 @@ def problems(
             except MockfileError as exc:
                 found.append(exc)
             except RecursionError:
-                found.append(_too_deep(source))
+                found.append(too_deep(item))
     return found
 
 

@@ -288,6 +288,32 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
+def too_deep(doc: At) -> MockfileError:
+    """The error for a document too deep to build (its matchers are built by recursion),
+    placed at its deepest node."""
+    deepest, where = 0, doc.node
+    todo: list[tuple[yaml.Node, int]] = [(doc.node, 1)]
+    seen: set[int] = set()
+    while todo:
+        node, level = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if level > deepest and isinstance(node, (yaml.SequenceNode, yaml.MappingNode)):
+            deepest, where = level, node
+        todo.extend((c, level + 1) for c in _children(node))
+    at = _at(where, doc)
+    mark = at.node.start_mark
+    return MockfileError(
+        f"found a structure nested too deep to read ({deepest:,} levels), expected "
+        "at most a couple of hundred",
+        source=doc.source,
+        line=None if mark is None else mark.line + 1,
+        column=None if mark is None else mark.column + 1,
+        path=at.path,
+    )
+
+
 def _long_int(node: yaml.Node) -> yaml.Node | None:
     """The first int scalar under ``node`` too long for Python (to place the error)."""
     seen: set[int] = set()
