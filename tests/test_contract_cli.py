@@ -284,3 +284,34 @@ def test_live_deep_buffered_reply_is_a_finding(server: mockhttp.Server) -> None:
     result = run_cli(server.url, "--model", "m")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("event", "message"),
+    [
+        (
+            {"type": "response.output_text.delta", "item_id": {}, "output_index": 0, "delta": "x"},
+            "response.output_text.delta names item {}, which is not a string id",
+        ),
+        (
+            {"type": "response.output_item.added", "output_index": 0,
+             "item": {"id": [1], "type": "message"}},
+            "response.output_item.added: output item id [1] is not a string",
+        ),
+    ],
+)  # fmt: skip
+def test_responses_item_id_that_is_not_a_string_is_a_finding(
+    tmp_path: Path, event: dict[str, object], message: str
+) -> None:
+    """An item id that is a dict or a list crashed with TypeError: unhashable type."""
+    body = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
+    result = run_cli(
+        "--body", write(tmp_path, "r.sse", body), "--profile", "openai-responses", "--json"
+    )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    found = [
+        f["message"] for e in json.loads(result.stdout)["exchanges"] for f in e["findings"]
+        if f["rule"] == "responses.items"
+    ]  # fmt: skip
+    assert message in found

@@ -134,7 +134,9 @@ def _open_item(
     items: dict[Any, int], message: Message, kind: str, obj: dict[str, Any]
 ) -> Iterator[Hit]:
     item_id = obj.get("item_id")
-    if item_id not in items:
+    if not isinstance(item_id, str):
+        yield hit(message, f"{kind} names item {short(item_id)}, which is not a string id")
+    elif item_id not in items:
         yield hit(message, f"{kind} names item {short(item_id)}, which is not an open item")
     elif obj.get("output_index") != items[item_id]:
         yield hit(
@@ -150,7 +152,12 @@ def _items(stream: Stream) -> Iterator[Hit]:
     for message, kind, obj in _typed(stream):
         item = obj.get("item")
         item_id = item.get("id") if isinstance(item, dict) else None
-        if kind == "response.output_item.added":
+        if kind in ("response.output_item.added", "response.output_item.done") and not (
+            isinstance(item_id, str)
+        ):
+            yield hit(message, f"{kind}: output item id {short(item_id)} is not a string")
+            added += kind == "response.output_item.added"
+        elif kind == "response.output_item.added":
             if obj.get("output_index") != added:
                 yield hit(
                     message,
@@ -173,6 +180,8 @@ def _done_text(stream: Stream) -> Iterator[Hit]:
     joined: dict[tuple[str, Any, Any], str] = {}
     for message, kind, obj in _typed(stream):
         key = (kind, obj.get("item_id"), obj.get("content_index", obj.get("summary_index")))
+        if not all(isinstance(part, (str, int, float, type(None))) for part in key[1:]):
+            continue  # an id or index that is not a scalar: responses.items reports the id
         if kind in _PAIRS and isinstance(obj.get("delta"), str):
             done = (_PAIRS[kind][0], *key[1:])
             joined[done] = joined.get(done, "") + obj["delta"]
