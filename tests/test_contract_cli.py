@@ -315,3 +315,26 @@ def test_responses_item_id_that_is_not_a_string_is_a_finding(
         if f["rule"] == "responses.items"
     ]  # fmt: skip
     assert message in found
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["http://[::1", "--model", "m"], "the URL 'http://[::1' is not valid"),
+        (["http://127.0.0.1:9", "--model", "m", "--header", "x: é"], "--header 'x: é'"),
+        (["http://127.0.0.1:9", "--model", "m", "--api-key", "é"], "--api-key"),
+        (["http://127.0.0.1:9", "--model", "m", "--deadline", "1e308"], "--deadline"),
+        (["http://127.0.0.1:9", "--model", "m", "--timeout", "nan"], "--timeout"),
+        (["http://127.0.0.1:9", "--model", "m", "--timeout", "-1"], "--timeout"),
+        (["http://127.0.0.1:9", "--model", "m", "--timeout", "0"], "--timeout"),
+        (["http://127.0.0.1:9", "--model", "m", "--max-lines", "0"], "--max-lines"),
+    ],
+)
+def test_bad_live_arguments_are_usage_errors(args: list[str], message: str) -> None:
+    """These were tracebacks (ValueError, UnicodeEncodeError), a deadline silently not
+    enforced (OverflowError in the alarm's thread), or silently accepted (--timeout)."""
+    result = run_cli(*args)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert message in result.stderr
+    assert result.stdout == ""

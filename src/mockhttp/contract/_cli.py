@@ -14,6 +14,9 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
 
 from .._budget import parse_size
 from .._errors import ConfigError
@@ -57,7 +60,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra header"
     )
     parser.add_argument(
-        "--timeout", type=float, default=60.0, help="live mode: seconds to connect and per read"
+        "--timeout",
+        type=_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="live mode: seconds to connect and per read (60)",
     )
     parser.add_argument(
         "--deadline",
@@ -158,7 +165,14 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
         raise UsageError("live mode checks anthropic-messages on its own")
     api = "anthropic" if "anthropic-messages" in profiles else "openai"
     key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
+    if key is not None and not key.isascii():
+        raise UsageError("the API key (--api-key or its environment variable) is not ASCII")
     headers = {**auth_headers(api, key), **_headers(args.header)}
+    try:
+        httpx.URL(args.url)
+        urlsplit(args.url)
+    except (ValueError, httpx.InvalidURL) as exc:
+        raise UsageError(f"the URL {args.url!r} is not valid: {exc}") from None
     limits = Limits(
         time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
     )
@@ -188,6 +202,9 @@ def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> Non
     print(f"mockhttp check: saved {len(mocks)} exchanges to {path}", file=sys.stderr)
 
 
+_MAX_SECONDS = 7 * 24 * 3600  # a week: longer ones overflow the timers (1e308 did)
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -195,6 +212,8 @@ def _seconds(text: str) -> float:
         value = -1.0
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    if value > _MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {_MAX_SECONDS:,} seconds")
     return value
 
 
@@ -239,6 +258,8 @@ def _headers(given: list[str]) -> dict[str, str]:
         name, sep, value = item.partition(":")
         if not sep or not name.strip():
             raise UsageError(f"--header {item!r} is not 'Name: value'")
+        if not item.isascii():  # httpx sends header names and values as ASCII
+            raise UsageError(f"--header {item!r}: names and values must be ASCII")
         headers[name.strip()] = value.strip()
     return headers
 

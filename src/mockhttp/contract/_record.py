@@ -217,7 +217,8 @@ class _Alarm:
     def arm(self) -> None:
         if self.deadline is None:
             return
-        self._timer = threading.Timer(max(0.0, self.deadline - time.monotonic()), self._ring)
+        wait = min(max(0.0, self.deadline - time.monotonic()), threading.TIMEOUT_MAX)
+        self._timer = threading.Timer(wait, self._ring)
         self._timer.daemon = True
         self._timer.start()
 
