@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import httpcore  # noqa: F401
+import httpx  # noqa: F401
 import pytest
+
+# Imported here, before any in-process pytester run: pytester takes the modules a run
+# imported out of sys.modules afterwards, and an httpx imported again after that no
+# longer maps httpcore's errors to its own (the README's `except httpx.RemoteProtocolError`
+# then missed), when this file ran before any other that imports them.
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [
