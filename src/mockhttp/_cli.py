@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
+from . import _argtypes as argtypes
 from ._admin import is_loopback
-from ._budget import CLI_DEFAULT, parse_size
+from ._budget import CLI_DEFAULT
 from ._cli_serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
 from ._errors import ConfigError, MockfileError, ServerError
 from ._mock import Mock
@@ -104,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--journal-bytes",
-        type=_size,
+        type=argtypes.size,
         default=CLI_DEFAULT,
         metavar="SIZE",
         help="keep request and reply bodies in the journal up to SIZE (64MiB); the oldest "
@@ -112,14 +113,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--header-timeout",
-        type=_seconds,
+        type=argtypes.seconds,
         default=10.0,
         metavar="SECONDS",
         help="close connections whose request head takes longer, or whose body pauses longer (10)",
     )
     serve.add_argument(
         "--idle-timeout",
-        type=_seconds,
+        type=argtypes.seconds,
         default=300.0,
         metavar="SECONDS",
         help="close connections idle for longer between requests (300)",
@@ -173,26 +174,6 @@ def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number from 0 to 65535")
     return int(text)
-
-
-def _size(text: str) -> int:
-    try:
-        size = parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if size < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 byte")
-    return size
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
 
 
 def _positive(text: str) -> int:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .._budget import parse_size
+from .. import _argtypes as argtypes
 from .._errors import ConfigError
 from ._check import Outcome, evaluate
 from ._live import auth_headers, run_live
@@ -61,35 +61,35 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=argtypes.seconds,
         default=60.0,
         metavar="SECONDS",
         help="live mode: seconds to connect and per read (60)",
     )
     parser.add_argument(
         "--deadline",
-        type=_seconds,
+        type=argtypes.seconds,
         default=300.0,
         metavar="SECONDS",
         help="live mode: the whole check ends within this many seconds (300)",
     )
     parser.add_argument(
         "--max-bytes",
-        type=_size,
+        type=argtypes.size,
         default=64 * 1024 * 1024,
         metavar="SIZE",
         help="live mode: read at most SIZE of one response body (64MiB)",
     )
     parser.add_argument(
         "--max-event-bytes",
-        type=_size,
+        type=argtypes.size,
         default=1024 * 1024,
         metavar="SIZE",
         help="live mode: one line or event may be at most SIZE (1MiB)",
     )
     parser.add_argument(
         "--max-lines",
-        type=_count,
+        type=argtypes.count,
         default=100_000,
         metavar="N",
         help="live mode: read at most N lines of one response body (100000)",
@@ -200,38 +200,6 @@ def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> Non
     except OSError as exc:
         raise UsageError(f"--save {path}: {exc.strerror}") from None
     print(f"mockhttp check: saved {len(mocks)} exchanges to {path}", file=sys.stderr)
-
-
-_MAX_SECONDS = 7 * 24 * 3600  # a week: longer ones overflow the timers (1e308 did)
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    if value > _MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"{text!r} is more than {_MAX_SECONDS:,} seconds")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
-    return value
-
-
-def _size(text: str) -> int:
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:
