@@ -173,3 +173,21 @@ def raw_exchange(url: str, request: bytes, *, timeout: float = 5.0) -> bytes:
         while data := sock.recv(65536):
             received += data
     return received
+
+
+def connect(port: int, *, timeout: float = 5.0) -> socket.socket:
+    """A raw TCP connection to a server on 127.0.0.1."""
+    return socket.create_connection(("127.0.0.1", port), timeout=timeout)
+
+
+def read_all(sock: socket.socket, *, reset_ok: bool = False) -> bytes:
+    """Every byte until the server closes; with ``reset_ok``, a reset ends the reading too
+    (a server that closes with our bytes unread resets the connection after its reply)."""
+    data = b""
+    try:
+        while piece := sock.recv(1 << 20):
+            data += piece
+    except ConnectionResetError:
+        if not reset_ok:
+            raise
+    return data

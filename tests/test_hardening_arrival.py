@@ -14,21 +14,16 @@ import httpx
 import mockhttp
 from mockhttp._connection import MAX_HEAD, MAX_PIECES
 
+from . import clients
 from .cli_process import Serving
 
 
 def connect(server: mockhttp.Server) -> socket.socket:
-    return socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    return clients.connect(server.port, timeout=10)
 
 
 def reply_of(sock: socket.socket) -> bytes:
-    data = b""
-    try:
-        while piece := sock.recv(1 << 16):
-            data += piece
-    except OSError:  # a reset after the reply, as the server closes with our bytes unread
-        pass
-    return data
+    return clients.read_all(sock, reset_ok=True)  # the server closes with our bytes unread
 
 
 def test_a_header_line_that_never_ends_is_refused_within_the_head_limit() -> None:
@@ -91,7 +86,7 @@ def test_a_pipelining_client_does_not_starve_the_others(tmp_path: Path) -> None:
     (tmp_path / "ok.yaml").write_text("request: {path: /ok}\nresponse: {body: ok}\n")
     with Serving(str(tmp_path), "--quiet", "--loop", "asyncio") as serving:
         port = int(serving.url.rsplit(":", 1)[1])
-        pipe = socket.create_connection(("127.0.0.1", port), timeout=30)
+        pipe = clients.connect(port, timeout=30)
         request = b"GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"
         total = 60_000
         done = threading.Event()
