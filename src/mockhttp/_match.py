@@ -666,8 +666,7 @@ def json_path(path: str, matcher: Matcher | Any = None) -> Matcher:
     return JSONPath(path, inner)
 
 
-_JSON_KEYS = (str, int, float, bool, type(None))
-_JSON_LEAVES = (str, int, float, bool, type(None))
+_JSON_SCALARS = (str, int, float, bool, type(None))  # the leaves, and the keys json.dumps takes
 
 
 def _not_json(value: Any) -> str:
@@ -680,7 +679,7 @@ def _not_json(value: Any) -> str:
         if leaving:
             inside.discard(id(node))
             continue
-        if isinstance(node, _JSON_LEAVES):
+        if isinstance(node, _JSON_SCALARS):
             continue
         if not isinstance(node, (dict, list, tuple)):
             return f"Object of type {type(node).__name__} is not JSON serializable"
@@ -689,7 +688,7 @@ def _not_json(value: Any) -> str:
         inside.add(id(node))
         stack.append((node, True))
         if isinstance(node, dict):
-            bad = [k for k in node if not isinstance(k, _JSON_KEYS)]
+            bad = [k for k in node if not isinstance(k, _JSON_SCALARS)]
             if bad:
                 return f"keys must be str, int, float, bool or None, not {type(bad[0]).__name__}"
             stack.extend((v, False) for v in node.values())

@@ -349,14 +349,14 @@ def _at(node: yaml.Node, doc: At) -> At:
     return At(node, doc.source)
 
 
-# The only tag a mapping or a list may carry: its own (``!!map``, ``!!seq``, or none).
-_PLAIN_TAGS = {
-    "MappingNode": "tag:yaml.org,2002:map",
-    "SequenceNode": "tag:yaml.org,2002:seq",
-    "_JsonMapping": "tag:yaml.org,2002:map",
-    "_JsonSequence": "tag:yaml.org,2002:seq",
-}
-_KINDS = {"MappingNode": "mapping", "SequenceNode": "list"}
+def _foreign_tag(node: yaml.Node) -> str | None:
+    """What a mapping or a list is called when it carries a tag other than its own
+    (``!!map``, ``!!seq``, or none); None otherwise."""
+    if isinstance(node, yaml.MappingNode):
+        return None if node.tag == "tag:yaml.org,2002:map" else "mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return None if node.tag == "tag:yaml.org,2002:seq" else "list"
+    return None
 
 
 def check_size(doc: At) -> None:
@@ -383,10 +383,10 @@ def check_size(doc: At) -> None:
             continue
         if key in on_path:
             _at(node, doc).fail("found a structure inside itself (an alias within its own anchor)")
-        if node.tag != _PLAIN_TAGS.get(type(node).__name__, node.tag):
+        kind = _foreign_tag(node)
+        if kind is not None:
             _at(node, doc).fail(
-                f"found the tag {node.tag.replace(_TAG, '!!')!r} on a "
-                f"{_KINDS[type(node).__name__]}; "
+                f"found the tag {node.tag.replace(_TAG, '!!')!r} on a {kind}; "
                 "tags (!name) are not part of mock files"
             )
         on_path.add(key)
