@@ -170,15 +170,17 @@ class Connection(asyncio.Protocol):
             self._held += data
             return
         self._turn = MAX_QUEUED  # a new callback of the loop: a new turn
-        self._take(data)
+        if len(data) <= _SLICE:
+            self._parse(data)  # most reads: one slice
+        else:
+            self._take(data)
 
     def _take(self, data: bytes) -> None:
         """Parse ``data``, a slice at a time: once the queue is full, the rest is held
         back (and reading paused) until the replies catch up, so a read of thousands of
         pipelined requests is neither queued whole nor parsed in one callback."""
         for start in range(0, len(data), _SLICE):
-            piece = data if len(data) <= _SLICE else data[start : start + _SLICE]
-            self._parse(piece)
+            self._parse(data[start : start + _SLICE])
             if self._broken:
                 return
             rest = start + _SLICE
@@ -190,8 +192,8 @@ class Connection(asyncio.Protocol):
     def _parse(self, data: bytes) -> None:
         # httptools keeps a header's name and value until its line ends, before on_header
         # can count it: count here what arrives while a head is unfinished, so a line that
-        # never ends is refused within MAX_HEAD and one read (the first read of a head, in
-        # which it began, is not counted: on_message_begin starts the count)
+        # never ends is refused within MAX_HEAD and one slice (the slice in which the head
+        # began is not counted: on_message_begin starts the count)
         if self._in_head:
             self._head_seen += len(data)
         try:
