@@ -580,7 +580,7 @@ class Server:
 
     def _find(self, request: Request, method: str) -> ActiveMock | None:
         """The mock that answers ``request`` as if its method were ``method``."""
-        for active in self._active:
+        for active in self._ranked.snapshot():  # (self._active, one call less a request)
             mock = active.mock
             if (
                 not active.exhausted
