@@ -1,5 +1,5 @@
 """``python -m mockhttp``: the ``mockhttp`` command."""
 
-from ._cli import main
+from ._cli._main import main
 
 raise SystemExit(main())

@@ -37,10 +37,8 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from ._duration import Duration
-from ._duration import seconds as _seconds
-from ._errors import ConfigError
-from ._fault import (
+from ._core._errors import ConfigError
+from ._core._fault import (
     CloseAfterEvents,
     Count,
     EmptyResponse,
@@ -59,8 +57,10 @@ from ._fault import (
     Throttle,
     TruncateEvent,
 )
-from ._plan import Fault as Fault
-from ._plan import FaultContext as FaultContext
+from ._core._plan import Fault as Fault
+from ._core._plan import FaultContext as FaultContext
+from ._core._units import Duration
+from ._core._units import seconds as _seconds
 
 __all__ = [
     "FAULTS",

@@ -4,21 +4,21 @@ Combine them with ``&`` (all), ``|`` (any) and ``~`` (not).  Each one explains a
 the server puts those explanations in the 404 it sends for an unmatched request.
 """
 
-from ._match import MATCHERS as MATCHERS
-from ._match import MISSING as MISSING
-from ._match import Matcher as Matcher
-from ._match import absent as absent
-from ._match import all_of as all_of
-from ._match import any_of as any_of
-from ._match import contains as contains
-from ._match import ends_with as ends_with
-from ._match import equal as equal
-from ._match import exists as exists
-from ._match import json_equal as json_equal
-from ._match import json_path as json_path
-from ._match import not_ as not_
-from ._match import regex as regex
-from ._match import starts_with as starts_with
+from ._core._match import MATCHERS as MATCHERS
+from ._core._match import MISSING as MISSING
+from ._core._match import Matcher as Matcher
+from ._core._match import absent as absent
+from ._core._match import all_of as all_of
+from ._core._match import any_of as any_of
+from ._core._match import contains as contains
+from ._core._match import ends_with as ends_with
+from ._core._match import equal as equal
+from ._core._match import exists as exists
+from ._core._match import json_equal as json_equal
+from ._core._match import json_path as json_path
+from ._core._match import not_ as not_
+from ._core._match import regex as regex
+from ._core._match import starts_with as starts_with
 
 __all__ = [
     "MATCHERS",

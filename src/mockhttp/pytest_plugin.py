@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ._server import Server
+    from ._server._server import Server
 
 
 _MARKER_OPTIONS = {"allow_unmatched", "assert_all_called", "admin", "mockfile", "reset_journal"}
@@ -53,7 +53,7 @@ def mockhttp_listen_address() -> tuple[str, int]:
 @pytest.fixture(scope="session")
 def _mockhttp_function_server(mockhttp_listen_address: tuple[str, int]) -> Iterator[Server]:
     """The server behind ``mockhttp_server``: started once, emptied before each test."""
-    from ._server import Server
+    from ._server._server import Server
 
     host, port = mockhttp_listen_address
     with Server(host, port) as server:
@@ -64,7 +64,7 @@ def _mockhttp_function_server(mockhttp_listen_address: tuple[str, int]) -> Itera
 def mockhttp_session_server() -> Iterator[Server]:
     """A server for the whole session (a free port): mocks added to it stay for the
     tests that follow.  Add them in a session fixture of your own."""
-    from ._server import Server
+    from ._server._server import Server
 
     with Server() as server:
         yield server
@@ -74,7 +74,7 @@ def mockhttp_session_server() -> Iterator[Server]:
 def mockhttp_module_server() -> Iterator[Server]:
     """A server for the tests of one module (a free port): mocks added to it stay for the
     module's tests that follow.  Add them in a module fixture of your own."""
-    from ._server import Server
+    from ._server._server import Server
 
     with Server() as server:
         yield server
@@ -94,7 +94,7 @@ def mockhttp_server(
     options = _options(request)
     try:
         if options.get("mockfile"):
-            from ._mockfile import load
+            from ._mockfile._load import load
 
             server.mock(load(request.path.parent / options["mockfile"]))
         with _watched(server, options):
@@ -151,7 +151,7 @@ class _watched:
             server.reset_scenarios()
         self.admin = server.admin
         if options.get("admin") and server.admin is None:
-            from ._admin import AdminAPI
+            from ._server._admin import AdminAPI
 
             server.admin = AdminAPI(server)
         self.journal, self.seen = server.journal, len(server.journal)

@@ -22,16 +22,16 @@ assert (message.data, message.at, message.endings) == ('{"a":1}', 0.5, {b"\\r\\n
 ```
 """
 
-from ._sse import Event as Event
-from ._sse import LineEnding as LineEnding
-from ._sse import encode_event as encode_event
-from ._sse_decode import Comment as Comment
-from ._sse_decode import Decoder as Decoder
-from ._sse_decode import Item as Item
-from ._sse_decode import Line as Line
-from ._sse_decode import Message as Message
-from ._sse_decode import Unterminated as Unterminated
-from ._sse_decode import decode as decode
+from ._core._sse import Event as Event
+from ._core._sse import LineEnding as LineEnding
+from ._core._sse import encode_event as encode_event
+from ._core._sse_decode import Comment as Comment
+from ._core._sse_decode import Decoder as Decoder
+from ._core._sse_decode import Item as Item
+from ._core._sse_decode import Line as Line
+from ._core._sse_decode import Message as Message
+from ._core._sse_decode import Unterminated as Unterminated
+from ._core._sse_decode import decode as decode
 
 __all__ = [
     "Comment",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ._cli import configure_parser, run
+from .._cli._check import configure_parser, run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._sse_decode import Message
+from .._core._sse_decode import Message
 from ._buffered import first_difference
 from ._openai import after_last
 from ._rule import Hit, Rule, hit, short

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._sse_decode import Message
+from .._core._sse_decode import Message
 from ._common import _ENDINGS
 from ._openai import after_last
 from ._rule import Hit, Rule, hit, short

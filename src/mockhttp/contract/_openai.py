@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .._sse_decode import Message
+from .._core._sse_decode import Message
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._sse_decode import Message
+from .._core._sse_decode import Message
 from ._openai import Entry, choice_entries, chunks
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream

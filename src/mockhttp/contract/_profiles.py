@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._errors import ConfigError
+from .._core._errors import ConfigError
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import STREAM_EQUALS_BUFFERED
 from ._common import COMMON

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .._sse_decode import Message
+from .._core._sse_decode import Message
 from ._openai import after_last
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream

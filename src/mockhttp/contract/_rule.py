@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .._sse_decode import Message
+from .._core._sse_decode import Message
 from ._finding import Severity
 from ._stream import Stream
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._sse_decode import Comment, Decoder, Item, Message, Unterminated
+from .._core._sse_decode import Comment, Decoder, Item, Message, Unterminated
 from ._transcript import Transcript
 
 __all__ = ["Payload", "Stream"]

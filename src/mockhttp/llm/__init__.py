@@ -24,7 +24,7 @@ with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
 ``quirks=[...]`` and ``as_=...`` (``quirks:`` and ``as:`` in mock files).
 """
 
-from .._kind import register_reply_kind
+from .._core._registry import register_reply_kind
 from ._anthropic import AnthropicMessages as AnthropicMessages
 from ._base import LLMReply as LLMReply
 from ._draft import TRANSFORMS as TRANSFORMS

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
-from .._errors import ConfigError
+from .._core._errors import ConfigError
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
 from ._errors import anthropic_error

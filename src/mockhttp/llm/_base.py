@@ -26,11 +26,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
-from .._duration import Duration, format_seconds, seconds
-from .._errors import ConfigError
-from .._kind import ReplyKind
-from .._reply import Reply, ok
-from .._request import Request
+from .._core._errors import ConfigError
+from .._core._registry import ReplyKind
+from .._core._reply import Reply, ok
+from .._core._request import Request
+from .._core._units import Duration, format_seconds, seconds
 from ._draft import TRANSFORMS, Chunk, Context, Draft, Framing, Timing, Transform, render
 from ._errors import ERRORS
 from ._providers import canonical

@@ -35,9 +35,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .._reply import Reply, status
-from .._request import Request
-from .._sse import Event, LineEnding
+from .._core._reply import Reply, status
+from .._core._request import Request
+from .._core._sse import Event, LineEnding
 
 __all__ = [
     "KINDS",

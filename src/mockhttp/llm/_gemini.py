@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
-from .._errors import ConfigError
-from .._request import Request
+from .._core._errors import ConfigError
+from .._core._request import Request
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft, Framing
 from ._errors import gemini_error

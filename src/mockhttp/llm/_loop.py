@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._request import Headers, Request
+from .._core._request import Headers, Request
 from ..contract import Finding, Transcript, check
 from ._anthropic import AnthropicMessages
 from ._base import LLMReply

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from .._errors import ConfigError
-from .._kind import ReplyKind
-from .._reply import Reply, ok
-from .._request import Request
+from .._core._errors import ConfigError
+from .._core._registry import ReplyKind
+from .._core._reply import Reply, ok
+from .._core._request import Request
 from ._openai_chat import CREATED
 
 __all__ = ["ModelsList", "client_of"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar, Literal
 
-from .._errors import ConfigError
+from .._core._errors import ConfigError
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
 from ._errors import openai_error

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._errors import ConfigError
+from .._core._errors import ConfigError
 from ._draft import Transform
 from ._quirks import quirk
 

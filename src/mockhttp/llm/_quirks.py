@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._errors import ConfigError
+from .._core._errors import ConfigError
 from ._draft import Chunk, Context, Draft, Transform
 from ._text import count_tokens, prompt_tokens
 

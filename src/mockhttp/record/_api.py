@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .._errors import ConfigError
-from .._mock import Mock
-from .._mockfile import load
+from .._core._errors import ConfigError
+from .._core._mock import Mock
+from .._mockfile._load import load
 from ._recording import Recording
 from ._variants import VARIANTS, applies
 

@@ -13,8 +13,8 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
-from .._errors import ConfigError, ServerError
-from .._mock import Mock
+from .._core._errors import ConfigError, ServerError
+from .._core._mock import Mock
 from ._api import _with_reply
 from ._exchange import REDACT
 from ._proxy import Recorder

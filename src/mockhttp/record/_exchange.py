@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import fault
-from .._match import Matcher, json_path
-from .._mock import Mock, request
-from .._plan import EndHow
-from .._reply import ok
-from .._request import Request
+from .._core._match import Matcher, json_path
+from .._core._mock import Mock, request
+from .._core._plan import EndHow
+from .._core._reply import ok
+from .._core._request import Request
 from ._pieces import Write
 from ._recording import Recording
 

@@ -21,12 +21,12 @@ import base64
 import binascii
 from typing import Any
 
-from .._duration import format_seconds, seconds
-from .._errors import ConfigError
-from .._mockfile_dump import _Dumper, _FlowMap
-from .._mockfile_kinds import ResponseKind, register_response_kind
-from .._mockfile_nodes import At
-from .._reply import Reply
+from .._core._errors import ConfigError
+from .._core._reply import Reply
+from .._core._units import format_seconds, seconds
+from .._mockfile._dump import _Dumper, _FlowMap
+from .._mockfile._kinds import ResponseKind, register_response_kind
+from .._mockfile._nodes import At
 from ._pieces import Write
 from ._recording import ENDS, TIMINGS, Recording
 

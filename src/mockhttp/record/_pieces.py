@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .._errors import ConfigError
-from .._plan import Data
+from .._core._errors import ConfigError
+from .._core._plan import Data
 
 __all__ = ["Write", "body_of", "data_steps", "event_ends"]
 

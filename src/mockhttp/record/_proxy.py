@@ -24,14 +24,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
-from .._errors import ConfigError
-from .._feed import Feed
-from .._mock import Mock, request
-from .._mockfile_dump import dump
-from .._plan import EndHow
-from .._reply import Reply
-from .._request import Request
-from .._server import Server
+from .._core._errors import ConfigError
+from .._core._mock import Mock, request
+from .._core._plan import EndHow
+from .._core._reply import Reply
+from .._core._request import Request
+from .._mockfile._dump import dump
+from .._server._feed import Feed
+from .._server._server import Server
 from ._exchange import HOP_BY_HOP, REDACT, Exchange, key_of, to_mock
 from ._pieces import Write
 

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .._errors import ConfigError
-from .._plan import Data, End, EndHow, Head, Pause, Step
-from .._reply import Reply
+from .._core._errors import ConfigError
+from .._core._plan import Data, End, EndHow, Head, Pause, Step
+from .._core._reply import Reply
 from ._pieces import Write, body_of, data_steps
 
 __all__ = ["ENDS", "TIMINGS", "Recording", "Timing"]

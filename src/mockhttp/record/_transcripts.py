@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from .._mock import Mock
-from .._request import Headers, Request
+from .._core._mock import Mock
+from .._core._request import Headers, Request
 from ._exchange import REDACT, Exchange, to_mock
 from ._pieces import Write
 

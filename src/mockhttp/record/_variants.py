@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ConfigError
+from .._core._errors import ConfigError
 from ._pieces import Write, body_of, event_ends
 from ._recording import DERIVE, Played, Recording
 

@@ -1,0 +1,5 @@
+"""The command line: mockhttp serve, validate, record, check."""
+
+from ._main import main as main
+
+__all__ = ["main"]

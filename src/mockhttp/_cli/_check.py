@@ -1,0 +1,250 @@
+"""``mockhttp check``: check a live endpoint or a recorded exchange against a profile.
+
+The lead's ``mockhttp`` entry point mounts this as a subcommand through
+``configure_parser`` and ``run``; ``python -m mockhttp.contract`` runs it alone.
+Exit status: 0 no violation, 1 at least one violation, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from .._core._errors import ConfigError
+from ..contract._check import Outcome, evaluate
+from ..contract._live import auth_headers, run_live
+from ..contract._profiles import PROFILES
+from ..contract._record import Limits
+from ..contract._report import format_json, format_junit, format_table
+from ..contract._transcript import Transcript, parse_head
+from . import _argtypes as argtypes
+
+__all__ = ["configure_parser", "run"]
+
+OK, VIOLATION, USAGE = 0, 1, 2
+_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+class UsageError(Exception):
+    """A bad command line: reported on stderr with exit status 2."""
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    """Add the ``check`` arguments to ``parser``."""
+    parser.description = (
+        "Check an LLM streaming endpoint's raw SSE bytes against a contract profile, "
+        "live (URL --model M) or from recorded files (--body FILE)."
+    )
+    parser.add_argument("url", nargs="?", help="live mode: the endpoint or base URL")
+    parser.add_argument("--model", help="live mode: the model to ask")
+    parser.add_argument(
+        "--api-key",
+        help="live mode: the API key (default: $MOCKHTTP_API_KEY, then $OPENAI_API_KEY or "
+        "$ANTHROPIC_API_KEY by profile; none for a local server)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        choices=list(PROFILES),
+        help="rule profile, repeatable (default: openai-chat)",
+    )
+    parser.add_argument(
+        "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra header"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=argtypes.seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="live mode: seconds to connect and per read (60)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=argtypes.seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="live mode: the whole check ends within this many seconds (300)",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=argtypes.size,
+        default=64 * 1024 * 1024,
+        metavar="SIZE",
+        help="live mode: read at most SIZE of one response body (64MiB)",
+    )
+    parser.add_argument(
+        "--max-event-bytes",
+        type=argtypes.size,
+        default=1024 * 1024,
+        metavar="SIZE",
+        help="live mode: one line or event may be at most SIZE (1MiB)",
+    )
+    parser.add_argument(
+        "--max-lines",
+        type=argtypes.count,
+        default=100_000,
+        metavar="N",
+        help="live mode: read at most N lines of one response body (100000)",
+    )
+    parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
+    parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
+    parser.add_argument("--request", type=Path, help="offline: the JSON request that was sent")
+    parser.add_argument("--buffered", type=Path, help="offline: the buffered answer (JSON)")
+    parser.add_argument(
+        "--as",
+        dest="as_",
+        metavar="PROVIDER",
+        help="the provider the stream comes from (openrouter, groq, azure, deepseek, mistral, "
+        "together, vllm, ollama, xai, gemini-openai, perplexity): its documented quirks are "
+        "reported as notes naming the quirk",
+    )
+    parser.add_argument("--json", action="store_true", help="print findings as JSON")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
+    parser.add_argument(
+        "--save", type=Path, metavar="FILE", help="live mode: write the exchanges as a mock file"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the check described by ``args``; print the report; return the exit status."""
+    try:
+        outcomes = _outcomes(args)
+    except UsageError as exc:
+        print(f"mockhttp check: error: {exc}", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:  # outside a recording (which reports its own)
+        print("mockhttp check: interrupted", file=sys.stderr)
+        return VIOLATION
+    print(format_json(outcomes) if args.json else format_table(outcomes), end="")
+    if args.junit is not None:
+        try:
+            args.junit.write_text(format_junit(outcomes), encoding="utf-8")
+        except OSError as exc:
+            print(
+                f"mockhttp check: error: cannot write --junit {args.junit}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return USAGE
+    return VIOLATION if any(o.violations for o in outcomes) else OK
+
+
+def _outcomes(args: argparse.Namespace) -> list[Outcome]:
+    profiles: list[str] = args.profile or ["openai-chat"]
+    if args.as_ is not None:
+        from ..llm._providers import provider  # llm builds on contract, not the reverse
+
+        try:
+            args.as_ = provider(args.as_).name
+        except ConfigError as exc:
+            raise UsageError(f"--as: {exc}") from None
+    if (args.url is None) == (args.body is None):
+        raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
+    if args.body is not None:
+        return [_offline(args, profiles)]
+    return _live(args, profiles)
+
+
+def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    if args.model is None:
+        raise UsageError("live mode needs --model")
+    offline_only = [p for p in profiles if p in ("openai-responses", "gemini")]
+    if offline_only:
+        raise UsageError(
+            f"live mode does not send {offline_only[0]} requests yet; record the exchange "
+            "(curl -D head.txt -o body.sse ...) and check it with --body"
+        )
+    if "anthropic-messages" in profiles and len(profiles) > 1:
+        raise UsageError("live mode checks anthropic-messages on its own")
+    api = "anthropic" if "anthropic-messages" in profiles else "openai"
+    key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
+    if key is not None and not key.isascii():
+        raise UsageError("the API key (--api-key or its environment variable) is not ASCII")
+    headers = {**auth_headers(api, key), **_headers(args.header)}
+    try:
+        httpx.URL(args.url)
+        urlsplit(args.url)
+    except (ValueError, httpx.InvalidURL) as exc:
+        raise UsageError(f"the URL {args.url!r} is not valid: {exc}") from None
+    limits = Limits(
+        time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
+    )
+    if args.save is None:
+        return run_live(args.url, args.model, api, headers, args.timeout, limits, as_=args.as_)
+    seen: list[tuple[str, dict[str, Any], Transcript]] = []
+    outcomes = run_live(
+        args.url, args.model, api, headers, args.timeout, limits,
+        lambda *x: seen.append(x), as_=args.as_,
+    )  # fmt: skip
+    _save(args.save, seen)
+    return outcomes
+
+
+def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> None:
+    """Write the exchanges of a live check as one mock file (``mockhttp.record``)."""
+    from urllib.parse import urlsplit
+
+    from .._mockfile._load import dump
+    from ..record import from_transcript
+
+    mocks = [from_transcript(t, request, urlsplit(target).path) for target, request, t in seen]
+    try:
+        path.write_text(dump(mocks), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--save {path}: {exc.strerror}") from None
+    print(f"mockhttp check: saved {len(mocks)} exchanges to {path}", file=sys.stderr)
+
+
+def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:
+    status = 200
+    headers: tuple[tuple[str, str], ...] = (("content-type", "text/event-stream"),)
+    if args.head is not None:
+        try:
+            status, headers = parse_head(_read(args.head).decode("utf-8", "replace"))
+        except ValueError as exc:
+            raise UsageError(f"--head {args.head}: {exc}") from None
+    request = _read_json(args.request, "--request")
+    buffered = _read_json(args.buffered, "--buffered")
+    if buffered is not None and profiles == ["openai-chat"]:
+        profiles = [*profiles, "stream-equals-buffered"]
+    transcript = Transcript.from_body(
+        _read(args.body), status=status, headers=headers, request=request, buffered=buffered
+    )
+    return evaluate(transcript, profiles, str(args.body), as_=args.as_)
+
+
+def _headers(given: list[str]) -> dict[str, str]:
+    headers = {}
+    for item in given:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"--header {item!r} is not 'Name: value'")
+        if not item.isascii():  # httpx sends header names and values as ASCII
+            raise UsageError(f"--header {item!r}: names and values must be ASCII")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _read_json(path: Path | None, option: str) -> Any:
+    if path is None:
+        return None
+    try:
+        return json.loads(_read(path))
+    except ValueError as exc:
+        raise UsageError(f"{option} {path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{option} {path} is nested too deep to parse as JSON") from None

@@ -1,0 +1,437 @@
+"""The ``mockhttp`` command: ``serve``, ``validate``, ``check`` and ``record``.
+
+``serve`` prints the base URL on stdout (one line, flushed) once it listens, so a script can
+read it; everything else (one line per request, reloads, errors) goes to stderr.
+
+Rule 1: a file set is used whole or not at all: a bad file at start exits with status 1,
+and a bad file on ``--watch`` keeps the mocks already served.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
+
+from .._core._errors import ConfigError, MockfileError, ServerError
+from .._core._mock import Mock
+from .._mockfile._load import file_problems, files, load
+from .._server._admin import is_loopback
+from .._server._budget import CLI_DEFAULT
+from .._server._server import LOOPS, Server, loop_factory
+from .._server._workers import (
+    ControlAdmin,
+    ForwardingAdmin,
+    Supervisor,
+    wait_for_listen,
+    worker_count,
+)
+from . import _argtypes as argtypes
+from ._serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
+
+__all__ = ["TOKEN_ENV", "admin_warning", "main"]
+
+_POLL = 0.25  # seconds between checks for a signal or a changed file
+_STOP_WAIT = 0.5  # seconds to wait for the server's thread at exit (it may be stuck)
+TOKEN_ENV = "MOCKHTTP_ADMIN_TOKEN"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["check"]:
+        return _check(args[1:])
+    if args[:1] == ["record"]:
+        return _record(args[1:])
+    parsed = _parser().parse_args(args)
+    if parsed.command == "serve":
+        return _serve(parsed)
+    if parsed.command == "validate":
+        return _validate(parsed.paths)
+    _parser().print_help(sys.stderr)
+    return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="mockhttp",
+        description="A mock HTTP server for clients of streaming (Server-Sent Events) APIs.",
+    )
+    parser.add_argument("--version", action="version", version=f"mockhttp {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="serve mock files (or the built-in LLM mocks)",
+        description="Serve the mocks in PATHs (files or directories of *.yaml, *.yml, "
+        "*.json); with no PATH, built-in OpenAI- and Anthropic-style mocks.  Prints the base "
+        "URL on stdout when listening.  The admin API is under /__mockhttp/.",
+    )
+    serve.add_argument("paths", nargs="*", metavar="PATH", help="mock files or directories")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8080, help="port (8080; 0 picks a free one)")
+    loud = serve.add_mutually_exclusive_group()
+    loud.add_argument("--quiet", action="store_true", help="log no requests, only errors")
+    loud.add_argument("--verbose", action="store_true", help="log request headers and bodies")
+    serve.add_argument("--watch", action="store_true", help="reload files when they change")
+    serve.add_argument(
+        "--variants",
+        action="store_true",
+        help="also serve every mock under /VARIANT/..., recordings as that variant",
+    )
+    serve.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default="auto",
+        help="event loop: uvloop when installed (auto, the default; pip install "
+        "'mockhttp[fast]'), asyncio's own, or uvloop",
+    )
+    serve.add_argument(
+        "--workers",
+        type=_workers_arg,
+        default=None,
+        metavar="N",
+        help="serve with N processes sharing the port (SO_REUSEPORT); auto: one per CPU.  "
+        "The admin API covers all of them",
+    )
+    serve.add_argument("--worker", help=argparse.SUPPRESS)  # N:HUBPORT, set by the supervisor
+    serve.add_argument(
+        "--journal-limit",
+        type=_positive,
+        default=10_000,
+        metavar="N",
+        help="keep the newest N calls in the journal (10000); counts stay exact",
+    )
+    serve.add_argument(
+        "--journal-bytes",
+        type=argtypes.size,
+        default=CLI_DEFAULT,
+        metavar="SIZE",
+        help="keep request and reply bodies in the journal up to SIZE (64MiB); the oldest "
+        "are dropped first, their length and SHA-256 kept",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=argtypes.seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="close connections whose request head takes longer, or whose body pauses longer (10)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=argtypes.seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="close connections idle for longer between requests (300)",
+    )
+    admin = serve.add_argument_group("admin API")
+    admin.add_argument("--no-admin", action="store_true", help="turn the admin API off")
+    admin.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help=f"require 'Authorization: Bearer TOKEN' on the admin API (default: ${TOKEN_ENV})",
+    )
+    admin.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also accept this Host name on the admin API (IP addresses and localhost are)",
+    )
+    admin.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="show secret headers (Authorization, x-api-key, ...) in the admin journal and log",
+    )
+    validate = commands.add_parser(
+        "validate",
+        help="check mock files",
+        description="Check mock files (directories: their subdirectories too); print every "
+        "error with its file, line and column.  "
+        "Exit status 0 when every file loads, 1 otherwise.",
+    )
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="mock files or directories")
+    commands.add_parser(
+        "record",
+        help="record an upstream's replies as mock files, through a proxy",
+        description="See `mockhttp record --help`.",
+        add_help=False,
+    )
+    commands.add_parser(
+        "check",
+        help="check a live streaming endpoint against a provider contract",
+        description="See `mockhttp check --help`.",
+        add_help=False,
+    )
+    return parser
+
+
+# -- serve ----------------------------------------------------------------------------------
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number from 0 to 65535")
+    return int(text)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return int(text)
+
+
+def _workers_arg(text: str) -> int:
+    try:
+        return worker_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    paths = [Path(p) for p in args.paths] or [DEFAULTS]
+    snapshot = watch_snapshot(paths) if args.watch else None  # before loading: miss no change
+    try:
+        mocks = load(*paths)
+    except MockfileError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    try:
+        loop_factory(args.loop)
+    except ConfigError as exc:
+        print(f"mockhttp: {exc}", file=sys.stderr)
+        return 1
+    token = args.admin_token or os.environ.get(TOKEN_ENV) or None
+    warning = admin_warning(args.host, token, admin=not args.no_admin)
+    if warning is not None and args.worker is None:  # (the supervisor's, not each worker's)
+        print(warning, file=sys.stderr)
+    if args.workers is not None and args.worker is None:
+        return _supervise(args, paths, len(mocks), snapshot)
+    server = Server(
+        args.host,
+        args.port,
+        journal_limit=args.journal_limit,
+        loop=args.loop,
+        reuse_port=args.worker is not None,
+        journal_bytes=args.journal_bytes,
+        header_timeout=args.header_timeout,
+        idle_timeout=args.idle_timeout,
+    )
+    if args.variants:
+        mocks = _variants(mocks)
+    served = Served(
+        server,
+        paths,
+        mocks,
+        args.quiet,
+        args.verbose,
+        admin=None if args.no_admin else {
+            "token": token, "hosts": args.allow_host, "redact": not args.no_redact
+        },
+        redact=not args.no_redact,
+    )  # fmt: skip
+    if args.variants:
+        served.expand = _variants
+    control: Server | None = None
+    if args.worker is not None:  # one of --workers: its admin API is everybody's
+        control = _control(served)
+        if served.admin is not None:  # (refused here, in the worker, before forwarding)
+            server.admin = ForwardingAdmin(int(args.worker.split(":")[1]), served.admin.refusal)
+    try:
+        server.start()
+    except ServerError as exc:
+        print(f"mockhttp: {exc}", file=sys.stderr)
+        return 1
+    # What exists now (modules, mocks, the loop) lives as long as the process: keep it out of
+    # the collector's full passes, which otherwise stall every stream (see docs/performance.md).
+    gc.freeze()
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, _stopper(stop)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if control is None:
+            served.announce()
+        else:
+            print(server.url, flush=True)  # to the supervisor
+            # the supervisor holds our stdin: at its end (it died, even by SIGKILL), stop
+            threading.Thread(target=_stop_at_eof, args=(stop,), daemon=True).start()
+        while not stop.wait(_POLL):
+            if snapshot is not None:
+                snapshot = served.reload_if_changed(snapshot)
+    finally:
+        stopped = server.close(timeout=_STOP_WAIT)
+        if control is not None:
+            control.close(timeout=_STOP_WAIT)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not stopped:  # its loop is stuck (a slow matcher): the interpreter's own exit would
+        sys.stdout.flush()  # wait on that thread for the lock, so leave at once
+        sys.stderr.flush()
+        os._exit(0)
+    return 0
+
+
+def _stop_at_eof(stop: threading.Event) -> None:
+    sys.stdin.read()
+    stop.set()
+
+
+def _control(served: Served) -> Server:
+    """A worker's private admin port; wait for the supervisor's word to listen."""
+    control = Server("127.0.0.1", 0, loop="asyncio")
+    control.admin = ControlAdmin(
+        served.admin.handle if served.admin is not None else None,
+        lambda: served.reload_if_changed((), settle=False),
+    )
+    control.start()
+    print(f"CONTROL {control.port}", flush=True)
+    wait_for_listen()
+    return control
+
+
+def _supervise(
+    args: argparse.Namespace, paths: list[Path], mocks: int, snapshot: Snapshot | None
+) -> int:
+    """``serve --workers N``: start the workers, replace dead ones, stop them all."""
+    argv = [sys.executable, "-m", "mockhttp", "serve", *map(str, paths), "--host", args.host]
+    argv += ["--loop", args.loop, "--journal-limit", str(args.journal_limit)]
+    argv += ["--journal-bytes", str(args.journal_bytes), "--header-timeout"]
+    argv += [str(args.header_timeout), "--idle-timeout", str(args.idle_timeout)]
+    argv += [f"--allow-host={name}" for name in args.allow_host]
+    argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
+    if args.admin_token:  # to the workers through their environment, not their argv
+        os.environ[TOKEN_ENV] = args.admin_token
+    argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []
+
+    def log(text: str) -> None:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    try:
+        supervisor = Supervisor(args.host, args.port, args.workers, argv, log)
+    except OSError as exc:
+        print(f"mockhttp: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, _stopper(stop)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    watched = [snapshot]
+
+    def tick() -> None:  # --watch: the workers reload together, through the hub
+        if watched[0] is None:
+            return
+        current = watch_snapshot(paths)
+        if current == watched[0]:
+            return
+        watched[0] = current
+        try:
+            load(*paths)
+        except MockfileError as exc:
+            log(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
+            return
+        supervisor.broadcast("POST", "/__mockhttp/_reload")
+
+    try:
+        supervisor.start()
+        where = "the built-in mocks" if paths == [DEFAULTS] else ", ".join(map(str, paths))
+        print(supervisor.url, flush=True)
+        log(
+            f"mockhttp: serving {mocks} mocks from {where} on {supervisor.url} "
+            f"with {args.workers} workers" + ("" if args.loop == "auto" else f" ({args.loop})")
+        )
+        supervisor.watch(stop, _POLL, tick)
+    except RuntimeError as exc:
+        log(f"mockhttp: {exc}")
+        return 1
+    finally:
+        supervisor.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def admin_warning(host: str, token: str | None, *, admin: bool) -> str | None:
+    """The warning for an admin API that the network can reach without a token, or None."""
+    if not admin or token is not None or is_loopback(host):
+        return None
+    return (
+        f"mockhttp: warning: the admin API on {host} is open to the network without a "
+        "token; anyone who reaches it can change the mocks and read the journal (set "
+        f"--admin-token or ${TOKEN_ENV}, or --no-admin)"
+    )
+
+
+def _stopper(stop: threading.Event) -> Callable[[int, FrameType | None], None]:
+    def handle(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    return handle
+
+
+def _variants(mocks: list[Mock]) -> list[Mock]:
+    from ..record._cli import with_variants
+
+    expanded, names = with_variants(mocks)
+    where = ", ".join(f"/{n}/" for n in names) or "none: no recorded event stream"
+    print(f"mockhttp: variants under {where}", file=sys.stderr, flush=True)
+    return expanded
+
+
+# -- validate -------------------------------------------------------------------------------
+
+
+def _validate(paths: Sequence[str]) -> int:
+    status = 0
+    for given in paths:
+        try:
+            found = files([given])
+        except MockfileError as exc:
+            print(exc, file=sys.stderr)
+            status = 1
+            continue
+        if not found:
+            print(f"{given}: no mock files (*.yaml, *.yml, *.json) in it", file=sys.stderr)
+            status = 1
+        for path in found:
+            errors = file_problems(path)
+            for error in errors:
+                print(error, file=sys.stderr)
+            if errors:
+                status = 1
+            else:
+                print(f"{path}: ok, {plural(len(load(path)), 'mock')}")
+    return status
+
+
+# -- check ----------------------------------------------------------------------------------
+
+
+def _check(argv: list[str]) -> int:
+    from . import _check as contract_cli
+
+    parser = argparse.ArgumentParser(
+        prog="mockhttp check",
+        description="Check a streaming endpoint against a provider's stream contract.",
+    )
+    contract_cli.configure_parser(parser)
+    status: int = contract_cli.run(parser.parse_args(argv))
+    return status
+
+
+# -- record ---------------------------------------------------------------------------------
+
+
+def _record(argv: list[str]) -> int:
+    from ..record import _cli as record_cli
+
+    parser = argparse.ArgumentParser(
+        prog="mockhttp record",
+        description="Record an upstream's replies as mock files, through a proxy.",
+    )
+    record_cli.configure_parser(parser)
+    return record_cli.run(parser.parse_args(argv))

@@ -1,0 +1,512 @@
+"""Mocks: a request pattern, a reply and faults; and the handle that records its calls."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import inspect
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ._errors import ConfigError
+from ._match import MISSING, JSONPath, Matcher, as_matcher, cut
+from ._plan import Fault
+from ._registry import ReplyKind
+from ._reply import Reply, ok
+from ._request import Request
+
+__all__ = [
+    "EXHAUSTED",
+    "STARTED",
+    "Criterion",
+    "Exhausted",
+    "Mismatch",
+    "Mock",
+    "Scenario",
+    "delete",
+    "get",
+    "head",
+    "options",
+    "patch",
+    "post",
+    "put",
+    "request",
+]
+
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_METHOD = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+
+Field = Literal["query", "header", "body"]
+Exhausted = Literal["repeat", "unmatched", "error"]
+EXHAUSTED: tuple[Exhausted, ...] = ("repeat", "unmatched", "error")
+STARTED = "Started"  # the state every scenario is in at first (and after a reset)
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A mock's place in a named scenario (WireMock's scenarios): it answers only while
+    the scenario is in ``state`` (None: in any state), then moves it to ``next_state``."""
+
+    name: str
+    state: str | None = None
+    next_state: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One field of a request that a mock did not accept.
+
+    ``reason`` says it in words; ``expected`` is the matcher (or value) as text, ``actual``
+    the request's value (None when absent), ``path`` the JSONPath a body matcher queried.
+    """
+
+    field: str
+    reason: str
+    weight: float = 1.0
+    expected: str = ""
+    actual: Any = None
+    path: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    """A matcher on one request field: ``query`` and ``header`` have a name, ``body`` not."""
+
+    field: Field
+    name: str | None
+    matcher: Matcher
+
+    def value(self, request: Request) -> Any:
+        if self.field == "body":
+            return request
+        assert self.name is not None
+        if self.field == "header":
+            return request.headers.get(self.name, MISSING)
+        name = self.name
+        found = [v for k, v in request.query if k == name]
+        if not found:
+            return MISSING
+        return found[0] if len(found) == 1 else found  # ?tag=a&tag=b: every value
+
+    def label(self) -> str:
+        return "body" if self.name is None else f"{self.field} {self.name!r}"
+
+
+def _compile_path(path: str) -> re.Pattern[str] | None:
+    if not _TEMPLATE.search(path):
+        return None
+    pattern = ""
+    last = 0
+    for found in _TEMPLATE.finditer(path):
+        pattern += re.escape(path[last : found.start()]) + f"(?P<{found.group(1)}>[^/]+)"
+        last = found.end()
+    try:
+        return re.compile("^" + pattern + re.escape(path[last:]) + "$")
+    except re.error as exc:
+        raise ConfigError(f"path={path!r} is not a valid template: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Mock:
+    """A mock: which requests it answers, and how.
+
+    Build one with :func:`get`, :func:`post`, ... or :func:`request`; each method returns a
+    new ``Mock``, so a base mock can be shared.  Register it with ``server.mock(mock)``.
+
+    Attributes:
+        method: the method to match (None: any).
+        path: exact text, a ``{name}`` template, or a matcher (e.g. ``match.regex``).
+        criteria: matchers on query parameters, headers and the body.
+        response: the reply (default: ``200`` with an empty body).
+        faults: faults applied to the reply, in order.
+        name: a name for messages and the journal.
+        priority: higher wins; equal priorities go to the most recently added mock.
+        times: how many requests the mock answers (None: unlimited).
+    """
+
+    method: str | None
+    path: str | Matcher | None
+    criteria: tuple[Criterion, ...] = ()
+    response: Reply = field(default_factory=ok)
+    faults: tuple[Fault, ...] = ()
+    name: str | None = None
+    priority: int = 0
+    times: int | None = None
+    handler: Callable[..., Reply] | None = None
+    sequence: tuple[tuple[Reply, tuple[Fault, ...]], ...] = ()
+    exhausted: Exhausted = "repeat"
+    scenario_of: Scenario | None = None
+
+    def __post_init__(self) -> None:
+        if self.method is not None and (
+            not isinstance(self.method, str) or not _METHOD.match(self.method)
+        ):
+            raise ConfigError(f"method={self.method!r} must be an HTTP method such as 'POST'")
+        if self.method is not None:
+            object.__setattr__(self, "method", self.method.upper())
+        if isinstance(self.path, str):
+            if not self.path.startswith("/") and self.path != "*":
+                raise ConfigError(f"path={self.path!r} must start with '/'")
+            if "?" in self.path:
+                path, _, query = self.path.partition("?")
+                raise ConfigError(
+                    f"path={self.path!r} has a query, which a path never matches (the query "
+                    f"is matched apart): use {path!r} and .query(name, value) for each "
+                    f"parameter of {query!r}"
+                )
+            object.__setattr__(self, "_template", _compile_path(self.path))
+        elif self.path is not None and not isinstance(self.path, Matcher):
+            raise ConfigError(f"path={self.path!r} must be text or a matcher such as match.regex")
+        if isinstance(self.priority, bool) or not isinstance(self.priority, int):
+            raise ConfigError(f"priority={self.priority!r} must be an int")
+        if self.times is not None and (
+            isinstance(self.times, bool) or not isinstance(self.times, int) or self.times < 1
+        ):
+            raise ConfigError(f"times={self.times!r} must be a positive int or None")
+        if self.name is not None and not isinstance(self.name, str):
+            raise ConfigError(f"name={self.name!r} must be text")
+        if not isinstance(self.response, Reply):
+            raise ConfigError(f"reply={self.response!r} must be a Reply (mockhttp.ok(), ...)")
+
+    # -- building ---------------------------------------------------------------------
+
+    def header(self, name: str, matcher: Matcher | Any = None) -> Mock:
+        """Match a header (name in any case); a plain value means ``equal(value)``.
+
+        Without ``matcher`` the header must be present.
+        """
+        return self._add("header", _name("header", name).lower(), matcher)
+
+    def query(self, name: str, matcher: Matcher | Any = None) -> Mock:
+        """Match a query parameter; a plain value means ``equal``.
+
+        A parameter given once is its text; given several times (``?tag=a&tag=b``) it is
+        the list of its values, so ``match.contains("b")`` or ``equal(["a", "b"])`` apply.
+        """
+        return self._add("query", _name("query", name), matcher)
+
+    def body(self, matcher: Matcher | Any) -> Mock:
+        """Match the body, e.g. ``match.json_path("$.stream", match.equal(True))``."""
+        return self._add("body", None, matcher)
+
+    def reply(self, response: Reply | ReplyKind) -> Mock:
+        """Answer with ``response``: a fixed reply, or a reply kind built per request
+        (such as ``mockhttp.llm.openai_chat("Hi")``), which keeps a file form."""
+        if isinstance(response, ReplyKind):
+            return dataclasses.replace(self, response=ok(), handler=response)
+        if not isinstance(response, Reply):
+            raise ConfigError(f"reply={response!r} must be a Reply (mockhttp.ok(), ...)")
+        return dataclasses.replace(self, response=response, handler=None, sequence=())
+
+    def replies(
+        self,
+        *replies: Reply | tuple[Reply, Sequence[Fault]],
+        exhausted: Exhausted = "repeat",
+    ) -> Mock:
+        """Answer the first request with the first reply, the second with the second, ...
+
+        A reply may come with its own faults: ``(reply, [fault.limit_events(2)])``.  When
+        every reply has been sent, ``exhausted`` says what follows: ``"repeat"`` (the last
+        reply again), ``"unmatched"`` (the mock stops matching; other mocks or a 404
+        answer) or ``"error"`` (a 500, and ``server.check()`` fails).
+        """
+        if not replies:
+            raise ConfigError("replies() needs at least one reply")
+        if exhausted not in EXHAUSTED:
+            raise ConfigError(f"exhausted={exhausted!r} must be one of {', '.join(EXHAUSTED)}")
+        sequence = []
+        for i, item in enumerate(replies):
+            reply, faults = item if isinstance(item, tuple) else (item, ())
+            if not isinstance(reply, Reply):
+                raise ConfigError(
+                    f"replies() argument {i}={item!r} must be a Reply or (Reply, [faults])"
+                )
+            sequence.append((reply, tuple(self._checked_faults(faults))))
+        return dataclasses.replace(
+            self, sequence=tuple(sequence), exhausted=exhausted, handler=None
+        )
+
+    def scenario(self, name: str, state: str | None = None, next_state: str | None = None) -> Mock:
+        """Take part in scenario ``name``: answer only while it is in ``state`` (every
+        scenario starts in ``"Started"``; None: in any state), then move it to
+        ``next_state`` (None: stay).  ``server.reset()`` puts every scenario back to
+        ``"Started"``.
+        """
+        for arg, value in (("name", name), ("state", state), ("next_state", next_state)):
+            if not (isinstance(value, str) and value) and not (arg != "name" and value is None):
+                raise ConfigError(f"scenario() {arg}={value!r} must be non-empty text")
+        return dataclasses.replace(self, scenario_of=Scenario(name, state, next_state))
+
+    def respond_with(self, handler: Callable[..., Reply]) -> Mock:
+        """Answer with the reply ``handler(request)`` builds, per request (Python only).
+
+        The handler runs on the server thread; if it raises, or returns something other
+        than a ``Reply``, the client gets a 500 and ``server.check()`` re-raises the error.
+        A mock with a handler has no file form (a :class:`ReplyKind` has one: pass it to
+        :meth:`reply`).
+        """
+        if not callable(handler):
+            raise ConfigError(f"respond_with() handler={handler!r} must be callable")
+        return dataclasses.replace(self, handler=handler, sequence=())
+
+    def reply_for(self, request: Request, index: int = 0) -> Reply:
+        """The reply to ``request``, the mock's ``index``-th call (0 for the first): the
+        handler's, the sequence's, or the fixed one.
+
+        The handler gets the path's template values as keyword arguments when it takes
+        them: ``def handler(request, id)`` for the path ``/v1/files/{id}``.
+
+        Raises:
+            ConfigError: the handler returned something other than a ``Reply``.
+        """
+        if self.handler is not None:
+            params = self.path_params(request) or {}
+            wanted = _handler_params(self.handler)
+            kwargs = params if wanted is None else {k: params[k] for k in wanted if k in params}
+            reply = self.handler(request, **kwargs)
+            if not isinstance(reply, Reply):
+                raise ConfigError(
+                    f"the handler of mock {self.describe()} returned {reply!r}, not a Reply"
+                )
+            return reply
+        if self.sequence:
+            return self.sequence[min(index, len(self.sequence) - 1)][0]
+        return self.response
+
+    def faults_for(self, index: int) -> tuple[Fault, ...]:
+        """The faults of the ``index``-th call: its sequence reply's own, then the mock's."""
+        if self.sequence:
+            return (*self.sequence[min(index, len(self.sequence) - 1)][1], *self.faults)
+        return self.faults
+
+    @property
+    def fixed(self) -> bool:
+        """True when every reply is known up front (no handler): framed once, replayed."""
+        return self.handler is None
+
+    def pipe(self, *faults: Fault) -> Mock:
+        """Apply ``faults`` to the reply, in order (see :mod:`mockhttp.fault`)."""
+        return dataclasses.replace(self, faults=(*self.faults, *self._checked_faults(faults)))
+
+    @staticmethod
+    def _checked_faults(faults: Sequence[Fault]) -> list[Fault]:
+        for f in faults:
+            if not (hasattr(f, "body") and hasattr(f, "wire")):
+                raise ConfigError(f"pipe() argument {f!r} must be a fault from mockhttp.fault")
+        return list(faults)
+
+    def to_yaml(self) -> str:
+        """This mock as a mock file (YAML); ``mockhttp.loads`` reads it back unchanged.
+
+        Raises:
+            ConfigError: the mock has no file form (a binary body, a bytes matcher value).
+        """
+        if _WRITER is None:  # pragma: no cover (importing mockhttp loads the writer)
+            raise ConfigError("the mock file writer is not loaded: import mockhttp first")
+        return _WRITER(self)
+
+    def _add(self, field: Field, name: str | None, matcher: Matcher | Any) -> Mock:
+        from ._match import exists
+
+        if field != "body":
+            matcher = _as_text(matcher)
+        m = exists() if matcher is None else as_matcher(matcher, f"{field} matcher")
+        return dataclasses.replace(self, criteria=(*self.criteria, Criterion(field, name, m)))
+
+    # -- matching ---------------------------------------------------------------------
+
+    def path_params(self, request: Request) -> dict[str, str] | None:
+        """The ``{name}`` values of a template path (None when the path does not match)."""
+        if self.path is None or self.path == "*":
+            return {}
+        if isinstance(self.path, Matcher):
+            return {} if self.path.matches(request.path) else None
+        template: re.Pattern[str] | None = self.__dict__["_template"]
+        if template is None:
+            return {} if request.path == self.path else None
+        found = template.match(request.path)
+        return None if found is None else found.groupdict()
+
+    def differences(
+        self, request: Request, states: Mapping[str, str] | None = None
+    ) -> list[Mismatch]:
+        """Every field of ``request`` this mock does not accept (empty: it matches);
+        ``states`` are the scenarios' current states (see :meth:`scenario`)."""
+        found: list[Mismatch] = []
+        if not self.in_state(states or {}):
+            assert self.scenario_of is not None
+            now = (states or {}).get(self.scenario_of.name, STARTED)
+            reason = (
+                f"scenario {self.scenario_of.name!r} is in state {now!r}, "
+                f"expected {self.scenario_of.state!r}"
+            )
+            found.append(Mismatch("scenario", reason, 1, str(self.scenario_of.state), now))
+        method = request.method
+        if self.method is not None and self.method not in (method, _AS_GET.get(method)):
+            reason = f"got {cut(method)}, expected {self.method!r}"
+            found.append(Mismatch("method", reason, 2, self.method, method))
+        if self.path_params(request) is None:
+            reason = f"got {cut(request.path)}, expected {self._path_text()}"
+            found.append(
+                Mismatch(
+                    "path", reason, self._path_weight(request), self._path_text(), request.path
+                )
+            )
+        for c in self.criteria:
+            value = c.value(request)
+            why = c.matcher.explain(value)
+            if why is not None:
+                found.append(_mismatch(c, value, why))
+        return found
+
+    def in_state(self, states: Mapping[str, str]) -> bool:
+        """True when the mock's scenario (if any) is in the state it answers in."""
+        sc = self.scenario_of
+        return sc is None or sc.state is None or states.get(sc.name, STARTED) == sc.state
+
+    def matches(self, request: Request, method: str | None = None) -> bool:
+        """True when the mock accepts ``request`` (taken as a ``method`` request if given)."""
+        if self.method is not None and (method or request.method) != self.method:
+            return False
+        if self.path_params(request) is None:
+            return False
+        for c in self.criteria:  # noqa: SIM110 (no genexpr: this runs for every request)
+            if not c.matcher.matches(c.value(request)):
+                return False
+        return True
+
+    def _path_text(self) -> str:
+        return repr(self.path)
+
+    def _path_weight(self, request: Request) -> float:
+        """How far the request's path is from this mock's: 1 (nearly the same, such as a
+        trailing slash) to 3 (nothing in common), so near misses rank first."""
+        if not isinstance(self.path, str):
+            return 3.0
+        given, wanted = request.path[:300], self.path[:300]  # bounded work for a long path
+        similar = difflib.SequenceMatcher(None, given, wanted, autojunk=False).ratio()
+        return 1.0 + 2.0 * (1.0 - similar)
+
+    def describe(self) -> str:
+        """``'name'`` or ``METHOD /path``."""
+        if self.name:
+            return repr(self.name)
+        if self.path is None:
+            path = "*"
+        else:
+            path = self.path if isinstance(self.path, str) else repr(self.path)
+        return f"{self.method or '*'} {path}"
+
+
+_WRITER: Callable[[Mock], str] | None = None
+
+
+def set_writer(writer: Callable[[Mock], str]) -> None:
+    """Install the mock file writer (``_mockfile_dump.dump`` does it when imported), so
+    ``Mock.to_yaml`` works without this module importing the file layer."""
+    global _WRITER
+    _WRITER = writer
+
+
+_AS_GET = {"HEAD": "GET"}  # a GET mock answers HEAD when no HEAD mock does (RFC 9110 §9.3.2)
+
+
+def _as_text(value: Any) -> Any:
+    """Header and query values are text: a plain number or bool means its text form
+    (``2`` → ``"2"``, ``True`` → ``"true"``), as a YAML file would mean it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+def _handler_params(handler: Callable[..., Reply]) -> tuple[str, ...] | None:
+    """The keyword names a handler takes after the request (None: any, ``**kwargs``)."""
+    try:
+        sig = inspect.signature(handler)
+    except (TypeError, ValueError):
+        return ()
+    names = []
+    for i, p in enumerate(sig.parameters.values()):
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if i and p.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            inspect.Parameter.KEYWORD_ONLY,
+        ):
+            names.append(p.name)
+    return tuple(names)
+
+
+def _mismatch(criterion: Criterion, value: Any, reason: str) -> Mismatch:
+    """A criterion's miss, with the value it saw (for a JSONPath: what the path selected)."""
+    matcher = criterion.matcher
+    path = matcher.path if isinstance(matcher, JSONPath) else None
+    if isinstance(value, Request):
+        value = matcher.select(value) if isinstance(matcher, JSONPath) else value.text
+    actual = None if value is MISSING else value
+    return Mismatch(criterion.label(), reason, 1, repr(matcher), actual, path)
+
+
+def _name(field: str, name: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{field} name={name!r} must be non-empty text")
+    return name
+
+
+def request(
+    method: str | None,
+    path: str | Matcher | None = None,
+    *,
+    name: str | None = None,
+    priority: int = 0,
+    times: int | None = None,
+) -> Mock:
+    """A mock for ``method`` (None: any) and ``path`` (None: any).
+
+    ``path`` is exact text (``"/v1/models"``), a template (``"/v1/models/{id}"``) or a
+    matcher (``match.regex(r"^/v1/")``).
+    """
+    return Mock(method, path, name=name, priority=priority, times=times)
+
+
+class _MethodMock(Protocol):
+    def __call__(
+        self,
+        path: str | Matcher | None = None,
+        *,
+        name: str | None = None,
+        priority: int = 0,
+        times: int | None = None,
+    ) -> Mock: ...
+
+
+def _method(verb: str) -> _MethodMock:
+    def build(
+        path: str | Matcher | None = None,
+        *,
+        name: str | None = None,
+        priority: int = 0,
+        times: int | None = None,
+    ) -> Mock:
+        return Mock(verb, path, name=name, priority=priority, times=times)
+
+    build.__name__ = verb.lower()
+    build.__qualname__ = verb.lower()
+    build.__doc__ = f"A mock for ``{verb}`` requests to ``path``; see :func:`request`."
+    return build
+
+
+get = _method("GET")
+post = _method("POST")
+put = _method("PUT")
+patch = _method("PATCH")
+delete = _method("DELETE")
+head = _method("HEAD")
+options = _method("OPTIONS")

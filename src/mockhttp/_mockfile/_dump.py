@@ -1,0 +1,281 @@
+"""Writing mocks as mock files: the inverse of ``_mockfile``'s reading.
+
+:func:`to_dict` gives a mock's document (plain dicts and lists, ready for YAML or JSON);
+:func:`dump` writes one or several mocks as YAML, matchers and faults as flow lists
+(``[json_path, $.stream, [equal, true]]``) and events as flow mappings, as a person would.
+
+Rule 1: ``loads(dump(mock)) == [mock]`` for every mock with a file form.  What has none
+(a bytes body that is not UTF-8, a bytes matcher value) raises ``ConfigError`` rather
+than being written differently.  Criteria are written grouped by field (``query``,
+``header``, ``body``), in the order each field first appears, so a mock whose criteria
+interleave fields, or that matches one header or the body twice (written as ``all_of``),
+loads back as an equivalent mock rather than an equal one.  Likewise a reply header sent
+several times is written as a list under its first name, so repeats of a name that are
+apart come back together.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import yaml
+
+from .._core._errors import ConfigError
+from .._core._match import Equal, Matcher, all_of
+from .._core._mock import Criterion, Mock, set_writer
+from .._core._plan import Fault
+from .._core._registry import ReplyKind
+from .._core._reply import EventStream, Reply, _reason
+from .._core._sse import Event, dumps_compact
+from .._core._units import format_seconds
+from ._kinds import kind_of
+
+__all__ = ["dump", "to_dict"]
+
+
+class _Flow(list[Any]):
+    """A list written in flow style: ``[name, arg, ...]``."""
+
+
+class _FlowMap(dict[str, Any]):
+    """A mapping written in flow style: ``{event: ping, data: {type: ping}}``."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes ``_Flow``/``_FlowMap`` in flow style and indents lists."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _represent_flow(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+
+def _represent_flow_map(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    # PyYAML writes NEL and the Unicode line and paragraph separators raw in plain and
+    # single-quoted scalars, where its reader then folds them: double quotes escape them.
+    style = '"' if any(c in data for c in "\x85\u2028\u2029") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(_Flow, _represent_flow)
+_Dumper.add_representer(_FlowMap, _represent_flow_map)
+
+
+def dump(mocks: Mock | Iterable[Mock]) -> str:
+    """One or several mocks as a YAML mock file (``---`` between documents).
+
+    Raises:
+        ConfigError: a mock has no file form (a binary body, a bytes matcher value).
+    """
+    docs = [to_dict(mocks)] if isinstance(mocks, Mock) else [to_dict(m) for m in mocks]
+    return yaml.dump_all(
+        docs,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1 << 16,
+        explicit_start=len(docs) > 1,
+    )
+
+
+def to_dict(mock: Mock) -> dict[str, Any]:
+    """A mock as its document: ``{"request": {...}, "response": {...}, ...}``."""
+    if mock.handler is not None and not isinstance(mock.handler, ReplyKind):
+        raise ConfigError(
+            f"mock {mock.describe()} answers with a Python handler, which has no file form"
+        )
+    doc: dict[str, Any] = {}
+    if mock.name is not None:
+        doc["name"] = mock.name
+    if mock.priority:
+        doc["priority"] = mock.priority
+    if mock.times is not None:
+        doc["times"] = mock.times
+    request = _request(mock)
+    if request:
+        doc["request"] = request
+    if mock.scenario_of is not None:
+        sc = mock.scenario_of
+        doc["scenario"] = {
+            k: v
+            for k, v in (("name", sc.name), ("state", sc.state), ("next_state", sc.next_state))
+            if v is not None
+        }
+    if isinstance(mock.handler, ReplyKind):
+        doc["response"] = _kind(mock.handler, mock.faults)
+    elif mock.sequence:
+        doc["replies"] = [_response(r, (*own, *mock.faults)) for r, own in mock.sequence]
+        if mock.exhausted != "repeat":
+            doc["exhausted"] = mock.exhausted
+    else:
+        doc["response"] = _response(mock.response, mock.faults)
+    return doc
+
+
+def _request(mock: Mock) -> dict[str, Any]:
+    request: dict[str, Any] = {}
+    if mock.method is not None:
+        request["method"] = mock.method
+    if isinstance(mock.path, Matcher):
+        request["path"] = _form(mock.path)
+    elif mock.path is not None:
+        request["path"] = mock.path
+    for c in mock.criteria:
+        request.setdefault(c.field, [])
+    for field in ("query", "header", "body"):
+        if field in request:
+            request[field] = _criteria([c for c in mock.criteria if c.field == field])
+    return request
+
+
+def _criteria(criteria: list[Criterion]) -> Any:
+    if criteria[0].name is None:
+        return _matcher([c.matcher for c in criteria])
+    names: dict[str, list[Matcher]] = {}
+    for c in criteria:
+        assert c.name is not None
+        names.setdefault(c.name, []).append(c.matcher)
+    return _FlowMap({name: _matcher(matchers) for name, matchers in names.items()})
+
+
+def _matcher(matchers: list[Matcher]) -> Any:
+    m = matchers[0] if len(matchers) == 1 else all_of(*matchers)
+    if isinstance(m, Equal) and m.expected is not None and not isinstance(m.expected, list):
+        return _json_value(m.expected, m)
+    return _form(m)
+
+
+def _form(value: Matcher | Fault) -> _Flow:
+    to_args = getattr(value, "to_args", None)
+    try:
+        if to_args is None:
+            raise NotImplementedError
+        return _flow(to_args())
+    except NotImplementedError:  # a matcher or fault defined outside mockhttp
+        name = type(value).__name__  # its repr may need the missing arguments too
+        raise ConfigError(f"{name} has no file form (no to_args method)") from None
+
+
+def _flow(form: list[Any]) -> _Flow:
+    out = _Flow()
+    for item in form:
+        if isinstance(item, list):
+            out.append(_flow(item))
+        elif isinstance(item, dict):
+            out.append(dict(item))  # Options → a plain mapping
+        else:
+            out.append(_json_value(item, form))
+    return out
+
+
+def _json_value(value: Any, owner: object) -> Any:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{owner!r} has no file form: {value!r} is not a JSON value") from None
+    return value
+
+
+# -- responses ----------------------------------------------------------------------------
+
+
+def _response(reply: Reply, faults: tuple[Fault, ...]) -> dict[str, Any]:
+    response: dict[str, Any] = {"status": reply.status_code}
+    if reply.reason != _reason(reply.status_code):
+        response["reason"] = reply.reason
+    headers = list(reply.headers)
+    content = _content(reply, headers)
+    if headers:
+        response["header"] = _headers(headers)
+    response.update(content)
+    if reply.head_delay:
+        response["delay"] = format_seconds(reply.head_delay)
+    if faults:
+        response["pipe"] = [_form(f) for f in faults]
+    return response
+
+
+def _kind(kind: ReplyKind, faults: tuple[Fault, ...]) -> dict[str, Any]:
+    """``{<file_key>: {arg: value, ...}}``, the file form of a reply kind."""
+    args = kind.to_args()
+    for value in args.values():
+        _json_value(value, kind)
+    response: dict[str, Any] = {kind.file_key: args}
+    if faults:
+        response["pipe"] = [_form(f) for f in faults]
+    return response
+
+
+def _headers(headers: list[tuple[str, str]]) -> dict[str, Any]:
+    grouped: dict[str, list[str]] = {}
+    for name, value in headers:
+        grouped.setdefault(name, []).append(value)
+    return _FlowMap(
+        {name: values[0] if len(values) == 1 else values for name, values in grouped.items()}
+    )
+
+
+def _content(reply: Reply, headers: list[tuple[str, str]]) -> dict[str, Any]:
+    """``event_stream``, ``json`` or ``body``; a JSON body drops the header ``.json`` adds;
+    a registered kind's key for its replies."""
+    kind = kind_of(reply)
+    if kind is not None:
+        return {kind.key: kind.write(reply)}
+    if reply.stream is not None:
+        return {"event_stream": _event_stream(reply.stream)}
+    if not reply.content:
+        return {}
+    try:
+        text = reply.content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{reply!r} has no file form: its body is not UTF-8 text") from None
+    if headers and headers[-1] == ("Content-Type", "application/json"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if value is not None and dumps_compact(value) == text:
+            headers.pop()
+            return {"json": value}
+    return {"body": text}
+
+
+def _event_stream(stream: EventStream) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    options = inspect.signature(Reply.event_stream).parameters
+    for name in ("event_delay", "first_event_delay"):
+        if getattr(stream, name):
+            out[name] = format_seconds(getattr(stream, name))
+    if stream.repeat != 1:
+        out["repeat"] = True if stream.repeat is None else stream.repeat
+    for name in ("line_ending", "space"):
+        if getattr(stream, name) != options[name].default:
+            out[name] = getattr(stream, name)
+    out["events"] = [_event(e) for e in stream.events]
+    return out
+
+
+def _event(event: Event) -> _FlowMap:
+    out = _FlowMap()
+    for name in ("event", "id", "retry", "comment"):
+        if getattr(event, name) is not None:
+            out[name] = getattr(event, name)
+    if event.delay is not None:
+        out["delay"] = format_seconds(event.delay)
+    if event.data is not None:
+        out["data"] = event.data
+    return out
+
+
+set_writer(dump)

@@ -1,0 +1,469 @@
+"""The admin API: set up and verify mocks over HTTP, for tests written in any language.
+
+Every path under ``/__mockhttp/`` is reserved for it (mocks never see those requests, and
+the journal does not record them).  Bodies are mock files (YAML or JSON, the same schema);
+answers are JSON.
+
+=======  ===============================  ==================================================
+method   path                             what it does
+=======  ===============================  ==================================================
+GET      /__mockhttp/mocks                list the mocks, in the order they are tried
+POST     /__mockhttp/mocks                add the mocks of a YAML or JSON body (201)
+DELETE   /__mockhttp/mocks                remove every mock (the journal stays)
+GET      /__mockhttp/mocks/{ref}          one mock, with its ``call_count``
+DELETE   /__mockhttp/mocks/{ref}          remove one mock
+GET      /__mockhttp/mocks/{ref}/calls    its ``call_count`` and its calls
+GET      /__mockhttp/journal              every request (``?mock=ref``: one mock's;
+                                          ``?mock=none``: the unmatched ones, with why)
+DELETE   /__mockhttp/journal              forget every call (the mocks stay)
+POST     /__mockhttp/requests/count       count the calls matching the body's ``request``
+                                          pattern (a mock file; no mock is added)
+GET      /__mockhttp/scenarios            every scenario's state
+POST     /__mockhttp/scenarios/reset      put every scenario back in ``Started``
+POST     /__mockhttp/reset                remove the mocks and clear the journal
+=======  ===============================  ==================================================
+
+``ref`` is a mock's ``id`` (a number, given when it is added) or its ``name``; names are
+unique (adding a mock under a name already taken is refused with 409).
+
+Rule 1: the handler runs on the server's admin worker thread (one, so admin requests take
+effect in order), never on the loop thread: parsing a big body does not stall streams.  It
+changes the registry through the server's locked methods.
+Rule 2: it is not an open door (see docs/limits.md): a request must name this server in
+``Host`` (an IP address, ``localhost``, the bound host or an allowed name: DNS rebinding),
+must not come from another web page (``Origin``, ``Sec-Fetch-Site``), must carry the bearer
+token when one is set, and writes must be JSON or YAML (``Content-Type``), which a page
+cannot send cross-origin without asking first.  Secret headers are redacted in the journal,
+in the requests and in the explanations of unmatched ones.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import re
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from .._core._errors import ConfigError, MockfileError
+from .._core._explain import Hide
+from .._core._mock import Mock
+from .._core._reply import Reply, status
+from .._core._request import Request
+from .._mockfile._load import loads, to_dict
+from ._verify import ActiveMock, Call
+
+__all__ = [
+    "MAX_ADMIN_BODY",
+    "PREFIX",
+    "SECRET_HEADERS",
+    "AdminAPI",
+    "is_loopback",
+    "is_secret",
+    "redacted",
+]
+
+PREFIX = "/__mockhttp/"
+MAX_ADMIN_BODY = 16 * 1024 * 1024  # a mock document sent to POST /__mockhttp/mocks
+#: Header names whose values the admin journal shows as ``[redacted]`` (and names
+#: containing ``token``, ``secret``, ``password``, ``api-key`` or ``apikey``).
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
+)
+_SECRET_PARTS = ("token", "secret", "password", "api-key", "apikey")
+_JSON_TYPES = ("application/json",)
+_YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+_WRITES = ("POST", "PUT", "PATCH", "DELETE")
+
+_Handler = Callable[["AdminAPI", Request, str], Reply]
+
+
+def _json(code: int, value: Any) -> Reply:
+    return status(code).json(value)
+
+
+def _error(code: int, kind: str, message: str, **more: Any) -> Reply:
+    return _json(code, {"error": {"type": kind, "message": message, **more}})
+
+
+class AdminAPI:
+    """The admin endpoints of one server; set it as ``server.admin`` (``Server(admin=True)``).
+
+    Args:
+        server: the server whose mocks and journal it manages.
+        on_reset: called after ``POST /__mockhttp/reset`` (the CLI loads its files again).
+        token: when set, every request must send ``Authorization: Bearer <token>``.
+        hosts: more names accepted in the ``Host`` header (besides IP addresses,
+            ``localhost`` and the address the server is bound to); a token lifts the check.
+        redact: header names to show as ``[redacted]`` in journal answers; True: the
+            usual secrets (``SECRET_HEADERS``, and names with token, secret, password,
+            api-key); False: none.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        on_reset: Callable[[], None] | None = None,
+        *,
+        token: str | None = None,
+        hosts: Collection[str] = (),
+        redact: bool | Collection[str] = True,
+    ) -> None:
+        self.server = server
+        self.on_reset = on_reset
+        self.token = token or None
+        self.hosts = frozenset(h.lower() for h in hosts)
+        self.redact = redact if isinstance(redact, bool) else frozenset(r.lower() for r in redact)
+
+    def __call__(self, request: Request) -> Reply:
+        """The reply to an admin request (404 for an unknown endpoint, 405 a wrong method;
+        403, 401, 413 or 415 when a guard refuses it)."""
+        refused = self.refusal(request)
+        return refused if refused is not None else self.handle(request)
+
+    def handle(self, request: Request) -> Reply:
+        """The reply to an admin request that the guards let through (``refusal``)."""
+        route = request.path[len(PREFIX) :].strip("/")
+        for pattern, methods in _ROUTES:
+            found = pattern.fullmatch(route)
+            if found is None:
+                continue
+            handler = methods.get(request.method)
+            if handler is None:
+                allowed = ", ".join(methods)
+                return _error(
+                    405,
+                    "method_not_allowed",
+                    f"{request.method} {request.path}: expected one of {allowed}",
+                ).header("Allow", allowed)
+            ref = unquote(found.group("ref")) if "ref" in pattern.groupindex else ""
+            return handler(self, request, ref)
+        return _error(
+            404, "unknown_endpoint", f"no admin endpoint at {request.path}; GET {PREFIX} lists them"
+        )
+
+    # -- guards -------------------------------------------------------------------------
+
+    def refusal(self, request: Request) -> Reply | None:
+        """Why the request may not use the admin API (the 4xx reply), or None."""
+        headers = request.headers
+        if self.token is None:
+            host = headers.get("host")
+            if host is not None and not self._known_host(host):
+                return _error(
+                    403, "forbidden_host",
+                    f"Host {host!r} does not name this server (DNS rebinding?); use an IP "
+                    "address or localhost, allow the name (--allow-host), or set a token",
+                )  # fmt: skip
+        origin = headers.get("origin")
+        if origin is not None and not _same_origin(origin, headers.get("host")):
+            return _error(
+                403, "forbidden_origin",
+                f"requests from web pages ({origin}) may not use the admin API",
+            )  # fmt: skip
+        if headers.get("sec-fetch-site", "same-origin").lower() not in ("same-origin", "none"):
+            return _error(403, "forbidden_origin", "cross-site requests may not use the admin API")
+        if self.token is not None and not self._authorized(headers.get("authorization", "")):
+            return _error(
+                401, "unauthorized", "this admin API needs 'Authorization: Bearer <token>'"
+            ).header("WWW-Authenticate", 'Bearer realm="mockhttp"')
+        if request.method in _WRITES:
+            return _write_refused(request)
+        return None
+
+    def _known_host(self, host: str) -> bool:
+        name = _host_name(host)
+        bound = str(getattr(self.server, "host", "")).lower()
+        if name in self.hosts or name == bound or name == "localhost":
+            return True
+        if name.endswith(".localhost"):
+            return True
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
+
+    def _authorized(self, value: str) -> bool:
+        assert self.token is not None
+        scheme, _, given = value.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode(), self.token.encode()
+        )
+
+    # -- endpoints ----------------------------------------------------------------------
+
+    def index(self, request: Request, ref: str) -> Reply:
+        return _json(200, {"endpoints": [f"{m} {PREFIX}{p}" for m, p in _INDEX]})
+
+    def list_mocks(self, request: Request, ref: str) -> Reply:
+        return _json(200, {"mocks": [_mock_json(a) for a in self.server.mocks]})
+
+    def add_mocks(self, request: Request, ref: str) -> Reply:
+        mocks = _mocks_of(request)
+        if isinstance(mocks, Reply):
+            return mocks
+        taken = {a.mock.name for a in self.server.mocks if a.mock.name is not None}
+        seen: set[str] = set()
+        for mock in mocks:
+            if mock.name is not None and (mock.name in taken or mock.name in seen):
+                where = "already registered" if mock.name in taken else "given twice in the body"
+                return _error(
+                    409, "duplicate_name",
+                    f"a mock named {mock.name!r} is {where}: names address mocks, so they are "
+                    f"unique; DELETE {PREFIX}mocks/{mock.name} first, or choose another name",
+                    name=mock.name,
+                )  # fmt: skip
+            if mock.name is not None:
+                seen.add(mock.name)
+        add = getattr(self.server, "_add", None)
+        added = add(mocks) if add is not None else [self.server.mock(m) for m in mocks]
+        return _json(201, {"mocks": [_mock_json(a) for a in added]})
+
+    def count(self, request: Request, ref: str) -> Reply:
+        mocks = _mocks_of(request)
+        if isinstance(mocks, Reply):
+            return mocks
+        if len(mocks) != 1:
+            return _error(
+                400, "bad_pattern",
+                f"expected one request pattern (a mock file with `request:`), found {len(mocks)}",
+            )  # fmt: skip
+        pattern = mocks[0]
+        journal: Sequence[Call] = self.server.journal
+        found = sum(1 for c in journal if pattern.matches(c.request))
+        return _json(200, {"count": found})
+
+    def clear_journal(self, request: Request, ref: str) -> Reply:
+        cleared = len(self.server.journal)
+        self.server.clear_journal()
+        return _json(200, {"cleared": cleared})
+
+    def scenarios(self, request: Request, ref: str) -> Reply:
+        names = sorted({a.mock.scenario_of.name for a in self.server.mocks if a.mock.scenario_of})
+        return _json(200, {"scenarios": {n: self.server.scenario_state(n) for n in names}})
+
+    def reset_scenarios(self, request: Request, ref: str) -> Reply:
+        self.server.reset_scenarios()
+        return _json(200, {"scenarios": "Started"})
+
+    def remove_mocks(self, request: Request, ref: str) -> Reply:
+        removed = list(self.server.mocks)
+        self.server.replace(removed, [])  # in one step, however many there are
+        return _json(200, {"removed": len(removed)})
+
+    def get_mock(self, request: Request, ref: str) -> Reply:
+        active = self._find(ref)
+        return _missing(ref) if active is None else _json(200, _mock_json(active))
+
+    def remove_mock(self, request: Request, ref: str) -> Reply:
+        active = self._find(ref)
+        if active is None:
+            return _missing(ref)
+        self.server.remove(active)
+        return _json(200, {"removed": _mock_json(active)})
+
+    def mock_calls(self, request: Request, ref: str) -> Reply:
+        active = self._find(ref)
+        if active is None:
+            return _missing(ref)
+        calls = [self._call_json(c, self._ids()) for c in list(active.calls)]
+        return _json(200, {"id": active.id, "call_count": active.call_count, "calls": calls})
+
+    def journal(self, request: Request, ref: str) -> Reply:
+        wanted = request.query_value("mock")
+        calls: Sequence[Call] = list(self.server.journal)
+        if wanted == "none":
+            calls = [c for c in calls if c.mock is None]
+        elif wanted is not None:
+            active = self._find(wanted)
+            if active is None:
+                return _missing(wanted)
+            calls = list(active.calls)
+        return _json(200, {"calls": [self._call_json(c, self._ids()) for c in calls]})
+
+    def reset(self, request: Request, ref: str) -> Reply:
+        self.server.reset()
+        if self.on_reset is not None:
+            self.on_reset()
+        return _json(200, {"mocks": len(self.server.mocks), "journal": 0})
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _find(self, ref: str) -> ActiveMock | None:
+        by_id = ref.isascii() and ref.isdecimal() and len(ref) <= _ID_DIGITS
+        found: ActiveMock | None = self.server._registered(int(ref)) if by_id else None
+        if found is not None:  # by id, in O(1); else by name
+            return found
+        return next((a for a in self.server.mocks if a.mock.name == ref), None)
+
+    def _ids(self) -> dict[int, int]:
+        return {id(a.mock): a.id for a in self.server.mocks}
+
+    def _call_json(self, call: Call, ids: dict[int, int]) -> dict[str, Any]:
+        found = _call_json(call, ids, self._shown if self.redact else None)
+        if self.redact:
+            found["request"]["headers"] = [
+                [name, self._shown(name, value)] for name, value in found["request"]["headers"]
+            ]
+        return found
+
+    def _shown(self, name: str, value: str) -> str:
+        """A header's value as journal answers show it (``[redacted]`` for a secret)."""
+        return redacted(value) if self._secret(name) else value
+
+    def _secret(self, name: str) -> bool:
+        if self.redact is True:
+            return is_secret(name)
+        return name.lower() in self.redact  # type: ignore[operator]
+
+
+def is_secret(name: str) -> bool:
+    """True for a header whose value the journal and logs show as ``[redacted]``."""
+    lower = name.lower()
+    return lower in SECRET_HEADERS or any(part in lower for part in _SECRET_PARTS)
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (``127.0.0.1``, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(host: str) -> str:
+    """The name in a ``Host`` value, without its port: ``[::1]:80`` → ``::1``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def _same_origin(origin: str, host: str | None) -> bool:
+    """True when ``Origin`` is this server as the request reached it (a page it served)."""
+    parts = urlsplit(origin.strip().lower())
+    return parts.scheme == "http" and host is not None and parts.netloc == host.strip().lower()
+
+
+def _essence(request: Request) -> str:
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
+_ID_DIGITS = 20  # a longer ref is no id (int() refuses more than 4,300 digits), maybe a name
+
+
+def _write_refused(request: Request) -> Reply | None:
+    """A write's body must be a mock file, sent as JSON or YAML: a web page cannot send
+    those cross-origin without a preflight (which is not answered)."""
+    if len(request.body) > MAX_ADMIN_BODY:
+        return _error(
+            413, "too_large", f"the body is larger than {MAX_ADMIN_BODY} bytes; split the mocks"
+        )
+    if not request.body:  # nothing to read: its Content-Type does not matter
+        return None
+    essence = _essence(request)
+    if essence in _JSON_TYPES or essence in _YAML_TYPES or essence.endswith("+json"):
+        return None
+    found = f"Content-Type {essence!r}" if essence else "no Content-Type"
+    return _error(
+        415, "unsupported_media_type",
+        f"{request.method} {request.path} with {found}; send application/json or "
+        "application/yaml",
+    )  # fmt: skip
+
+
+def redacted(value: str) -> str:
+    """``Bearer sk-123`` → ``Bearer [redacted]``; anything else → ``[redacted]``."""
+    scheme, space, _ = value.partition(" ")
+    return f"{scheme} [redacted]" if space and scheme.isalpha() else "[redacted]"
+
+
+def _mocks_of(request: Request) -> list[Mock] | Reply:
+    """The mocks in a request's body (JSON read as JSON), or the 400 that says why there
+    are none."""
+    if not request.body.strip():
+        return _error(400, "empty_body", "the body is empty; expected a mock file (YAML or JSON)")
+    essence = _essence(request)
+    json = essence in _JSON_TYPES or essence.endswith("+json")
+    try:
+        return loads(request.text, "request body", syntax="json" if json else "yaml")
+    except MockfileError as exc:
+        return _error(
+            400, "mockfile_error", str(exc), reason=exc.reason,
+            line=exc.line, column=exc.column, path=exc.path,
+        )  # fmt: skip
+
+
+def _missing(ref: str) -> Reply:
+    return _error(404, "unknown_mock", f"no mock with id or name {ref!r}")
+
+
+def _mock_json(active: ActiveMock) -> dict[str, Any]:
+    try:
+        document: Any = to_dict(active.mock)
+    except ConfigError:
+        document = None  # a mock built in Python with no file form (a binary body)
+    return {
+        "id": active.id,
+        "name": active.mock.name,
+        "describe": active.mock.describe(),
+        "call_count": active.call_count,
+        "mock": document,
+    }
+
+
+def _call_json(call: Call, ids: dict[int, int], hide: Hide | None) -> dict[str, Any]:
+    """A call as the journal answers show it; ``hide`` redacts its explanation's headers."""
+    mock = call.mock
+    found = {
+        "request": call.request.to_dict(),
+        "mock": None if mock is None else ids.get(id(mock)),
+        "mock_describe": None if mock is None else mock.describe(),
+        "status": call.status,
+        "outcome": call.outcome,
+        "events": call.events,
+        "body_bytes": call.body_bytes,
+        "time": datetime.fromtimestamp(call.time, timezone.utc).isoformat(timespec="milliseconds"),
+    }
+    explanation = call.explanation
+    if explanation is not None:
+        if hide is not None:
+            explanation = explanation.redacted(hide)
+        found["explanation"] = {"message": explanation.text, "closest": list(explanation.closest)}
+    return found
+
+
+_REF = r"(?P<ref>[^/]+)"
+_ROUTES: tuple[tuple[re.Pattern[str], dict[str, _Handler]], ...] = (
+    (re.compile(r""), {"GET": AdminAPI.index}),
+    (
+        re.compile(r"mocks"),
+        {"GET": AdminAPI.list_mocks, "POST": AdminAPI.add_mocks, "DELETE": AdminAPI.remove_mocks},
+    ),
+    (re.compile(rf"mocks/{_REF}"), {"GET": AdminAPI.get_mock, "DELETE": AdminAPI.remove_mock}),
+    (re.compile(rf"mocks/{_REF}/calls"), {"GET": AdminAPI.mock_calls}),
+    (re.compile(r"journal"), {"GET": AdminAPI.journal, "DELETE": AdminAPI.clear_journal}),
+    (re.compile(r"requests/count"), {"POST": AdminAPI.count}),
+    (re.compile(r"scenarios"), {"GET": AdminAPI.scenarios}),
+    (re.compile(r"scenarios/reset"), {"POST": AdminAPI.reset_scenarios}),
+    (re.compile(r"reset"), {"POST": AdminAPI.reset}),
+)
+_INDEX = (
+    ("GET", "mocks"),
+    ("POST", "mocks"),
+    ("DELETE", "mocks"),
+    ("GET", "mocks/{ref}"),
+    ("DELETE", "mocks/{ref}"),
+    ("GET", "mocks/{ref}/calls"),
+    ("GET", "journal?mock={ref}"),
+    ("DELETE", "journal"),
+    ("POST", "requests/count"),
+    ("GET", "scenarios"),
+    ("POST", "scenarios/reset"),
+    ("POST", "reset"),
+)

@@ -1,0 +1,324 @@
+"""The executor: runs one wire plan on a connection.
+
+``Runner`` pulls steps until a pause, writes what it collected in one ``transport.write``,
+and schedules itself with ``loop.call_at`` on the absolute deadline (the reply's start plus
+the pauses so far), so a stream does not drift.  It honours ``pause_writing`` /
+``resume_writing``, yields to the loop every 64 KiB when a plan has no pauses, keeps the
+call's record (bytes, events, outcome) as bytes go out, and ends the connection as the
+plan's ``End`` says.  ``Whole`` is the shortcut for short replies without pauses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol
+
+from .._core._plan import End, Pause, Raw, Source, Step, Wait
+from .._core._reply import Reply, error_reply
+from .._core._wire import frame
+from ._verify import BODY_KEPT, Call, Outcome, mark_ended
+
+__all__ = ["BURST", "Deferred", "Host", "Line", "Runner", "Whole"]
+
+
+class Host(Protocol):
+    """What the executor needs of the server: where errors go, and the end of a call."""
+
+    errors: list[BaseException]
+
+    def _finished(self, call: Call) -> None: ...
+
+
+class Line(Protocol):
+    """What the executor needs of a connection (``_connection.Connection`` is one)."""
+
+    @property
+    def server(self) -> Host: ...
+
+    transport: asyncio.Transport | None
+    runner: Runner | None
+    paused: bool
+    closed: bool
+    server_closed: bool
+
+    def done(self, keep_alive: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+    def reset(self, waited: float = 0.0) -> None: ...
+
+
+BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
+_OUTCOMES: dict[str, Outcome] = {
+    "complete": "complete",
+    "close": "closed",
+    "reset": "reset",
+    "stall": "stalled",
+}
+
+
+def body_of(raw: Raw) -> bytes:
+    """The body bytes inside a ``Raw`` step: all of it, or what a chunk frame wraps (after
+    its ``size\\r\\n`` line; a cut frame may lack its end)."""
+    if raw.body == len(raw.data):
+        return raw.data
+    if not raw.body:
+        return b""
+    start = raw.data.find(b"\r\n") + 2
+    return raw.data[start : start + raw.body]
+
+
+class Whole:
+    """A short cached wire plan without pauses (``Raw`` steps, then ``End("complete")``),
+    with what ``Runner`` would record for it: written in one call, no runner needed.
+
+    Fixed small replies (JSON, errors) are most requests; this skips a ``Runner`` and its
+    per-step bookkeeping for them.  ``steps`` is still there for when the connection is
+    paused and a runner has to wait.
+    """
+
+    __slots__ = ("body", "body_bytes", "data", "events", "steps", "wire_bytes")
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        raws = [s for s in steps if type(s) is Raw]
+        self.steps = steps
+        self.data = b"".join(r.data for r in raws)
+        self.wire_bytes = len(self.data)
+        self.body = b"".join(body_of(r) for r in raws)
+        self.body_bytes = sum(r.body for r in raws)
+        self.events = max((r.event + 1 for r in raws if r.event is not None), default=0)
+
+    @staticmethod
+    def fits(steps: tuple[Step, ...]) -> bool:
+        """True for ``Raw``... ``End("complete")`` under one burst, with at least one Raw."""
+        if len(steps) < 2 or steps[-1] != End("complete"):
+            return False
+        body = steps[:-1]
+        return all(type(s) is Raw for s in body) and (
+            sum(len(s.data) for s in body if isinstance(s, Raw)) < BURST
+        )
+
+
+class Deferred:
+    """A reply computed on another thread (admin work): the connection waits for it."""
+
+    __slots__ = ("frame", "future")
+
+    def __init__(
+        self,
+        future: concurrent.futures.Future[Reply],
+        frame: Callable[[Iterable[Step]], Iterator[Step]],
+    ) -> None:
+        self.future = future
+        self.frame = frame
+
+    def wire(self) -> tuple[int, Iterator[Step]]:
+        """The status and wire plan of the finished reply (a 500 if it raised)."""
+        try:
+            reply = self.future.result()
+        except Exception as exc:
+            reply = error_reply(exc)
+        return reply.status_code, self.frame(reply.plan())
+
+
+class Runner:
+    """Runs one wire plan on a connection, keeping the call's record up to date."""
+
+    __slots__ = (
+        "call",
+        "conn",
+        "deadline",
+        "fed",
+        "handle",
+        "keep_alive",
+        "loop",
+        "stalled",
+        "status",
+        "steps",
+        "waiting",
+    )
+
+    def __init__(
+        self, conn: Line, steps: Iterator[Step], call: Call | None, keep_alive: bool
+    ) -> None:
+        self.conn = conn
+        self.steps = steps
+        self.call = call
+        self.loop = asyncio.get_running_loop()
+        self.deadline = self.loop.time()
+        self.handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self.waiting = False
+        self.stalled = False
+        self.keep_alive = keep_alive
+        self.fed: Source | None = None  # the source of a fed plan, once it made us wait
+        # the call's status counts as sent once the first byte (of the head) is written
+        self.status = None if call is None else call.status
+        if call is not None:
+            call.status = None
+
+    def run(self) -> None:
+        self.handle = None
+        self.waiting = False
+        conn = self.conn
+        if conn.closed:
+            return
+        if conn.paused:
+            self.waiting = True
+            return
+        out: list[bytes] = []
+        size = 0
+        try:
+            for step in self.steps:
+                kind = type(step)
+                if kind is Raw:
+                    assert isinstance(step, Raw)
+                    out.append(step.data)
+                    size += len(step.data)
+                    if self.call is not None:
+                        self._record(step)
+                    if size >= BURST:
+                        self._write(out)
+                        self.waiting = self._paused()
+                        if not self.waiting:
+                            self.handle = self.loop.call_soon(self.run)
+                        return
+                elif kind is Pause:
+                    assert isinstance(step, Pause)
+                    self.deadline += step.seconds
+                    if self.deadline > self.loop.time():
+                        self._write(out)
+                        self.handle = self.loop.call_at(self.deadline, self.run)
+                        return
+                elif kind is End:
+                    assert isinstance(step, End)
+                    self._end(step, out)
+                    return
+                elif kind is Wait:
+                    assert isinstance(step, Wait)
+                    self._write(out)
+                    self.fed = step.source
+                    step.source.wake(self._woken)
+                    return
+                else:
+                    raise TypeError(f"unexpected step in a wire plan: {step!r}")
+        except Exception as exc:
+            self._write(out)
+            self._failed(exc)
+            return
+        self._end(End("complete"), out)
+
+    def _woken(self) -> None:
+        """A fed plan has more steps (called from any thread): go on, timing from now."""
+        with contextlib.suppress(RuntimeError):  # the server has closed, and its loop
+            self.loop.call_soon_threadsafe(self._resume)
+
+    def _resume(self) -> None:
+        self.deadline = max(self.deadline, self.loop.time())
+        if self.conn.runner is self:
+            self.run()
+
+    def _paused(self) -> bool:
+        return self.conn.paused
+
+    def _write(self, out: list[bytes]) -> None:
+        if out and self.conn.transport is not None and not self.conn.closed:
+            self.conn.transport.write(out[0] if len(out) == 1 else b"".join(out))
+            out.clear()
+
+    def _record(self, step: Raw) -> None:
+        call = self.call
+        assert call is not None
+        if call.status is None:
+            fed = None if self.fed is None else self.fed.status
+            call.status = self.status if fed is None else fed
+        data = step.data
+        call.wire_bytes += len(data)
+        body = step.body
+        if body:
+            call.body_bytes += body
+            sent = call.body_sent
+            room = BODY_KEPT - len(sent)
+            if room > 0:  # body_of(step), inlined: this runs for every event sent
+                if body == len(data):
+                    sent += data if body <= room else data[:room]
+                else:
+                    start = data.find(b"\r\n") + 2
+                    sent += data[start : start + min(body, room)]
+        # events go out in order, and a piece spanning events carries its last byte's event
+        event = step.event
+        if event is not None and event >= call.events:
+            call.events = event + 1
+
+    def _end(self, end: End, out: list[bytes]) -> None:
+        """Write the last bytes ``out`` and end as ``end`` says.
+
+        The call's outcome is recorded (and its waiters woken) *before* the last bytes
+        leave, so a client that has the whole reply always reads a final record.
+        """
+        conn = self.conn
+        call = self.call
+        how = end.how
+        if call is not None:
+            call.outcome = _OUTCOMES[how]
+            if how != "stall":
+                mark_ended(call)
+        self._write(out)
+        if call is not None and how != "stall":
+            conn.server._finished(call)
+        if how == "complete":
+            conn.done(self.keep_alive)
+        elif how == "close":
+            conn.runner = None
+            conn.close()
+        elif how == "reset":
+            conn.runner = None
+            conn.reset()
+        else:  # "stall": keep the runner; the client's hang-up (EOF or reset) ends it
+            self.stalled = True
+
+    def _failed(self, exc: Exception) -> None:
+        """Producing the reply raised: keep the error for ``server.check()``; a client that
+        has had no byte yet gets a 500 with the traceback, any other is cut off."""
+        conn = self.conn
+        conn.server.errors.append(exc)
+        call = self.call
+        untouched = call is None or call.wire_bytes == 0
+        if call is not None:
+            call.outcome = "complete" if untouched else "closed"
+            if untouched:
+                call.status = 500
+            conn.server._finished(call)
+        conn.runner = None
+        if conn.transport is None:
+            return
+        if untouched:
+            self._write(
+                [
+                    b"".join(
+                        s.data
+                        for s in frame(error_reply(exc).plan(), keep_alive=False)
+                        if isinstance(s, Raw)
+                    )
+                ]
+            )
+            conn.close()
+        else:
+            conn.transport.abort()
+
+    def lost(self) -> None:
+        """The connection went away (the client hung up, or the server closed)."""
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        call = self.call
+        if call is not None and call.outcome == "in progress":
+            call.outcome = "server closed" if self.conn.server_closed else "client hung up"
+            self.conn.server._finished(call)
+        elif call is not None and call.outcome == "stalled":
+            self.conn.server._finished(call)
+        close = getattr(self.steps, "close", None)
+        if close is not None:
+            close()

@@ -1,0 +1,761 @@
+"""The server: an asyncio.Protocol on its own loop in a background thread.
+
+Request bytes are parsed by httptools (llhttp); response bytes come from a plan
+(``_reply`` → faults → ``_wire.frame`` → faults) run by ``Runner``, which writes ``Raw``
+steps, waits out ``Pause`` steps on absolute deadlines (``loop.call_at``), and ends the
+connection as ``End`` says.
+
+Rule 1: everything that touches a socket runs on the loop thread.  Other threads change the
+registry (mocks) under a lock, by publishing immutable versions that the loop reads
+without it (``_ranked.py``).
+Rule 2: a bad request never takes the server down: it gets a 400/413/431 and the
+connection closes; errors raised while producing a reply are kept in ``server.errors``
+and re-raised by ``server.check()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import errno
+import itertools
+import logging
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import TracebackType
+from typing import Any, NamedTuple, overload
+
+from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
+from .._core._explain import explain
+from .._core._mock import STARTED, Mock
+from .._core._plan import FaultContext, Step
+from .._core._reply import Reply, error_reply, status
+from .._core._request import Request
+from .._core._wire import frame
+from ._budget import LIBRARY_DEFAULT, Budget
+from ._connection import Connection
+from ._ranked import Ranked
+from ._runner import Deferred, Whole
+from ._verify import (
+    ActiveMock,
+    Call,
+    CallList,
+    append_call,
+    drop_bodies,
+    kept_at,
+    mark_ended,
+    seal,
+    unmatched_calls,
+)
+
+__all__ = ["LOOPS", "LoopChoice", "Server", "loop_factory"]
+
+LoopChoice = str | Callable[[], asyncio.AbstractEventLoop]
+LOOPS = ("auto", "asyncio", "uvloop")
+
+_ADMIN_PREFIX = "/__mockhttp/"
+_WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
+_WIRE_CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
+_LOG = logging.getLogger("mockhttp")
+_OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+
+class _Framing(NamedTuple):
+    """How replies to one request are framed (see ``_wire.frame``)."""
+
+    head_only: bool
+    http10: bool
+    keep_alive: bool
+
+    def frame(self, steps: Iterable[Step]) -> Iterator[Step]:
+        return frame(
+            steps, head_only=self.head_only, http10=self.http10, keep_alive=self.keep_alive
+        )
+
+
+class Server:
+    """A mock HTTP/1.1 server on 127.0.0.1 and a free port, in a background thread.
+
+    Use it as a context manager (``with Server() as server:`` or ``async with``), or call
+    :meth:`start` and :meth:`close`.  Register mocks with :meth:`mock`; read every request
+    in :attr:`journal`.
+
+    Args:
+        host: address to listen on.
+        port: port (0 picks a free one).
+        unmatched_status: the status sent when no mock matches (404).
+        backlog: the listen backlog.
+        on_call_end: called on the server thread with each finished :class:`Call`
+            (the CLI logs with it).
+        admin: serve the admin API under ``/__mockhttp/`` (add, list and remove mocks,
+            read the journal over HTTP; see ``docs/cli.md``), as ``mockhttp serve`` does.
+        journal_limit: keep only about the newest this many calls in :attr:`journal` and
+            in each mock's ``calls`` (None: all).  Counts (``call_count``, ``times``) stay
+            exact.  For long-running servers; ``mockhttp serve`` keeps 10,000.
+        loop: the event loop the server runs on (in its thread): ``"auto"`` (the default:
+            uvloop when it is installed, ``pip install 'mockhttp[fast]'``, else asyncio's),
+            ``"asyncio"``, ``"uvloop"``, or a function that returns a new
+            asyncio-compatible loop.
+        reuse_port: set ``SO_REUSEPORT`` on the listening socket, so that several
+            processes can serve the same port (``mockhttp serve --workers``).
+        journal_bytes: keep request bodies and sent reply bodies of finished calls up to
+            this many bytes (256 MiB; None: all); past it the oldest are dropped, keeping
+            their lengths and SHA-256 in ``call.dropped``.  ``mockhttp serve``: 64 MiB.
+        header_timeout: seconds a request head may take from its first byte, and a
+            request body may pause between bytes (10); past it a 408, and the connection
+            closes.
+        idle_timeout: seconds a connection may wait, with no reply running, for its next
+            request (300) before it is closed.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        unmatched_status: int = 404,
+        backlog: int = 4096,
+        on_call_end: Callable[[Call], None] | None = None,
+        admin: bool = False,
+        journal_limit: int | None = None,
+        journal_bytes: int | None = LIBRARY_DEFAULT,
+        header_timeout: float = 10.0,
+        idle_timeout: float = 300.0,
+        loop: LoopChoice = "auto",
+        reuse_port: bool = False,
+    ) -> None:
+        self._new_loop = loop_factory(loop)
+        self.reuse_port = reuse_port
+        for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ConfigError(f"{name}={value!r} must be a positive int or None")
+        for name, seconds in (("header_timeout", header_timeout), ("idle_timeout", idle_timeout)):
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+                raise ConfigError(f"{name}={seconds!r} must be a positive number of seconds")
+        self.journal_limit = journal_limit
+        self.journal_bytes = journal_bytes
+        self.header_timeout = float(header_timeout)
+        self.idle_timeout = float(idle_timeout)
+        self._budget = Budget(journal_bytes, journal_limit, drop_bodies)
+        _check_server_args(host, port, unmatched_status)
+        self.host = host
+        self.port = port
+        self.unmatched_status = unmatched_status
+        self.backlog = backlog
+        self.on_call_end = on_call_end
+        self.journal = CallList()
+        self.errors: list[BaseException] = []
+        self.admin: Callable[[Request], Reply] | None = None
+        if admin:
+            from ._admin import AdminAPI
+
+            self.admin = AdminAPI(self)
+        self._ranked = Ranked()  # the mocks (read them as ``self._active``)
+        self._states: dict[str, str] = {}  # scenario name -> state (absent: "Started")
+        self._started = False
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._listener: asyncio.base_events.Server | None = None
+        self._connections: set[Connection] = set()
+        # id(reply) -> (reply, {(head_only, http10, keep_alive): wire steps (a Whole when
+        # short and pause-free), or None when the reply is endless or too long to keep});
+        # loop thread only
+        self._wires: dict[int, tuple[Reply, dict[_Framing, tuple[Step, ...] | Whole | None]]] = {}
+        self._admin_worker: _Worker | None = None
+        self._fds_warned = -1.0  # when running out of descriptors was last logged
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> Server:
+        """Bind and start serving; returns the server.
+
+        Raises:
+            ServerError: the address cannot be bound, or the server is already running.
+        """
+        if self._thread is not None:
+            raise ServerError("server is already running")
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if self.reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind((self.host, self.port))
+        except (OSError, UnicodeError) as exc:
+            sock.close()
+            raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc}") from None
+        self.port = sock.getsockname()[1]
+        self._started = True
+        loop = self._new_loop()
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            loop.set_exception_handler(self._loop_error)
+            try:
+                self._listener = loop.run_until_complete(
+                    loop.create_server(lambda: Connection(self), sock=sock, backlog=self.backlog)
+                )
+            except BaseException as exc:  # reported to start()
+                failure.append(exc)
+                ready.set()
+                return
+            ready.set()
+            self._sweep()
+            loop.run_forever()
+            loop.close()
+
+        self._loop = loop
+        self._thread = threading.Thread(target=serve, name=f"mockhttp:{self.port}", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failure:
+            self._thread = None
+            raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
+        return self
+
+    def close(self, timeout: float = 5.0) -> bool:
+        """Stop serving: close the listener and every open connection (streams end).
+
+        Waits up to ``timeout`` seconds for the server's thread to stop (a handler stuck
+        on it keeps it; it is a daemon thread, so it does not keep the process alive).
+        Returns False when the thread was still running after ``timeout``.
+        """
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return True
+        self._thread = None
+
+        def shutdown() -> None:
+            if self._listener is not None:
+                self._listener.close()
+            for conn in list(self._connections):
+                conn.shutdown()
+            loop.call_soon(loop.stop)
+
+        loop.call_soon_threadsafe(shutdown)
+        thread.join(timeout)
+        if self._admin_worker is not None:
+            self._admin_worker.stop()
+            self._admin_worker = None
+        return not thread.is_alive()
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Server:
+        return self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.close)
+
+    @property
+    def loop_name(self) -> str | None:
+        """The loop it serves on, ``"uvloop"`` or ``"asyncio"`` (None before :meth:`start`)."""
+        return None if self._loop is None else loop_name(self._loop)
+
+    @property
+    def running(self) -> bool:
+        """True between :meth:`start` and :meth:`close`."""
+        return self._thread is not None
+
+    @property
+    def url(self) -> str:
+        """The base URL, e.g. ``http://127.0.0.1:54321``.
+
+        Raises:
+            ServerError: the server was never started (its port is not known yet).
+        """
+        if not self._started:
+            raise ServerError(
+                "server.url is known once the server listens: call server.start() first "
+                "(or use `with mockhttp.Server() as server:`)"
+            )
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def url_for(self, path: str) -> str:
+        """``url`` + ``path``."""
+        return self.url + (path if path.startswith("/") else "/" + path)
+
+    # -- mocks ----------------------------------------------------------------------------
+
+    @overload
+    def mock(self, mock: Mock, /) -> ActiveMock: ...
+
+    @overload
+    def mock(self, mock: Sequence[Mock], /) -> list[ActiveMock]: ...
+
+    @overload
+    def mock(self, mock: Mock, second: Mock, /, *more: Mock) -> list[ActiveMock]: ...
+
+    def mock(self, mock: Mock | Sequence[Mock], /, *more: Mock) -> ActiveMock | list[ActiveMock]:
+        """Register ``mock``; returns its handle (``.calls``, ``assert_called()``, ...).
+
+        Several mocks (``server.mock(a, b)``, or a list such as ``mockhttp.load(...)``
+        returns) are registered in order, and their handles returned as a list.
+
+        When several mocks match a request, the highest ``priority`` wins, and among
+        equal priorities the most recently added one.
+        """
+        several = not isinstance(mock, Mock) or bool(more)
+        mocks = [*([mock] if isinstance(mock, Mock) else _mock_list(mock)), *more]
+        added = self._add(mocks)
+        return added if several else added[0]
+
+    def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:
+        """Register ``mocks`` in one step, in O(1) each (a new mock ranks first among its
+        priority; the ordered tuple is brought up to date when next read: ``_ranked.py``)."""
+        for mock in mocks:
+            if not isinstance(mock, Mock):
+                raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+        with self._lock:
+            added = []
+            for mock in mocks:
+                self._seq += 1
+                added.append(ActiveMock(mock, self, self._seq))
+            self._ranked.change(added, ())  # O(1); sorted in when next read (_ranked.py)
+        return added
+
+    def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
+        """Swap mocks at once: ``old`` go, ``new`` come in their place.
+
+        The new mocks rank where the old ones did (among mocks of equal priority, mocks
+        added after the old ones still win), so reloading a file does not put its mocks
+        above those added since.  No request sees a moment with neither.
+        """
+        for mock in new:
+            if not isinstance(mock, Mock):
+                raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+        with self._lock:
+            base = min((a._rank for a in old), default=0.0)
+            created = []
+            for i, mock in enumerate(new, 1):
+                self._seq += 1
+                active = ActiveMock(mock, self, self._seq)
+                active._rank = base + i / (len(new) + 1)
+                created.append(active)
+            self._forget(self._ranked.change(created, old))
+        return created
+
+    @property
+    def _active(self) -> tuple[ActiveMock, ...]:
+        """The mocks in the order they are tried: an immutable snapshot, read lock-free
+        (rebuilt by the first reader after a change, then the same tuple until the next)."""
+        return self._ranked.snapshot()
+
+    def remove(self, active: ActiveMock) -> None:
+        """Unregister a mock (its calls stay readable)."""
+        with self._lock:
+            self._forget(self._ranked.change((), (active,)))
+
+    def _forget(self, ids: set[int]) -> None:
+        """Drop the cached wire plans of the replies (by ``id``) no registered mock gives
+        any more."""
+        if not ids:
+            return
+        loop = self._loop
+        if loop is None or self._thread is None or loop.is_closed():
+            self._drop_wires(ids)
+            return
+        try:
+            loop.call_soon_threadsafe(self._drop_wires, ids)
+        except RuntimeError:  # the loop closed meanwhile: nothing is served any more
+            self._drop_wires(ids)
+
+    def _drop_wires(self, ids: set[int]) -> None:
+        for key in ids:
+            if not self._ranked.gives(key):  # given again since: keep it
+                self._wires.pop(key, None)
+
+    @property
+    def mocks(self) -> tuple[ActiveMock, ...]:
+        """The registered mocks, in the order they are tried."""
+        return self._active
+
+    def _registered(self, mock_id: int) -> ActiveMock | None:
+        """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""
+        return self._ranked.get(mock_id)
+
+    def reset(self) -> None:
+        """Remove every mock, clear the journal and errors, and put every scenario back
+        in its ``"Started"`` state."""
+        with self._lock:
+            self._forget(self._ranked.clear())
+        self.journal = CallList()
+        self._budget = Budget(self.journal_bytes, self.journal_limit, drop_bodies)
+        self.errors = []
+        self._states = {}
+
+    def clear_journal(self) -> None:
+        """Forget every call, keeping the mocks: the journal, the errors, and each mock's
+        calls and count (so ``times`` and ``replies`` start over) are emptied."""
+        with self._lock:
+            for active in self._active:
+                active._forget()
+        self.journal = CallList()
+        self._budget = Budget(self.journal_bytes, self.journal_limit, drop_bodies)
+        self.errors = []
+
+    def reset_scenarios(self) -> None:
+        """Put every scenario back in its ``"Started"`` state (the mocks stay)."""
+        self._states = {}
+
+    def scenario_state(self, name: str) -> str:
+        """The current state of scenario ``name`` (``"Started"`` at first)."""
+        return self._states.get(name, STARTED)
+
+    def set_scenario_state(self, name: str, state: str) -> None:
+        """Move scenario ``name`` to ``state`` (a test that starts mid-conversation)."""
+        if not (isinstance(name, str) and name and isinstance(state, str) and state):
+            raise ConfigError(f"scenario name={name!r} and state={state!r} must be text")
+        self._states = {**self._states, name: state}
+
+    # -- verification ---------------------------------------------------------------------
+
+    @property
+    def unmatched(self) -> list[Call]:
+        """Calls that no mock answered."""
+        return unmatched_calls(self.journal)  # compact entries are all matched ones
+
+    def check(self) -> None:
+        """Raise what went wrong on the server: errors in replies, unmatched requests.
+
+        Raises:
+            UnmatchedRequestError: some requests matched no mock (the message lists them
+                with the closest mocks).
+            BaseException: the first error raised while producing a reply.
+        """
+        __tracebackhide__ = True
+        if self.errors:
+            raise self.errors[0]
+        unmatched = self.unmatched
+        if unmatched:
+            mocks = [a.mock for a in self._active]
+            reports = [
+                str(c.explanation) if c.explanation is not None else explain(c.request, mocks).text
+                for c in unmatched
+            ]
+            raise UnmatchedRequestError(
+                f"{len(unmatched)} request(s) matched no mock:\n" + "\n".join(reports)
+            )
+
+    def assert_all_called(self) -> None:
+        """Fail unless every registered mock answered at least one request.
+
+        Raises:
+            VerificationError: some mocks were never called (the message names them and
+                lists what the server received).
+        """
+        __tracebackhide__ = True
+        uncalled = [a for a in self._active if not a.called]
+        if uncalled:
+            names = "\n".join(f"  mock {a.mock.describe()}" for a in uncalled)
+            raise VerificationError(
+                f"{_count(len(uncalled), 'mock')} of {len(self._active)} never called:\n"
+                f"{names}\n{self.journal_text()}"
+            )
+
+    def journal_text(self) -> str:
+        """Every request received, one per line (used in assertion messages)."""
+        if not self.journal:
+            return "the server received no requests"
+        lines = [f"the server received {len(self.journal)} request(s):"]
+        lines.extend(f"  {i}. {c.summary()}" for i, c in enumerate(self.journal, 1))
+        return "\n".join(lines)
+
+    # -- on the loop thread ----------------------------------------------------------
+
+    def _sweep(self) -> None:
+        """Time out connections whose head (or next request) is late; runs periodically."""
+        assert self._loop is not None
+        now = time.monotonic()
+        late = []
+        for conn in self._connections:
+            limit = conn.waiting()
+            if limit is None:
+                conn.mark = None
+            elif conn.mark is None or conn.mark[0] != conn.ticks:
+                conn.mark = (conn.ticks, now)  # a new wait: from now
+            elif now - conn.mark[1] >= limit:
+                late.append(conn)
+        for conn in late:
+            conn.timed_out()
+        every = min(1.0, self.header_timeout / 4, self.idle_timeout / 4)
+        self._loop.call_later(every, self._sweep)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+        """Out of file descriptors (EMFILE): asyncio retries accept() in a second; say so in
+        one line a second (no traceback).  The header and idle timeouts free the
+        descriptors that slow or idle clients hold."""
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in _OUT_OF_FDS:
+            now = time.monotonic()
+            if now - self._fds_warned >= 1.0:
+                self._fds_warned = now
+                _LOG.warning(
+                    "mockhttp: cannot accept connections (%s; %d open), trying again",
+                    exc.strerror or exc,
+                    len(self._connections),
+                )
+            return
+        if self._thread is None and (
+            "_start_serving" in repr(context.get("handle"))  # accept() retried after close
+            or "Task was destroyed" in str(context.get("message"))  # an accept cut by close
+        ):
+            return
+        loop.default_exception_handler(context)
+
+    def _dispatch(
+        self, request: Request, keep_alive: bool
+    ) -> tuple[Call, Iterator[Step] | Whole | Deferred]:
+        """The call to journal and the wire plan to run for ``request``."""
+        framing = _Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
+        if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
+            return Call(request, None, None), self._admin_reply(request, framing)
+        if not request.body:
+            return self._answer(request, framing)
+        request._matching(True)  # parse a JSON body once for every matcher
+        try:
+            return self._answer(request, framing)
+        finally:
+            request._matching(False)  # the journal keeps the bytes, not the parsed tree
+
+    def _admin_reply(self, request: Request, framing: _Framing) -> Deferred:
+        """Admin work runs on a worker thread, so parsing a big body never stalls streams;
+        one worker, so admin requests still take effect in the order they came."""
+        if self._admin_worker is None:
+            self._admin_worker = _Worker(f"mockhttp-admin:{self.port}")
+        admin = self.admin
+        assert admin is not None
+        return Deferred(self._admin_worker.submit(admin, request), framing.frame)
+
+    def _answer(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step] | Whole]:
+        active = self._find(request, request.method)
+        if active is None and request.method == "HEAD":
+            active = self._find(request, "GET")  # HEAD is GET without the content (RFC 9110)
+        if active is None:
+            return self._unmatched(request, framing)
+        mock = active.mock
+        call = Call(request, mock, None, mock.path_params(request) or {})
+        index = active._record(call, self.journal_limit)
+        append_call(self.journal, call, self.journal_limit)
+        scenario = mock.scenario_of
+        if scenario is not None and scenario.next_state is not None:
+            self._states[scenario.name] = scenario.next_state
+        try:
+            if mock.sequence and index >= len(mock.sequence) and mock.exhausted == "error":
+                raise VerificationError(
+                    f"mock {mock.describe()} was called {index + 1} times, and it has "
+                    f"{_count(len(mock.sequence), 'reply', 'replies')} (exhausted='error')"
+                )
+            reply = mock.reply_for(request, index)
+            call.status = reply.status_code
+            return call, self._planned(mock, reply, index, framing)
+        except Exception as exc:  # a handler, or a reply that cannot be framed: for check()
+            self.errors.append(exc)
+            call.status = 500
+            return call, framing.frame(error_reply(exc).plan())
+
+    def _find(self, request: Request, method: str) -> ActiveMock | None:
+        """The mock that answers ``request`` as if its method were ``method``."""
+        for active in self._ranked.snapshot():  # (self._active, one call less a request)
+            mock = active.mock
+            if (
+                not active.exhausted
+                and mock.matches(request, method)
+                and (mock.scenario_of is None or mock.in_state(self._states))
+            ):
+                return active
+        return None
+
+    def _planned(
+        self, mock: Mock, reply: Reply, index: int, framing: _Framing
+    ) -> Iterator[Step] | Whole:
+        """The wire plan of ``reply``, with the mock's faults applied."""
+        faults = mock.faults_for(index) if mock.sequence else mock.faults
+        if not faults:
+            if mock.handler is None:  # a fixed reply: framed once, replayed
+                return self._wire(reply, framing)
+            return framing.frame(reply.plan())  # a handler's reply, built for this request
+        ctx = FaultContext(call_index=index)
+        steps: Iterator[Step] = iter(reply.plan())
+        for fault in faults:
+            steps = fault.body(steps, ctx)
+        wire = framing.frame(steps)
+        for fault in faults:
+            wire = fault.wire(wire, ctx)
+        return wire
+
+    def _unmatched(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step]]:
+        """Journal an unmatched request; answer with the closest mocks explained."""
+        explanation = explain(request, [a.mock for a in self._active], self._states)
+        call = Call(request, None, self.unmatched_status, explanation=explanation)
+        append_call(self.journal, call, self.journal_limit)
+        accept = request.headers.get("accept", "")
+        reply = status(self.unmatched_status)
+        if "json" in accept and "text/plain" not in accept:
+            reply = reply.json(explanation.to_json())
+        else:
+            reply = reply.header("Content-Type", "text/plain; charset=utf-8").body(
+                explanation.text + "\n"
+            )
+        return call, framing.frame(reply.plan())
+
+    def _wire(self, reply: Reply, framing: _Framing) -> Iterator[Step] | Whole:
+        """The wire plan of a fault-free reply.
+
+        A reply's plan depends only on the reply and the framing options, and steps are
+        frozen, so the framed steps are computed once and replayed (no generators, no
+        per-event framing).  Endless streams and very long plans are framed per request.
+        """
+        entry = self._wires.get(id(reply))
+        if entry is None or entry[0] is not reply:
+            if len(self._wires) >= _WIRE_CACHE_SIZE:
+                self._wires.clear()
+            entry = (reply, {})
+            self._wires[id(reply)] = entry
+        key = framing
+        plans = entry[1]
+        if key in plans:
+            steps = plans[key]
+            if type(steps) is Whole:
+                return steps
+            if steps is not None:
+                assert isinstance(steps, tuple)
+                return iter(steps)
+        elif reply.stream is None or reply.stream.repeat is not None:
+            steps = tuple(itertools.islice(framing.frame(reply.plan()), _WIRE_CACHE_STEPS + 1))
+            if Whole.fits(steps):
+                whole = plans[key] = Whole(steps)
+                return whole
+            if len(steps) <= _WIRE_CACHE_STEPS:
+                plans[key] = steps
+                return iter(steps)
+            plans[key] = None
+        else:
+            plans[key] = None
+        return framing.frame(reply.plan())
+
+    def _finished(self, call: Call) -> None:
+        if not call._ended:  # the executor marks most calls ended before their last write
+            mark_ended(call)  # call.finished.set(), without building the view
+        budget = self._budget
+        if budget.limit is not None and call._dropped is None:
+            size = len(call.request.body) + len(call.body_sent)
+            if size and (  # admin calls are not kept: only when there is an admin API
+                call.mock is not None
+                or self.admin is None
+                or not call.request.path.startswith(_ADMIN_PREFIX)
+            ):
+                budget.keep(size, kept_at(call))  # the journal's byte budget (see _budget.py)
+        if self.on_call_end is not None:
+            call._handed = True  # the callback may keep it
+            try:
+                self.on_call_end(call)
+            except Exception as exc:
+                self.errors.append(exc)
+        seal(call)  # compact in the journal from now on (few objects for the collector)
+
+
+def loop_factory(choice: LoopChoice) -> Callable[[], asyncio.AbstractEventLoop]:
+    """The function that makes the server's loop for ``choice`` (see ``Server(loop=...)``).
+
+    Raises:
+        ConfigError: an unknown name, or ``"uvloop"`` when uvloop is not installed.
+    """
+    if callable(choice):
+        return choice
+    if choice == "asyncio":
+        return asyncio.new_event_loop
+    if choice not in LOOPS:
+        raise ConfigError(f"loop={choice!r} must be one of {', '.join(LOOPS)} or a loop factory")
+    try:
+        import uvloop
+    except ImportError:
+        if choice == "auto":
+            return asyncio.new_event_loop
+        raise ConfigError(
+            "loop='uvloop' needs uvloop: pip install 'mockhttp[fast]' (or uvloop)"
+        ) from None
+    new_loop: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return new_loop
+
+
+def loop_name(loop: asyncio.AbstractEventLoop) -> str:
+    """``uvloop`` or ``asyncio`` (or the loop's class) for messages and the log."""
+    module = type(loop).__module__.split(".")[0]
+    return "asyncio" if module == "asyncio" else module
+
+
+class _Worker:
+    """One daemon thread running admin requests in order (a stuck one cannot keep the
+    process from exiting, as a ``ThreadPoolExecutor``'s thread would)."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[
+            tuple[concurrent.futures.Future[Reply], Callable[[Request], Reply], Request] | None
+        ] = queue.SimpleQueue()
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def submit(
+        self, work: Callable[[Request], Reply], request: Request
+    ) -> concurrent.futures.Future[Reply]:
+        future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
+        self._jobs.put((future, work, request))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, work, request = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(work(request))
+            except BaseException as exc:  # the connection answers 500 (Deferred.wire)
+                future.set_exception(exc)
+
+
+def _check_server_args(host: object, port: object, unmatched_status: object) -> None:
+    """Refuse arguments that would fail later, or turn every unmatched request into a 500."""
+    if not isinstance(host, str) or not host:
+        raise ConfigError(f"host={host!r} must be an address such as '127.0.0.1'")
+    if type(port) is not int or not 0 <= port <= 65535:
+        raise ConfigError(f"port={port!r} must be an int from 0 to 65535 (0: a free port)")
+    if type(unmatched_status) is not int or not 100 <= unmatched_status <= 999:
+        raise ConfigError(f"unmatched_status={unmatched_status!r} must be an int from 100 to 999")
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 mock``, ``2 mocks``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+
+
+def _mock_list(value: Any) -> list[Any]:
+    if isinstance(value, list | tuple):
+        return list(value)
+    raise ConfigError(f"mock={value!r} must be a Mock or a list of mocks (mockhttp.load(...))")

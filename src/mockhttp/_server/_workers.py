@@ -1,0 +1,362 @@
+"""``mockhttp serve --workers N``: N processes serving one port, one admin API over all.
+
+The supervisor (the ``mockhttp serve`` process) holds the port (a bound socket with
+``SO_REUSEPORT``, not listening) and starts N workers, each a ``mockhttp serve`` process
+that listens on the same port with ``SO_REUSEPORT``: the kernel spreads connections over
+them, and each serves every mock.
+
+The admin API is a layer above each worker's own (``_admin.AdminAPI``):
+
+- each worker also serves its own admin API on a private control port (127.0.0.1, a free
+  port), which only the supervisor uses;
+- an admin request that reaches a worker on the shared port is forwarded to the
+  supervisor's hub, which sends it to every worker's control port, one admin request at
+  a time, and answers with the workers' answers merged (counts added up, calls of every
+  worker); so a mock added, replaced or removed is on every worker before the admin call
+  returns, and the journal and counts cover all workers;
+- the hub keeps every change that succeeded (POST, PUT, PATCH, DELETE) and replays them
+  to a worker that replaces a dead one before that worker starts listening, so it serves
+  what the others serve, with the same mock ids.
+
+Rule 1: the supervisor serialises admin requests (one lock), so every worker sees the
+same changes in the same order.
+Rule 2: a worker never blocks its loop on the hub: its reply to a forwarded admin request
+is a plan that waits (short pauses) for the answer a thread fetches.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from .._core._reply import Reply, status
+from .._core._request import Request
+
+__all__ = ["ControlAdmin", "ForwardingAdmin", "Supervisor", "merge", "worker_count"]
+
+_TIMEOUT = 30.0  # seconds for one admin request to a worker
+_SUMMED = frozenset({"call_count", "count", "calls_total"})
+
+
+def worker_count(text: str) -> int:
+    """``--workers``: a positive number, or ``auto`` (the CPUs this process may use)."""
+    if text == "auto":
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # not Linux
+            return max(1, os.cpu_count() or 1)
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{text!r} is not a positive whole number or 'auto'")
+    return int(text)
+
+
+# -- merging the workers' answers -----------------------------------------------------
+
+
+def merge(answers: Sequence[Any], key: str = "") -> Any:
+    """One JSON answer from every worker's: counts (``call_count``, ``count``) added up,
+    ``calls`` lists joined (each call tagged with its ``worker``), lists of objects merged
+    item by item (the workers hold the same mocks, in the same order), anything else as
+    the first worker said."""
+    first = answers[0]
+    if key in _SUMMED and all(type(a) is int for a in answers):
+        return sum(answers)
+    if key == "calls" and all(isinstance(a, list) for a in answers):
+        joined = []
+        for worker, calls in enumerate(answers):
+            for call in calls:
+                joined.append({**call, "worker": worker} if isinstance(call, dict) else call)
+        if all(isinstance(c, dict) and "time" in c for c in joined):
+            joined.sort(key=lambda c: c["time"])
+        return joined
+    if isinstance(first, dict) and all(isinstance(a, dict) for a in answers):
+        return {k: merge([a.get(k) for a in answers], k) for k in first}
+    if (
+        isinstance(first, list)
+        and all(isinstance(a, list) and len(a) == len(first) for a in answers)
+        and all(isinstance(item, dict) for item in first)
+    ):
+        return [merge([a[i] for a in answers], key) for i in range(len(first))]
+    return first
+
+
+# -- the worker's side --------------------------------------------------------------------
+
+
+def _http(port: int, method: str, target: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=_TIMEOUT)
+    try:
+        headers = {"Content-Type": content_type} if content_type else {}
+        conn.request(method, target, body=body or None, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def _as_reply(code: int, body: bytes) -> Reply:
+    return status(code).header("Content-Type", "application/json").body(body)
+
+
+class ForwardingAdmin:
+    """A worker's admin API on the shared port: every request goes to the supervisor's
+    hub, which runs it on all workers (set as ``server.admin``; the server calls it on its
+    admin thread, so it may block).  ``refusal`` is the worker's own guard (``Origin``,
+    ``Host``, token), applied here before anything is forwarded."""
+
+    def __init__(
+        self, hub_port: int, refusal: Callable[[Request], Reply | None] = lambda r: None
+    ) -> None:
+        self.hub_port = hub_port
+        self.refusal = refusal
+
+    def __call__(self, request: Request) -> Reply:
+        refused = self.refusal(request)
+        return refused if refused is not None else self._forward(request)
+
+    def _forward(self, request: Request) -> Reply:
+        try:
+            code, body = _http(
+                self.hub_port,
+                request.method,
+                request.target,
+                request.body,
+                request.headers.get("content-type", ""),
+            )
+        except OSError as exc:
+            message = {"error": {"type": "workers", "message": f"supervisor unreachable: {exc}"}}
+            return status(502).json(message)
+        return _as_reply(code, body)
+
+
+class ControlAdmin:
+    """A worker's admin API on its private control port (only the supervisor calls it):
+    ``admin`` answers without the guards (the worker applied them before forwarding), or
+    is None (``--no-admin``: only the reload of ``--watch``)."""
+
+    def __init__(
+        self, admin: Callable[[Request], Reply] | None, reload: Callable[[], object]
+    ) -> None:
+        self.admin = admin
+        self.reload = reload
+
+    def __call__(self, request: Request) -> Reply:
+        if request.path.rstrip("/") == "/__mockhttp/_reload" and request.method == "POST":
+            self.reload()
+            return status(200).json({"reloaded": True})
+        if self.admin is None:
+            return status(404).json({"error": {"type": "no_admin", "message": "no admin API"}})
+        return self.admin(request)
+
+
+# -- the supervisor -----------------------------------------------------------------------
+
+
+@dataclass
+class _Worker:
+    number: int
+    proc: subprocess.Popen[str]
+    control: int  # its control port
+
+
+class Supervisor:
+    """Starts ``count`` workers on ``host:port``, replaces those that die, runs the hub.
+
+    Args:
+        worker_argv: the ``mockhttp serve`` command line of one worker, without
+            ``--port`` and ``--worker`` (the supervisor adds them).
+        log: writes a line to the log (stderr).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        count: int,
+        worker_argv: Sequence[str],
+        log: Callable[[str], None],
+    ) -> None:
+        self.host = host
+        self.count = count
+        self.worker_argv = list(worker_argv)
+        self.log = log
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        if port:  # a port someone uses, even with SO_REUSEPORT, is not ours to share
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind((host, port))
+        self._hold = socket.socket(family, socket.SOCK_STREAM)  # keeps the port ours
+        self._hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            self._hold.bind((host, port))
+        except OSError:
+            self._hold.close()
+            raise
+        self.port: int = self._hold.getsockname()[1]
+        self.workers: list[_Worker | None] = [None] * count
+        self.changes: list[tuple[str, str, bytes, str]] = []  # admin changes, for new workers
+        self.lock = threading.Lock()
+        self.stopping = False
+        self._hub = ThreadingHTTPServer(("127.0.0.1", 0), _hub_handler(self))
+        self._hub.daemon_threads = True
+        self.hub_port: int = self._hub.server_address[1]
+        threading.Thread(target=self._hub.serve_forever, name="mockhttp-hub", daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> None:
+        """Start every worker (each listening once it is ready)."""
+        with self.lock:
+            for number in range(self.count):
+                self.workers[number] = self._spawn(number)
+
+    def _spawn(self, number: int) -> _Worker:
+        """Start worker ``number``, bring it up to date, let it listen (lock held)."""
+        argv = [
+            *self.worker_argv,
+            "--port",
+            str(self.port),
+            "--worker",
+            f"{number}:{self.hub_port}",
+        ]
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        assert proc.stdin is not None
+        line = proc.stdout.readline()
+        if not line.startswith("CONTROL "):
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"worker {number} did not start (it said {line.strip()!r})")
+        worker = _Worker(number, proc, int(line.split()[1]))
+        for change in self.changes:  # what the others were told since they started
+            _http(worker.control, *change)
+        proc.stdin.write("listen\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()  # its URL, once it listens
+        if not line.startswith("http"):
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"worker {number} did not listen (it said {line.strip()!r})")
+        return worker
+
+    def watch(self, stop: threading.Event, every: float, tick: Callable[[], None]) -> None:
+        """Until ``stop``: replace workers that died (and say so), call ``tick``."""
+        while not stop.wait(every):
+            tick()
+            for number, worker in enumerate(self.workers):
+                if worker is None or worker.proc.poll() is None:
+                    continue
+                code = worker.proc.returncode
+                how = f"signal {-code}" if code < 0 else f"exit status {code}"
+                self.log(
+                    f"mockhttp: worker {number} (pid {worker.proc.pid}) died ({how}); "
+                    "starting a new one"
+                )
+                with self.lock:
+                    try:
+                        self.workers[number] = new = self._spawn(number)
+                    except (RuntimeError, OSError) as exc:
+                        self.log(f"mockhttp: worker {number} could not be restarted: {exc}")
+                        continue
+                self.log(f"mockhttp: worker {number} restarted (pid {new.proc.pid})")
+
+    def broadcast(
+        self, method: str, target: str, body: bytes = b"", content_type: str = ""
+    ) -> tuple[int, Any]:
+        """Run one admin request on every worker; return the merged status and answer."""
+        with self.lock:
+            answers: list[tuple[int, Any]] = []
+            for worker in self.workers:
+                if worker is None:
+                    continue
+                try:
+                    code, raw = _http(worker.control, method, target, body, content_type)
+                    answers.append((code, json.loads(raw) if raw else None))
+                except (OSError, ValueError) as exc:
+                    answers.append(
+                        (
+                            502,
+                            {
+                                "error": {
+                                    "type": "workers",
+                                    "message": f"worker {worker.number}: {exc}",
+                                }
+                            },
+                        )
+                    )
+            if method not in ("GET", "HEAD") and all(code < 400 for code, _ in answers):
+                self.changes.append((method, target, body, content_type))
+        if not answers:
+            return 503, {"error": {"type": "workers", "message": "no worker is running"}}
+        codes = {code for code, _ in answers}
+        if len(codes) > 1:  # the workers disagree: say so rather than pick one
+            return 500, {
+                "error": {"type": "workers", "message": "workers answered differently"},
+                "answers": [a for _, a in answers],
+            }
+        return answers[0][0], merge([a for _, a in answers])
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """SIGTERM every worker; kill those still running after ``timeout`` seconds."""
+        self.stopping = True
+        procs = [w.proc for w in self.workers if w is not None]
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for proc in procs:
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._hub.shutdown()
+        self._hub.server_close()
+        self._hold.close()
+
+
+def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
+    class Hub(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _any(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            code, answer = supervisor.broadcast(
+                self.command, self.path, body, self.headers.get("Content-Type", "")
+            )
+            data = json.dumps(answer, separators=(",", ":")).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _any
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # the workers log the admin calls
+
+    return Hub
+
+
+def wait_for_listen() -> None:
+    """A worker: wait until the supervisor says ``listen`` on stdin."""
+    line = sys.stdin.readline()
+    if line.strip() != "listen":
+        raise SystemExit(0)  # the supervisor went away

@@ -1,0 +1,64 @@
+"""docs/sse.md and docs/contract.md: examples run, and the rule reference is current."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from mockhttp.contract import PROFILES
+from mockhttp.contract._docs import BEGIN, END, render_rules, update
+
+ROOT = Path(__file__).resolve().parents[2]
+BLOCK = re.compile(r"^```python\n(.*?)^```$", re.S | re.M)
+PAGES = ["docs/sse.md", "docs/contract.md"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_examples_run(page: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every python block of the page runs as written, in order, in one namespace."""
+    code = BLOCK.findall((ROOT / page).read_text())
+    assert len(code) >= 2, f"{page} has too few python examples"
+    namespace: dict[str, object] = {"__name__": "__doc_example__"}
+    for number, block in enumerate(code):
+        exec(compile(block, f"{page}:example {number}", "exec"), namespace)
+    capsys.readouterr()
+
+
+def test_contract_doc_rule_reference_is_generated_from_the_tables() -> None:
+    """The rules section of docs/contract.md equals what the rule tables render."""
+    text = (ROOT / "docs/contract.md").read_text()
+    assert update(text) == text, "stale: run python -m mockhttp.contract._docs docs/contract.md"
+
+
+def test_every_rule_is_documented_once() -> None:
+    """Each rule id of every profile has exactly one section in docs/contract.md."""
+    text = (ROOT / "docs/contract.md").read_text()
+    for rule_id in {rule.id for table in PROFILES.values() for rule in table}:
+        assert text.count(f"### `{rule_id}`") == 1, rule_id
+
+
+def test_rendered_rules_say_what_why_and_who() -> None:
+    """Each rendered rule section has its severity, profiles, check, reason and providers."""
+    rendered = render_rules()
+    section = rendered[rendered.index("### `openai.done`") :].split("\n\n### ")[0]
+    assert "*violation* · profiles: `openai-chat`" in section
+    for label in ("**Checks:**", "**Why clients depend on it:**", "**Providers known to differ:**"):
+        assert label in section
+
+
+def test_update_without_markers_is_an_error() -> None:
+    """Regenerating a page that lacks the markers says which markers to add."""
+    with pytest.raises(ValueError, match="markers not found"):
+        update("# no markers here\n")
+    assert update(f"a\n{BEGIN}\nold\n{END}\nb").startswith(f"a\n{BEGIN}\n\n| profile |")
+
+
+@pytest.mark.parametrize("module", ["mockhttp.sse", "mockhttp.contract"])
+def test_module_docstring_example_runs(module: str) -> None:
+    """The example in the public module's docstring runs as written."""
+    doc = importlib.import_module(module).__doc__ or ""
+    (code,) = BLOCK.findall(doc)
+    exec(compile(code, f"{module} docstring", "exec"), {})

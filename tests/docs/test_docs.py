@@ -1,0 +1,67 @@
+"""Every Python example in the README and the docs runs, as written.
+
+A ```python block runs as a script (the blocks of one page share a namespace, in order); a
+```python test block is a pytest module, run with the plugin enabled.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import httpcore  # noqa: F401
+import httpx  # noqa: F401
+import pytest
+
+# Imported here, before any in-process pytester run: pytester takes the modules a run
+# imported out of sys.modules afterwards, and an httpx imported again after that no
+# longer maps httpcore's errors to its own (the README's `except httpx.RemoteProtocolError`
+# then missed), when this file ran before any other that imports them.
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [
+    "README.md",
+    "docs/quickstart.md",
+    "docs/matching.md",
+    "docs/replies.md",
+    "docs/verification.md",
+    "docs/pytest.md",
+    "docs/errors.md",
+    "docs/llm.md",
+    "docs/scale.md",
+    "docs/limits.md",
+]
+BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
+YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)
+
+
+def blocks(page: str) -> list[tuple[bool, str]]:
+    text = (ROOT / page).read_text()
+    return [(bool(kind), code) for kind, code in BLOCK.findall(text)]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_examples_run(page: str, pytester: pytest.Pytester) -> None:
+    """The page's scripts run without error and its test modules pass."""
+    found = blocks(page)
+    assert found, f"{page} has no python example"
+    namespace: dict[str, object] = {"__name__": "__doc_example__"}
+    for is_test, code in found:
+        if is_test:
+            pytester.makepyfile(**{f"test_{Path(page).stem}": code})
+            result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+            outcomes = result.parseoutcomes()
+            assert outcomes.get("passed", 0) >= 1, result.stdout.str()
+            assert not outcomes.get("failed"), result.stdout.str()
+            assert not outcomes.get("errors"), result.stdout.str()  # e.g. unmatched at teardown
+        else:
+            exec(compile(code, f"{page}:example", "exec"), namespace)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_mock_files_load(page: str) -> None:
+    """Every YAML mock shown on the page loads."""
+    import mockhttp
+
+    for text in YAML.findall((ROOT / page).read_text()):
+        assert mockhttp.loads(text, page)

@@ -1,0 +1,96 @@
+"""Mock files: subfolders, every error at once, tabs, empty files, strict JSON, one reload
+per save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import mockhttp
+from mockhttp._cli._main import main
+from mockhttp._cli._serve import Served, watch_snapshot
+
+
+def test_a_directory_loads_its_subfolders_in_path_order(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / "a.yaml").write_text("request: {path: /a}\n")
+    (tmp_path / "b" / "c.yaml").write_text("request: {path: /c}\n")
+    (tmp_path / "b" / "d.json").write_text('{"request": {"path": "/d"}}')
+    (tmp_path / ".hidden" / "x.yaml").write_text("request: {path: /x}\n")
+    (tmp_path / "notes.txt").write_text("not a mock")
+    assert [m.path for m in mockhttp.load(tmp_path)] == ["/a", "/c", "/d"]
+
+
+def test_validate_reports_every_error_of_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "request: {path: /a, metod: GET}\n---\n"
+        "request: {path: /b}\n---\n"
+        "- request: {path: c}\n- response: {status: two}\n"
+    )
+    assert main(["validate", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.count(str(bad)) == 3, err
+    assert "1:21 at request.metod: unknown key 'metod'" in err
+    assert "5:19 at [0].request.path: path='c' must start with '/'" in err
+    assert "6:22 at [1].response.status: found text 'two'" in err
+
+
+def test_tabs_and_empty_files_get_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tabs.yaml").write_text("request:\n\tpath: /x\n")
+    (tmp_path / "empty.yaml").write_text("# nothing yet\n")
+    assert main(["validate", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "tabs.yaml:2:1: found a tab, expected spaces: YAML indents with spaces only" in err
+    assert "empty.yaml: found no mock (the text is empty, or only comments)" in err
+    with pytest.raises(mockhttp.MockfileError, match="found no mock"):
+        mockhttp.loads("")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"request": {"path": "/x"},}', "1:28: not valid JSON: Expecting property name"),
+        ("# a comment\n{}", "1:1: not valid JSON: Expecting value"),
+        ("request: {path: /x}\n", "1:1: not valid JSON: Expecting value"),
+        ('{"times": NaN}', "not valid JSON: NaN is not JSON"),
+    ],
+)
+def test_a_json_file_is_strict_json(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    with pytest.raises(mockhttp.MockfileError) as raised:
+        mockhttp.load(path)
+    assert message in str(raised.value)
+    assert str(raised.value).startswith(str(path))
+
+
+def test_a_json_file_keeps_line_numbers_in_errors(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{\n  "request": {\n    "path": "x"\n  }\n}\n')
+    with pytest.raises(mockhttp.MockfileError, match=r"m.json:3:13 at request.path"):
+        mockhttp.load(path)
+
+
+def test_one_save_in_two_writes_reloads_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mocks = tmp_path / "m.yaml"
+    mocks.write_text("request: {path: /a}\n")
+    served = Served(mockhttp.Server(), [tmp_path], mockhttp.load(tmp_path), False, False)
+    snapshot = watch_snapshot([tmp_path])
+    mocks.write_text("request: {path: /b")  # the editor's first write: half the file
+    snapshot = served.reload_if_changed(snapshot)
+    mocks.write_text("request: {path: /b}\nresponse: {body: new}\n")  # the rest
+    snapshot = served.reload_if_changed(snapshot)
+    snapshot = served.reload_if_changed(snapshot)  # stable now
+    snapshot = served.reload_if_changed(snapshot)  # nothing new
+    err = capsys.readouterr().err
+    assert err == "mockhttp: reloaded 1 mock\n"
+    assert [a.mock.path for a in served.server.mocks] == ["/b"]
