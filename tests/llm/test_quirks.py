@@ -67,11 +67,11 @@ def test_quirk_ids_are_case_insensitive_and_kept_upper_case() -> None:
 
 def test_misused_quirks_and_providers_are_config_errors() -> None:
     """An unknown id, a quirk of another API, or an unknown provider: ConfigError."""
-    with pytest.raises(ConfigError, match=r"quirks=\['Q-NOPE'\]: quirk 'Q-NOPE' is not known"):
+    with pytest.raises(ConfigError, match=r"quirks=\['Q-NOPE'\]: unknown quirk 'Q-NOPE'"):
         llm.openai_chat("Hi", quirks=["Q-NOPE"])
     with pytest.raises(ConfigError, match="Q-SEQNO concerns openai_responses replies, not openai"):
         llm.openai_chat("Hi", quirks=["Q-SEQNO"])
-    with pytest.raises(ConfigError, match="as='nope': provider 'nope' is not known"):
+    with pytest.raises(ConfigError, match="as='nope': unknown provider 'nope'"):
         llm.openai_chat("Hi", as_="nope")
     with pytest.raises(ConfigError, match="is a preset for openai_chat replies, not gemini"):
         llm.gemini("Hi", as_="groq")
@@ -101,7 +101,7 @@ def test_bad_quirk_in_a_mock_file_names_line_and_key() -> None:
     )
     with pytest.raises(
         MockfileError,
-        match=r"<string>:5:13 at response.openai_chat.quirks: .*quirk 'Q-CRLFF' is not known",
+        match=r"<string>:5:13 at response.openai_chat.quirks: .*unknown quirk 'Q-CRLFF' — did you mean 'Q-CRLF'",
     ):
         mockhttp.loads(text)
 
