@@ -15,15 +15,39 @@ from typing import Any
 from ._draft import CONTENT_KINDS, Chunk, Context, Draft
 from ._text import count_tokens, prompt_tokens
 
+__all__ = [
+    "CHOICE_KINDS",
+    "REASONING",
+    "after_start",
+    "choice",
+    "choice_chunk",
+    "choices_of",
+    "copy_chunk",
+    "counted_usage",
+    "cut_after_first_content",
+    "first_content",
+    "head_fields",
+    "index_of",
+    "insert",
+    "is_choice_chunk",
+    "json_text",
+    "map_chunks",
+    "renumber",
+    "texts",
+    "usage_index",
+]
+
 CHOICE_KINDS = frozenset({"start", "text", "refusal", "thinking", "tool", "finish"})
 REASONING = "Thinking it over."
 
 
 def copy_chunk(chunk: Chunk, **changes: Any) -> Chunk:
+    """A copy of ``chunk`` with its data copied deeply (and ``changes`` applied)."""
     return dataclasses.replace(chunk, data=copy.deepcopy(chunk.data), **changes)
 
 
 def is_choice_chunk(chunk: Chunk) -> bool:
+    """Whether ``chunk`` is a Chat Completions chunk with at least one choice."""
     data = chunk.data
     return (
         chunk.kind in CHOICE_KINDS
@@ -34,6 +58,7 @@ def is_choice_chunk(chunk: Chunk) -> bool:
 
 
 def choices_of(chunk: Chunk) -> list[dict[str, Any]]:
+    """The choices of a choice chunk (see ``is_choice_chunk``)."""
     return chunk.data["choices"]  # type: ignore[no-any-return]
 
 
@@ -44,11 +69,13 @@ def map_chunks(draft: Draft, change: Callable[[Chunk], Chunk | None]) -> Draft:
 
 
 def index_of(draft: Draft, kind: str, last: bool = False) -> int | None:
+    """The index of the first (or ``last``) chunk of ``kind``, or None."""
     found = [i for i, c in enumerate(draft.chunks) if c.kind == kind]
     return (found[-1] if last else found[0]) if found else None
 
 
 def insert(draft: Draft, at: int, *new: Chunk) -> Draft:
+    """``draft`` with ``new`` chunks inserted before index ``at``."""
     chunks = list(draft.chunks)
     chunks[at:at] = new
     return draft.with_chunks(chunks)
@@ -61,6 +88,7 @@ def head_fields(draft: Draft) -> dict[str, Any]:
 
 
 def choice_chunk(draft: Draft, delta: dict[str, Any], kind: str) -> Chunk:
+    """A new chat chunk of ``kind`` with one choice carrying ``delta``, like the draft's."""
     data = {**head_fields(draft), "choices": [choice(delta)]}
     if any(isinstance(c.data, dict) and "usage" in c.data for c in draft.chunks):
         data["usage"] = None
@@ -68,19 +96,23 @@ def choice_chunk(draft: Draft, delta: dict[str, Any], kind: str) -> Chunk:
 
 
 def choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """A choice as the reference sends it: index 0, ``delta``, null logprobs."""
     return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
 
 
 def after_start(draft: Draft, chunk: Chunk) -> Draft:
+    """``draft`` with ``chunk`` right after its start chunk (first if it has none)."""
     at = index_of(draft, "start")
     return insert(draft, 0 if at is None else at + 1, chunk)
 
 
 def usage_index(draft: Draft) -> int | None:
+    """The index of the usage-only chunk, or None."""
     return index_of(draft, "usage")
 
 
 def counted_usage(draft: Draft, context: Context) -> dict[str, Any]:
+    """Chat usage counted from the request's prompt and the draft's texts."""
     prompt = prompt_tokens(context.body)
     completion = sum(count_tokens(t) for t in texts(draft))
     return {
@@ -91,6 +123,7 @@ def counted_usage(draft: Draft, context: Context) -> dict[str, Any]:
 
 
 def texts(draft: Draft) -> list[str]:
+    """The content, refusal and tool-argument fragments of a chat draft, in order."""
     out = []
     for chunk in draft.chunks:
         if is_choice_chunk(chunk):
@@ -114,10 +147,12 @@ def renumber(chunks: list[Chunk], start: int = 0) -> list[Chunk]:
 
 
 def json_text(data: Any, draft: Draft, separators: tuple[str, str] | None = None) -> str:
+    """``data`` as JSON text, with the draft's separators unless others are given."""
     return json.dumps(data, separators=separators or draft.framing.separators, ensure_ascii=False)
 
 
 def first_content(draft: Draft) -> int | None:
+    """The index of the first content chunk, or None."""
     return next((i for i, c in enumerate(draft.chunks) if c.kind in CONTENT_KINDS), None)
 
 
