@@ -50,7 +50,9 @@ def test_a_directory_loads_in_name_order() -> None:
 
 def test_data_text_is_sent_as_it_is_and_objects_as_compact_json() -> None:
     """In data, an object is sent as compact JSON and text as it is."""
-    stream = load(SEED / "chat_stream.yaml")[0].response.stream
+    reply = load(SEED / "chat_stream.yaml")[0].response
+    assert reply is not None
+    stream = reply.stream
     assert stream is not None
     assert stream.encoded[0] == (
         b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
@@ -426,6 +428,7 @@ def test_yaml_anchors_and_merge_keys_are_read() -> None:
     )
     first, second = loads(text)
     assert second == mockhttp.post("/v1/chat").header("x-a", "b")
+    assert first.response is not None
     assert first.response.status_code == 201
 
 
