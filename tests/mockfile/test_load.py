@@ -244,7 +244,7 @@ BAD: dict[str, tuple[str, str]] = {
     "misspelt matcher": (
         "request:\n  body: [jsonpath, $.stream, [equals, true]]\n",
         "bad.yaml:2:31 at request.body[2][0]: unknown matcher 'equals' — did you mean 'equal'?\n"
-        "  expected one of: absent, all_of, any_of, contains, ends_with, equal, exists, "
+        "known matchers: absent, all_of, any_of, contains, ends_with, equal, exists, "
         "json_equal, json_path, jsonpath, not, regex, starts_with",
     ),
     "unknown key": (
@@ -278,7 +278,7 @@ BAD: dict[str, tuple[str, str]] = {
     "misspelt fault": (
         "response:\n  pipe: [[limit_dat, 100]]\n",
         "bad.yaml:2:11 at response.pipe[0][0]: unknown fault 'limit_dat' — did you mean "
-        "'limit_data'?\n  expected one of: close_after_events, empty_response, first, "
+        "'limit_data'?\nknown faults: close_after_events, empty_response, first, "
         "first_byte_delay, garbage, latency, limit_data, malformed_chunk, reset, "
         "reset_after_bytes, reset_after_events, slice, sometimes, stall, throttle, "
         "truncate_event",

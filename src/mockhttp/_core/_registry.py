@@ -80,6 +80,10 @@ class Registry(Generic[T]):
         self._items[name] = item
         return item
 
+    def remove(self, name: str) -> None:
+        """Forget ``name`` (a test's own registration); an unknown name is no error."""
+        self._items.pop(name, None)
+
     def get(self, name: object) -> T:
         """The item named ``name``.
 
@@ -145,8 +149,6 @@ ENTRY_POINT_GROUP = "mockhttp.reply_kinds"
 
 RESPONSE_KEYS = ("status", "reason", "header", "body", "json", "event_stream", "delay", "pipe")
 """The core's own keys under ``response:`` in mock files, which no reply kind may take."""
-COMPOSING_KEYS = ("status", "reason", "header", "delay", "pipe")
-"""The response keys that go with a composing kind's key (``composes = True``)."""
 
 
 class ReplyKind(ABC):

@@ -32,7 +32,7 @@ from .._core import _mock
 from .._core._errors import ConfigError, MockfileError, UnknownNameError
 from .._core._mock import Mock
 from .._core._plan import Fault
-from .._core._registry import COMPOSING_KEYS, REPLY_KINDS, RESPONSE_KEYS, KindEntry, ReplyKind
+from .._core._registry import REPLY_KINDS, RESPONSE_KEYS, KindEntry, ReplyKind
 from .._core._reply import Reply, status
 from .._core._sse import Event
 from ._dump import dump as dump
@@ -474,10 +474,11 @@ def _response(at: At) -> tuple[Reply | ReplyKind, list[Fault]]:
             entry = _kind_entry(others[0][0])
     keys = RESPONSE_KEYS if entry is None else _kind_keys(entry)
     f = at.fields(keys, what if entry is None else f"a {entry.key} response")
-    given = [k for k in (*_EXCLUSIVE, *([] if entry is None else [entry.key])) if k in f]
+    bodies = (*_EXCLUSIVE, *(e.key for e in REPLY_KINDS.values() if e.composes))
+    given = [k for k in bodies if k in f]
     if len(given) > 1:
         f[given[1]].fail(
-            f"found both {given[0]!r} and {given[1]!r}, expected one of {', '.join(given)}"
+            f"found both {given[0]!r} and {given[1]!r}, expected one of {', '.join(bodies)}"
         )
     pipe = f["pipe"].elements("a list of faults: [[name, arg, ...], ...]") if "pipe" in f else []
     faults = [fault_of(item) for item in pipe]
@@ -502,8 +503,9 @@ def _kind_entry(key: str) -> KindEntry:
 
 
 def _kind_keys(entry: KindEntry) -> tuple[str, ...]:
-    """The keys that go with a kind's key: ``pipe``; status, header, ... when it composes."""
-    return (entry.key, *(COMPOSING_KEYS if entry.composes else ("pipe",)))
+    """The keys that may go with a kind's key: ``pipe``; the response keys when it composes
+    (``status``, ``header``, ``delay`` compose; a second body is refused by name)."""
+    return (entry.key, *(RESPONSE_KEYS if entry.composes else ("pipe",)))
 
 
 def _base_reply(at: At, f: dict[str, At]) -> Reply:
