@@ -596,7 +596,7 @@ class Server:
         """The wire plan of ``reply``, with the mock's faults applied."""
         faults = mock.faults_for(index) if mock.sequence else mock.faults
         if not faults:
-            if mock.handler is None:  # a fixed reply: framed once, replayed
+            if mock.fixed:  # a fixed reply: framed once, replayed
                 return self._wire(reply, framing)
             return framing.frame(reply.plan())  # a handler's reply, built for this request
         ctx = FaultContext(call_index=index)
