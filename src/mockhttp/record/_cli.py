@@ -15,8 +15,8 @@ from types import FrameType
 
 from .._core._errors import ConfigError, ServerError
 from .._core._mock import Mock
-from ._api import _with_reply
 from ._exchange import REDACT
+from ._mocks import replying, under_prefix
 from ._proxy import Recorder
 from ._recording import Recording
 from ._variants import VARIANTS, applies
@@ -85,21 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
 def prefixed(mock: Mock, prefix: str) -> Mock | None:
     """``mock`` answering under ``/prefix`` (None for a path that is a matcher)."""
-    if mock.path is not None and not isinstance(mock.path, str):
-        return None
-    path = f"/{prefix}{mock.path or ''}" if mock.path not in (None, "*") else None
-    if path is None:
-        return None
-    return Mock(
-        method=mock.method,
-        path=path,
-        criteria=mock.criteria,
-        response=mock.response,
-        faults=mock.faults,
-        name=mock.name,
-        priority=mock.priority,
-        times=mock.times,
-    )
+    return under_prefix(mock, prefix)
 
 
 def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:
@@ -122,7 +108,7 @@ def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:
             reply = mock.response
             stream = isinstance(reply, Recording) and reply.is_event_stream
             if stream and isinstance(reply, Recording) and applies(reply, name) is None:
-                mock = _with_reply(mock, reply.with_(variant=name), name)
+                mock = replying(mock, reply.with_(variant=name), name)
             moved = prefixed(mock, name)
             if moved is not None:
                 out.append(moved)
