@@ -21,7 +21,7 @@ from ._proxy import Recorder
 from ._recording import Recording
 from ._variants import VARIANTS, applies
 
-__all__ = ["configure_parser", "prefixed", "run", "with_variants"]
+__all__ = ["configure_parser", "run", "with_variants"]
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
@@ -83,11 +83,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def prefixed(mock: Mock, prefix: str) -> Mock | None:
-    """``mock`` answering under ``/prefix`` (None for a path that is a matcher)."""
-    return under_prefix(mock, prefix)
-
-
 def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:
     """``mocks``, then for each variant that applies to some recorded event stream, every
     mock again under ``/<variant>/...`` (recordings replaying that variant, where it
@@ -109,7 +104,7 @@ def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:
             stream = isinstance(reply, Recording) and reply.is_event_stream
             if stream and isinstance(reply, Recording) and applies(reply, name) is None:
                 mock = replying(mock, reply.with_(variant=name), name)
-            moved = prefixed(mock, name)
+            moved = under_prefix(mock, name)
             if moved is not None:
                 out.append(moved)
     return out, names
