@@ -50,10 +50,14 @@ def answering_once(mock: Mock) -> Mock:
 
 def _fresh_kinds(mock: Mock) -> dict[str, Any]:
     """Each field of ``mock`` that holds a reply kind, with a new equal kind (its
-    ``to_args`` rebuild it) whose call count starts again."""
+    ``to_args`` rebuild it) whose call count starts again; fields that share one kind
+    share its rebuild."""
+    rebuilt: dict[int, ReplyKind] = {}
     fresh = {}
     for f in dataclasses.fields(mock):
         value = getattr(mock, f.name)
         if isinstance(value, ReplyKind):
-            fresh[f.name] = type(value)(**value.to_args())
+            if id(value) not in rebuilt:
+                rebuilt[id(value)] = type(value)(**value.to_args())
+            fresh[f.name] = rebuilt[id(value)]
     return fresh
