@@ -86,11 +86,11 @@ def test_mock_file_as_and_quirks_round_trip_with_dump() -> None:
         "response:\n  openai_chat: {text: Hi, as: OpenRouter, quirks: [q-crlf]}\n"
     )
     (mock,) = mockhttp.loads(text)
-    assert mock.handler == llm.openai_chat("Hi", as_="openrouter", quirks=["Q-CRLF"])
+    assert mock.kind == llm.openai_chat("Hi", as_="openrouter", quirks=["Q-CRLF"])
     dumped = mockhttp.dump(mock)
     assert "as: openrouter" in dumped
     assert "- Q-CRLF" in dumped
-    assert mockhttp.loads(dumped)[0].handler == mock.handler
+    assert mockhttp.loads(dumped)[0].kind == mock.kind
 
 
 def test_bad_quirk_in_a_mock_file_names_line_and_key() -> None:
@@ -205,7 +205,7 @@ def test_quirks_page_examples_run() -> None:
         exec(compile(block, "docs/quirks.md:example", "exec"), namespace)
     (mocks,) = re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)
     loaded = mockhttp.loads(mocks, "docs/quirks.md")
-    assert [m.handler for m in loaded] == [
+    assert [m.kind for m in loaded] == [
         llm.openai_chat("Hello there", as_="groq"),
         llm.openai_chat("Hello there", quirks=["Q-CRLF", "Q-DONE"]),
     ]
