@@ -56,7 +56,7 @@ def _fresh_kinds(mock: Mock) -> dict[str, Any]:
     fresh = {}
     for f in dataclasses.fields(mock):
         value = getattr(mock, f.name)
-        if isinstance(value, ReplyKind):
+        if isinstance(value, ReplyKind) and not value.composes:  # a composing kind is a fixed Reply
             if id(value) not in rebuilt:
                 rebuilt[id(value)] = type(value)(**value.to_args())
             fresh[f.name] = rebuilt[id(value)]
