@@ -32,11 +32,9 @@ to its constructor.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._core._errors import ConfigError
 from ._core._fault import (
     CloseAfterEvents,
     Count,
@@ -56,6 +54,7 @@ from ._core._fault import (
     Throttle,
     TruncateEvent,
 )
+from ._core._forms import call_form, is_form
 from ._core._plan import Fault as Fault
 from ._core._plan import FaultContext as FaultContext
 from ._core._registry import Registry
@@ -325,20 +324,10 @@ def from_args(form: Sequence[Any]) -> Fault:
         ConfigError: the form is not a list, the arguments do not fit the constructor, or
             an argument is bad.  The message names the fault.
     """
-    if isinstance(form, str | bytes) or not isinstance(form, Sequence) or not form:
-        raise ConfigError(f"fault {form!r} must be a list: [name, arg, ...]")
-    name, *args = form
-    make = FAULTS.get(name)
-    keywords: dict[str, Any] = {}
-    if args and isinstance(args[-1], Mapping):
-        keywords = dict(args.pop())
-    positional = [from_args(a) if _is_form(a) else a for a in args]
-    try:
-        inspect.signature(make).bind(*positional, **keywords)
-    except TypeError as exc:
-        raise ConfigError(f"fault {name!r}: {exc}") from None
-    return make(*positional, **keywords)
+    fault: Fault = call_form(form, FAULTS, nested=_nested)
+    return fault
 
 
-def _is_form(value: Any) -> bool:
-    return isinstance(value, list | tuple) and bool(value) and isinstance(value[0], str)
+def _nested(_parameter: Any, value: Any) -> Any:
+    """A nested list in a positional place is a fault's form (``sometimes``, ``first``)."""
+    return from_args(value) if is_form(value) else value

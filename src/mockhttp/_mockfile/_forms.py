@@ -15,17 +15,26 @@ dicts and text that the dumper writes in flow style or double-quoted; an extensi
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._core._errors import ConfigError
+from .._core._forms import (
+    KEYWORD,
+    POSITIONAL,
+    count_error,
+    option_error,
+    params,
+    shape,
+    signature_of,
+    takes_options,
+)
 from .._core._match import MATCHERS, Matcher
 from .._core._plan import Fault
 from .._core._registry import Registry
 from ..fault import FAULTS
-from ._nodes import At, suggest
+from ._nodes import At
 
 __all__ = [
     "KEYWORD",
@@ -56,15 +65,6 @@ class Quoted(str):
     """Text written double-quoted, so line ends show as ``\\n``, ``\\r``."""
 
     __slots__ = ()
-
-
-def params(func: Callable[..., Any], *kinds: inspect._ParameterKind) -> dict[str, Any]:
-    sig = inspect.signature(func)
-    return {p.name: p for p in sig.parameters.values() if p.kind in kinds and p.name != "self"}
-
-
-KEYWORD = inspect.Parameter.KEYWORD_ONLY
-POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -98,20 +98,13 @@ def read_form(at: At, registry: Registry[Callable[..., Any]], example: str) -> A
 
 
 def _call(at: At, what: str, name: str, make: Callable[..., Any], args: list[At]) -> Any:
-    """Call ``make`` with file arguments, checked against its signature."""
-    positional = list(params(make, inspect.Parameter.POSITIONAL_ONLY, POSITIONAL).values())
-    rest = next(iter(params(make, inspect.Parameter.VAR_POSITIONAL).values()), None)
-    keywords = params(make, KEYWORD)
-    required = sum(p.default is inspect.Parameter.empty for p in positional)
-    # A trailing mapping holds keyword options, unless a required argument needs it.
-    options = None
-    if keywords and args and args[-1].is_mapping and len(args) - 1 >= required:
-        options = args.pop()
-    if len(args) < required or (rest is None and len(args) > len(positional)):
-        at.fail(
-            f"{what} takes {_count(required, len(positional), rest is not None)}, "
-            f"found {len(args)}\n  expected: {shape(name, make)}"
-        )
+    """Call ``make`` with file arguments, checked against its signature (the core's rules:
+    ``_core._forms``)."""
+    positional, rest, keywords, _ = signature_of(make)
+    options = args.pop() if takes_options(make, args, bool(args) and args[-1].is_mapping) else None
+    problem = count_error(what, name, make, len(args))
+    if problem:
+        at.fail(problem)
     slots = [*positional, *([rest] * (len(args) - len(positional)) if rest else [])]
     values = [typed(arg, p.annotation) for arg, p in zip(args, slots[: len(args)], strict=True)]
     kw = _options(options, what, keywords) if options else {}
@@ -123,37 +116,11 @@ def _options(at: At, what: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
     """The keyword options of a file form: ``{count: wire}``."""
     kw: dict[str, Any] = {}
     for key, key_at, child in at.items("options"):
-        if key not in keywords:
-            key_at.fail(
-                f"unknown option {key!r} of {what}{suggest(key, keywords)}\n"
-                f"  expected one of: {', '.join(keywords)}"
-            )
+        problem = option_error(what, key, keywords)
+        if problem:
+            key_at.fail(problem)
         kw[key] = typed(child, keywords[key].annotation)
     return kw
-
-
-def _count(required: int, maximum: int, more: bool) -> str:
-    if more:
-        text, n = f"at least {required}", required
-    elif required == maximum:
-        text, n = str(required), required
-    else:
-        text, n = f"{required} to {maximum}", maximum
-    return f"{text} argument{'' if n == 1 else 's'}"
-
-
-def shape(name: str, make: Callable[..., Any]) -> str:
-    """A file form's shape read off its constructor: ``[json_path, path, matcher?]``."""
-    positional = params(make, inspect.Parameter.POSITIONAL_ONLY, POSITIONAL).values()
-    parts = [name]
-    parts.extend(
-        p.name if p.default is inspect.Parameter.empty else f"{p.name}?" for p in positional
-    )
-    parts.extend(f"{p}..." for p in params(make, inspect.Parameter.VAR_POSITIONAL))
-    keywords = params(make, KEYWORD)
-    if keywords:
-        parts.append("{" + ", ".join(f"{k}: ..." for k in keywords) + "}")
-    return "[" + ", ".join(parts) + "]"
 
 
 # -- typed values, read off the Python annotations --------------------------------------------

@@ -27,6 +27,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .._core._errors import ConfigError, UnknownNameError
+from .._core._forms import call_form
 from .._core._registry import Registry, ReplyKind
 from .._core._reply import Reply, ok
 from .._core._request import Request
@@ -117,13 +118,7 @@ def _transform(i: int, value: Any) -> Transform:
     form = [value] if isinstance(value, str) else value
     if not isinstance(form, list) or not form or not isinstance(form[0], str):
         raise ConfigError(f"transforms[{i}]={value!r} must be a transform or [name, arg, ...]")
-    make = _named(TRANSFORMS, form[0], f"transforms[{i}]")
-    args = form[1:]
-    options = args.pop() if args and isinstance(args[-1], dict) else {}
-    try:
-        return make(*args, **options)
-    except TypeError as exc:
-        raise ConfigError(f"transforms[{i}]={value!r}: {exc}") from None
+    return call_form(form, TRANSFORMS, where=f"transforms[{i}]")
 
 
 @dataclass(frozen=True)
