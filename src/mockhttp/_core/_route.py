@@ -27,7 +27,7 @@ from ._plan import Fault
 from ._reply import Reply, status
 from ._request import Request
 
-__all__ = ["Answer", "Entry", "Miss", "route"]
+__all__ = ["Answer", "Entry", "Miss", "limit_of", "route"]
 
 
 class Entry(Protocol):
@@ -135,6 +135,15 @@ def answer(request: Request, entry: E, states: Mapping[str, str]) -> Answer[E]:
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
         return Answer(entry, index, None, (), states, exc)
     return Answer(entry, index, reply, mock.faults_for(index), states)
+
+
+def limit_of(mock: Mock) -> int | None:
+    """How many requests ``mock`` answers (its ``times``, or its replies when they end
+    unmatched); None: no limit.  An entry is ``exhausted`` once it has answered these."""
+    limits = [mock.times] if mock.times is not None else []
+    if mock.sequence and mock.exhausted == "unmatched":
+        limits.append(len(mock.sequence))
+    return min(limits) if limits else None
 
 
 def _count(n: int, noun: str, plural: str) -> str:

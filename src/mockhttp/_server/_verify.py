@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from .._core._errors import ConfigError, VerificationError
+from .._core._route import limit_of
 from ._journal import CallList, append_call
 
 if TYPE_CHECKING:
@@ -41,11 +42,7 @@ class ActiveMock:
         self._seq = seq
         self._rank: float = seq  # order among equal priorities (newest first)
         self._count = 0  # exact, even when a journal limit trims ``calls``
-        # how many requests it answers (``times``, or its replies when they end unmatched)
-        limits = [mock.times] if mock.times is not None else []
-        if mock.sequence and mock.exhausted == "unmatched":
-            limits.append(len(mock.sequence))
-        self._limit: int | None = min(limits) if limits else None
+        self._limit = limit_of(mock)  # how many requests it answers (None: any number)
 
     def _record(self, call: Call, limit: int | None) -> int:
         """Add a call (keeping at most about ``limit`` of them); return its 0-based index."""
