@@ -7,8 +7,8 @@ only when the caller records it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pytest
