@@ -144,7 +144,11 @@ def test_a_handler_is_asked_for_the_reply_and_its_error_is_kept() -> None:
 
     entry = Entry(mockhttp.get("/hi/{name}").respond_with(handler))
     assert body(route(Request("GET", "/hi/ann?x=1"), [entry], {})) == b"hi ann (('x', '1'),)"
-    broken = Entry(mockhttp.get("/bad").respond_with(lambda request: "not a reply"))
+
+    def wrong(request: Request) -> object:
+        return "not a reply"
+
+    broken = Entry(mockhttp.get("/bad").respond_with(wrong))  # type: ignore[arg-type]
     found = answered(route(Request("GET", "/bad"), [broken], {}))
     assert isinstance(found.error, ConfigError)
     assert found.reply is None

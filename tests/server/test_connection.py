@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 from typing import Any
 
 import mockhttp
@@ -150,7 +149,7 @@ def test_a_client_pipelining_past_the_queue_is_paused_then_resumed() -> None:
     many = b"GET /slow HTTP/1.1\r\n\r\n" * (MAX_QUEUED + 5)
     transport = Recorder()
 
-    async def run() -> Callable[[], int]:
+    async def run() -> int:
         conn = Connection(srv)
         conn.connection_made(transport)
         conn.data_received(many)
@@ -161,9 +160,9 @@ def test_a_client_pipelining_past_the_queue_is_paused_then_resumed() -> None:
             asyncio.get_running_loop().time() < deadline
         ):
             await asyncio.sleep(0.01)
-        return lambda: queued
+        return queued
 
-    queued = asyncio.run(run())()
+    queued = asyncio.run(run())
     assert queued >= MAX_QUEUED - 1
     assert transport.resumes >= 1
     assert len(heads(transport.sent)) == MAX_QUEUED + 5
