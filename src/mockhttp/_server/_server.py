@@ -30,7 +30,7 @@ from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock
 from .._core._reply import Reply, error_reply
 from .._core._request import Request
-from .._core._route import Answer, Miss, route
+from .._core._route import Miss, route
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._journal import Call, CallList, Journal, seal, unmatched_calls
@@ -520,10 +520,9 @@ class Server:
     def _answer(self, request: Request, framing: Framing) -> tuple[Call, Plan]:
         """Route ``request`` (``_core._route``), journal the answer, frame its reply."""
         answer = route(request, self._ranked.snapshot(), self._states)
-        if type(answer) is Miss:
+        if isinstance(answer, Miss):
             return self._missed(answer, framing)
-        assert isinstance(answer, Answer)
-        active: ActiveMock = answer.entry
+        active = answer.entry
         mock = active.mock
         call = Call(request, mock, None, mock.path_params(request) or {})
         active._record(call, self.journal_limit)

@@ -61,6 +61,11 @@ class WireCache:
         if faults:
             return Steps(_faulted(reply, faults, index, framing))
         if fixed:
+            entry = self._plans.get(id(reply))  # the common case, inlined: a Whole kept
+            if entry is not None and entry[0] is reply:
+                whole = entry[1].get(framing)
+                if type(whole) is Whole:
+                    return whole
             return self._fixed(reply, framing)
         return Steps(framing.frame(reply.plan()))  # a handler's reply, built for this request
 
