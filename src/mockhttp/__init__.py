@@ -39,7 +39,7 @@ from ._server._journal import Call as Call
 from ._server._journal import CallList as CallList
 from ._server._server import Server as Server
 from ._server._verify import ActiveMock as ActiveMock
-from .record import variants as variants  # also adds `recording` to mock files
+from .record import variants as variants
 
 __version__ = "0.1.0"
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 from ._core._errors import ConfigError
@@ -59,6 +58,7 @@ from ._core._fault import (
 )
 from ._core._plan import Fault as Fault
 from ._core._plan import FaultContext as FaultContext
+from ._core._registry import Registry
 from ._core._units import Duration
 from ._core._units import seconds as _seconds
 
@@ -290,7 +290,8 @@ def first(n: int, fault: Fault) -> First:
     return First(n, fault)
 
 
-FAULTS: Mapping[str, Callable[..., Fault]] = MappingProxyType(
+FAULTS: Registry[Callable[..., Fault]] = Registry(
+    "fault",
     {
         "close_after_events": close_after_events,
         "empty_response": empty_response,
@@ -308,7 +309,7 @@ FAULTS: Mapping[str, Callable[..., Fault]] = MappingProxyType(
         "stall": stall,
         "throttle": throttle,
         "truncate_event": truncate_event,
-    }
+    },
 )
 """Each fault's file name mapped to its constructor."""
 
@@ -320,15 +321,14 @@ def from_args(form: Sequence[Any]) -> Fault:
     as a fault too.
 
     Raises:
-        ConfigError: the form is not a list starting with a known fault name, the arguments
-            do not fit the constructor, or an argument is bad.  The message names the fault.
+        UnknownNameError: the first item is no fault name (a ``ConfigError``).
+        ConfigError: the form is not a list, the arguments do not fit the constructor, or
+            an argument is bad.  The message names the fault.
     """
     if isinstance(form, str | bytes) or not isinstance(form, Sequence) or not form:
         raise ConfigError(f"fault {form!r} must be a list: [name, arg, ...]")
     name, *args = form
-    make = FAULTS.get(name) if isinstance(name, str) else None
-    if make is None:
-        raise ConfigError(f"unknown fault {name!r}\nknown faults: {', '.join(FAULTS)}")
+    make = FAULTS.get(name)
     keywords: dict[str, Any] = {}
     if args and isinstance(args[-1], Mapping):
         keywords = dict(args.pop())

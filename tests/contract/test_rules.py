@@ -118,7 +118,7 @@ def test_unknown_profile_is_a_config_error() -> None:
     """An unknown profile name raises ConfigError listing the known ones."""
     from mockhttp import ConfigError
 
-    with pytest.raises(ConfigError, match="profile='openai' is not known"):
+    with pytest.raises(ConfigError, match="unknown profile 'openai' — did you mean 'openai-chat'"):
         check(OPENAI_REFERENCE.transcript(), "openai")
 
 

@@ -163,7 +163,7 @@ def test_limit_data_makes_the_seed_client_fail(server: mockhttp.Server) -> None:
     with pytest.raises(httpx.RemoteProtocolError):
         clients.complete_httpx(server.url, "Say hello")
     with pytest.raises(clients.StreamEnded, match="unexpected EOF inside a chunk"):
-        clients.complete(server.url, "Say hello")  # the raw-socket version in tests/clients.py
+        clients.complete(server.url, "Say hello")  # raw-socket, in tests/helpers/clients.py
 
 
 def test_without_the_fault_every_client_gets_the_answer(server: mockhttp.Server) -> None:

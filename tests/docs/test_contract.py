@@ -62,3 +62,13 @@ def test_module_docstring_example_runs(module: str) -> None:
     doc = importlib.import_module(module).__doc__ or ""
     (code,) = BLOCK.findall(doc)
     exec(compile(code, f"{module} docstring", "exec"), {})
+
+
+def test_as_option_lists_the_catalogue_providers() -> None:
+    """The ``--as PROVIDER`` bullet names exactly the catalogue's providers, in its order."""
+    from mockhttp.contract._providers import PROVIDERS
+
+    text = " ".join((ROOT / "docs/contract.md").read_text().split())
+    bullet = text[text.index("**`--as PROVIDER`**") :].split("- **")[0]
+    listed = re.findall(r"`([a-z-]+)`", bullet[bullet.index("known to differ") :])
+    assert listed[: len(PROVIDERS)] == list(PROVIDERS)

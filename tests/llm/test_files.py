@@ -63,14 +63,14 @@ def test_file_forms_load_as_the_python_ones() -> None:
         response: {models: [a, b]}
         """)
     chat, anthropic, models = mockhttp.loads(text)
-    assert chat.handler == llm.openai_chat(
+    assert chat.kind == llm.openai_chat(
         ["Hel", "lo"],
         tool_calls=[{"name": "get_weather", "arguments": {"city": "Paris"}}],
         ttft=0.3,
         chunks_per_second=40,
     )
-    assert anthropic.handler == llm.anthropic_messages("Hi")
-    assert models.handler == llm.models(["a", "b"])
+    assert anthropic.kind == llm.anthropic_messages("Hi")
+    assert models.kind == llm.models(["a", "b"])
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_file_forms_load_as_the_python_ones() -> None:
         ),
         (
             "response:\n  openai_chta: {text: Hi}\n",
-            "f.yaml:2:3 at response.openai_chta: unknown key 'openai_chta' — did you mean "
+            "f.yaml:2:3 at response.openai_chta: unknown response key 'openai_chta' — did you mean "
             "'openai_chat'?",
         ),
         (
@@ -119,7 +119,7 @@ def test_the_core_finds_the_kinds_without_importing_llm() -> None:
         import mockhttp
         assert "mockhttp.llm" not in sys.modules
         [mock] = mockhttp.loads("response: {openai_chat: Hi}")
-        print(type(mock.handler).__module__)
+        print(type(mock.kind).__module__)
         """)
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60

@@ -324,7 +324,7 @@ def test_models_list_answers_in_the_asking_clients_shape(server: mockhttp.Server
     ("kwargs", "message"),
     [
         ({"finish_reason": "done"}, "finish_reason='done' must be one of stop"),
-        ({"error": "teapot"}, "error='teapot' must be one of rate_limit"),
+        ({"error": "teapot"}, "error='teapot': unknown error 'teapot'"),
         ({"error_after": 2}, "error_after needs error"),
         ({"tool_calls": [{"arguments": {}}]}, "tool_calls[0].name=None must be"),
         ({"tool_calls": [{"name": "f", "arguments": "{"}]}, "is not JSON text"),

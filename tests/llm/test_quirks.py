@@ -67,11 +67,11 @@ def test_quirk_ids_are_case_insensitive_and_kept_upper_case() -> None:
 
 def test_misused_quirks_and_providers_are_config_errors() -> None:
     """An unknown id, a quirk of another API, or an unknown provider: ConfigError."""
-    with pytest.raises(ConfigError, match=r"quirks=\['Q-NOPE'\]: quirk 'Q-NOPE' is not known"):
+    with pytest.raises(ConfigError, match=r"quirks=\['Q-NOPE'\]: unknown quirk 'Q-NOPE'"):
         llm.openai_chat("Hi", quirks=["Q-NOPE"])
     with pytest.raises(ConfigError, match="Q-SEQNO concerns openai_responses replies, not openai"):
         llm.openai_chat("Hi", quirks=["Q-SEQNO"])
-    with pytest.raises(ConfigError, match="as='nope': provider 'nope' is not known"):
+    with pytest.raises(ConfigError, match="as='nope': unknown provider 'nope'"):
         llm.openai_chat("Hi", as_="nope")
     with pytest.raises(ConfigError, match="is a preset for openai_chat replies, not gemini"):
         llm.gemini("Hi", as_="groq")
@@ -86,11 +86,11 @@ def test_mock_file_as_and_quirks_round_trip_with_dump() -> None:
         "response:\n  openai_chat: {text: Hi, as: OpenRouter, quirks: [q-crlf]}\n"
     )
     (mock,) = mockhttp.loads(text)
-    assert mock.handler == llm.openai_chat("Hi", as_="openrouter", quirks=["Q-CRLF"])
+    assert mock.kind == llm.openai_chat("Hi", as_="openrouter", quirks=["Q-CRLF"])
     dumped = mockhttp.dump(mock)
     assert "as: openrouter" in dumped
     assert "- Q-CRLF" in dumped
-    assert mockhttp.loads(dumped)[0].handler == mock.handler
+    assert mockhttp.loads(dumped)[0].kind == mock.kind
 
 
 def test_bad_quirk_in_a_mock_file_names_line_and_key() -> None:
@@ -101,7 +101,8 @@ def test_bad_quirk_in_a_mock_file_names_line_and_key() -> None:
     )
     with pytest.raises(
         MockfileError,
-        match=r"<string>:5:13 at response.openai_chat.quirks: .*quirk 'Q-CRLFF' is not known",
+        match=r"<string>:5:13 at response.openai_chat.quirks: .*"
+        r"unknown quirk 'Q-CRLFF' — did you mean 'Q-CRLF'",
     ):
         mockhttp.loads(text)
 
@@ -204,7 +205,7 @@ def test_quirks_page_examples_run() -> None:
         exec(compile(block, "docs/quirks.md:example", "exec"), namespace)
     (mocks,) = re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)
     loaded = mockhttp.loads(mocks, "docs/quirks.md")
-    assert [m.handler for m in loaded] == [
+    assert [m.kind for m in loaded] == [
         llm.openai_chat("Hello there", as_="groq"),
         llm.openai_chat("Hello there", quirks=["Q-CRLF", "Q-DONE"]),
     ]
@@ -226,3 +227,28 @@ def test_matrix_bytes_on_the_wire_equal_the_pure_ones(server: mockhttp.Server) -
             assert wire.status == pure.status
             wire = replace(wire, buffered=pure.buffered)  # the buffered answer, for anthropic
             assert check(wire, PROFILE[kind]) == check(pure, PROFILE[kind]), quirk
+
+
+def test_every_catalogue_quirk_has_one_transform_and_back() -> None:
+    """llm gives each quirk id of contract's catalogue its transform, and no other id."""
+    from mockhttp.llm._transforms import QUIRK_TRANSFORMS
+
+    assert list(QUIRK_TRANSFORMS) == list(llm.QUIRKS)
+
+
+@pytest.mark.parametrize("name", list(llm.PROVIDERS))
+def test_provider_options_are_options_of_the_transforms(name: str) -> None:
+    """A preset's options (a variant, a comment text) build its quirks' transforms."""
+    from mockhttp.llm._transforms import QUIRK_TRANSFORMS
+
+    preset = llm.PROVIDERS[name]
+    for q in preset.quirks:
+        assert callable(QUIRK_TRANSFORMS[q](**preset.options.get(q, {})))
+
+
+def test_unknown_error_and_transform_names_say_what_is_known() -> None:
+    """error= and transforms= fail in the registries' style: the closest name and the rest."""
+    with pytest.raises(ConfigError, match=r"error='rate-limit': unknown error 'rate-limit' — "):
+        llm.openai_chat("Hi", error="rate-limit")
+    with pytest.raises(ConfigError, match=r"transforms\[0\]: unknown transform 'nope'\n"):
+        llm.openai_chat("Hi", transforms=["nope"])

@@ -50,7 +50,9 @@ def test_a_directory_loads_in_name_order() -> None:
 
 def test_data_text_is_sent_as_it_is_and_objects_as_compact_json() -> None:
     """In data, an object is sent as compact JSON and text as it is."""
-    stream = load(SEED / "chat_stream.yaml")[0].response.stream
+    reply = load(SEED / "chat_stream.yaml")[0].response
+    assert reply is not None
+    stream = reply.stream
     assert stream is not None
     assert stream.encoded[0] == (
         b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
@@ -242,7 +244,7 @@ BAD: dict[str, tuple[str, str]] = {
     "misspelt matcher": (
         "request:\n  body: [jsonpath, $.stream, [equals, true]]\n",
         "bad.yaml:2:31 at request.body[2][0]: unknown matcher 'equals' — did you mean 'equal'?\n"
-        "  expected one of: absent, all_of, any_of, contains, ends_with, equal, exists, "
+        "known matchers: absent, all_of, any_of, contains, ends_with, equal, exists, "
         "json_equal, json_path, jsonpath, not, regex, starts_with",
     ),
     "unknown key": (
@@ -276,7 +278,7 @@ BAD: dict[str, tuple[str, str]] = {
     "misspelt fault": (
         "response:\n  pipe: [[limit_dat, 100]]\n",
         "bad.yaml:2:11 at response.pipe[0][0]: unknown fault 'limit_dat' — did you mean "
-        "'limit_data'?\n  expected one of: close_after_events, empty_response, first, "
+        "'limit_data'?\nknown faults: close_after_events, empty_response, first, "
         "first_byte_delay, garbage, latency, limit_data, malformed_chunk, reset, "
         "reset_after_bytes, reset_after_events, slice, sometimes, stall, throttle, "
         "truncate_event",
@@ -426,6 +428,7 @@ def test_yaml_anchors_and_merge_keys_are_read() -> None:
     )
     first, second = loads(text)
     assert second == mockhttp.post("/v1/chat").header("x-a", "b")
+    assert first.response is not None
     assert first.response.status_code == 201
 
 

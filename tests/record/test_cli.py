@@ -95,7 +95,8 @@ def test_check_save_writes_the_live_exchanges_as_mocks(
     assert status in (0, 1)
     assert "saved 3 exchanges" in capsys.readouterr().err
     mocks = mockhttp.load(saved)
-    assert [m.response.describe().split(" (")[0] for m in mocks] == ["200 recording"] * 3
+    described = [m.response.describe() for m in mocks if m.response is not None]
+    assert [d.split(" (")[0] for d in described] == ["200 recording"] * 3
     streamed = [
         m for m in mocks if isinstance(m.response, Recording) and m.response.is_event_stream
     ]

@@ -91,13 +91,13 @@ def test_the_replay_is_byte_exact_with_its_pauses(server: mockhttp.Server) -> No
         ),
         (
             "{writes: [], timing: later}",
-            "bad.yaml:3:35 at response.recording.timing: found text 'later', expected original "
-            "or none",
+            "bad.yaml:3:35 at response.recording.timing: timing='later' must be one of original, "
+            "none",
         ),
         (
             "{writes: [{data: 'data: x\\n\\n'}], variant: crlff}",
-            "bad.yaml:3:57 at response.recording.variant: unknown variant 'crlff'; expected one "
-            "of: comment,",
+            "bad.yaml:3:57 at response.recording.variant: unknown variant 'crlff' — did you mean "
+            "'crlf'?\nknown variants: closed_without_done, comment,",
         ),
         (
             "{speed: 2}",

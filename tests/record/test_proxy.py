@@ -148,6 +148,7 @@ def test_no_secret_reaches_a_file(tmp_path: Path) -> None:
     assert "abc123secretcookie" not in text
     assert "Incorrect API key provided: REDACTED" in text
     (mock,) = mockhttp.load(tmp_path)
+    assert mock.response is not None
     assert ("Set-Cookie", "REDACTED") in mock.response.headers
 
 

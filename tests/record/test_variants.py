@@ -13,8 +13,11 @@ import openai
 import pytest
 
 import mockhttp
+from mockhttp import llm
 from mockhttp.contract import Transcript, check
 from mockhttp.record import VARIANTS, Recording, Write, variants
+from mockhttp.record._cli import with_variants
+from tests.helpers.clients import raw_exchange
 from tests.helpers.record_streams import (
     TEXT,
     anthropic_events,
@@ -207,3 +210,66 @@ def test_an_unfinished_last_event_stays_unfinished() -> None:
     from mockhttp.sse import Message, decode
 
     assert [i.data for i in decode(crlf) if isinstance(i, Message)] == ["one"]
+
+
+# -- every mock again under /<variant>/ (mockhttp serve --variants) ---------------------
+
+
+def _serve_with_variants(server: mockhttp.Server, *mocks: mockhttp.Mock) -> None:
+    """``mocks`` served as ``mockhttp serve --variants`` serves them, beside a recording."""
+    expanded, names = with_variants([mockhttp.post(CHAT, name="chat").reply(OPENAI), *mocks])
+    assert names == list(VARIANTS)
+    for mock in expanded:
+        server.mock(mock)
+
+
+def _raw(server: mockhttp.Server, path: str, body: bytes) -> bytes:
+    """Every byte of the reply to a POST of ``body``, on its own connection."""
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {len(body)}"
+    return raw_exchange(server.url, head.encode() + b"\r\n\r\n" + body)
+
+
+def test_a_reply_kind_answers_under_a_variant_byte_for_byte_as_unprefixed(
+    server: mockhttp.Server,
+) -> None:
+    _serve_with_variants(server, mockhttp.post("/v1/kind").reply(llm.openai_chat("Hi there")))
+    asks = [
+        json.dumps({"model": "gpt-kind", "stream": stream, "messages": []}).encode()
+        for stream in (True, False, True)
+    ]
+    original = [_raw(server, "/v1/kind", body) for body in asks]
+    assert original[0].startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"data: [DONE]" in original[0]
+    assert b'"content":"Hi there"' in original[1]
+    assert original[2] != original[0]  # the third call has ids of its own
+    for name in ("comment", "crlf", "closed_without_done"):
+        assert [_raw(server, f"/{name}/v1/kind", body) for body in asks] == original, name
+
+
+def test_a_sequence_answers_under_a_variant_in_order(server: mockhttp.Server) -> None:
+    steps = mockhttp.get("/v1/steps").replies(
+        mockhttp.ok().body("one"), mockhttp.ok().body("two"), exhausted="unmatched"
+    )
+    _serve_with_variants(server, steps)
+    with httpx.Client(base_url=server.url) as client:
+        for prefix in ("", "/crlf", "/one_byte_writes"):
+            answers = [client.get(f"{prefix}/v1/steps") for _ in range(3)]
+            assert [(r.status_code, r.text) for r in answers[:2]] == [(200, "one"), (200, "two")]
+            assert answers[2].status_code == 404, prefix
+
+
+def test_a_scenario_starts_again_under_each_variant(server: mockhttp.Server) -> None:
+    first = mockhttp.get("/v1/turn").reply(mockhttp.ok().body("first"))
+    second = mockhttp.get("/v1/turn").reply(mockhttp.ok().body("second"))
+    _serve_with_variants(
+        server,
+        first.scenario("talk", "Started", "answered"),
+        second.scenario("talk", "answered"),
+    )
+    with httpx.Client(base_url=server.url) as client:
+        for prefix in ("", "/cr", "/keep_alive"):
+            turns = [client.get(f"{prefix}/v1/turn").text for _ in range(3)]
+            assert turns == ["first", "second", "second"], prefix
+    assert server.scenario_state("talk") == "answered"
+    assert server.scenario_state("cr/talk") == "answered"
+    assert server.scenario_state("crlf/talk") == "Started"

@@ -22,6 +22,7 @@ from .._core._errors import ConfigError
 from ..contract._check import Outcome, evaluate
 from ..contract._live import auth_headers, run_live
 from ..contract._profiles import PROFILES
+from ..contract._providers import PROVIDERS, provider
 from ..contract._record import Limits
 from ..contract._report import format_json, format_junit, format_table
 from ..contract._transcript import Transcript, parse_head
@@ -102,9 +103,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--as",
         dest="as_",
         metavar="PROVIDER",
-        help="the provider the stream comes from (openrouter, groq, azure, deepseek, mistral, "
-        "together, vllm, ollama, xai, gemini-openai, perplexity): its documented quirks are "
-        "reported as notes naming the quirk",
+        help=f"the provider the stream comes from ({', '.join(PROVIDERS)}): its documented "
+        "quirks are reported as notes naming the quirk",
     )
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
@@ -139,8 +139,6 @@ def run(args: argparse.Namespace) -> int:
 def _outcomes(args: argparse.Namespace) -> list[Outcome]:
     profiles: list[str] = args.profile or ["openai-chat"]
     if args.as_ is not None:
-        from ..llm._providers import provider  # llm builds on contract, not the reverse
-
         try:
             args.as_ = provider(args.as_).name
         except ConfigError as exc:

@@ -61,7 +61,7 @@ def plural(n: int, noun: str) -> str:
 
 
 def _streams(mock: Mock) -> bool:
-    replies = [r for r, _ in mock.sequence] or [mock.response]
+    replies = [r for r, _ in mock.sequence] or ([] if mock.response is None else [mock.response])
     return any(r.stream is not None for r in replies)
 
 

@@ -89,7 +89,7 @@ class UnknownNameError(ConfigError):
         )
         self.close: str | None = close[0] if close else None
         hint = f" — did you mean {self.close!r}?" if self.close else ""
-        listing = ", ".join(self.known) or "none"
+        listing = ", ".join(sorted(self.known)) or "none"
         super().__init__(f"unknown {what} {name!r}{hint}\nknown {what}s: {listing}")
 
 

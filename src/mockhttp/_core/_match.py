@@ -16,11 +16,12 @@ import functools
 import json
 import re
 import reprlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ._errors import ConfigError
+from ._registry import Registry
 from ._request import Request
 
 __all__ = [
@@ -717,21 +718,24 @@ def as_matcher(value: Matcher | Any, what: str = "value") -> Matcher:
     return Equal(value)
 
 
-MATCHERS: Mapping[str, Callable[..., Matcher]] = {
-    "equal": equal,
-    "not": not_,
-    "regex": regex,
-    "contains": contains,
-    "starts_with": starts_with,
-    "ends_with": ends_with,
-    "any_of": any_of,
-    "all_of": all_of,
-    "exists": exists,
-    "absent": absent,
-    "json_path": json_path,
-    "jsonpath": json_path,
-    "json_equal": json_equal,
-}
+MATCHERS: Registry[Callable[..., Matcher]] = Registry(
+    "matcher",
+    {
+        "equal": equal,
+        "not": not_,
+        "regex": regex,
+        "contains": contains,
+        "starts_with": starts_with,
+        "ends_with": ends_with,
+        "any_of": any_of,
+        "all_of": all_of,
+        "exists": exists,
+        "absent": absent,
+        "json_path": json_path,
+        "jsonpath": json_path,
+        "json_equal": json_equal,
+    },
+)
 """File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``."""
 
 

@@ -122,7 +122,11 @@ class Mock:
         method: the method to match (None: any).
         path: exact text, a ``{name}`` template, or a matcher (e.g. ``match.regex``).
         criteria: matchers on query parameters, headers and the body.
-        response: the reply (default: ``200`` with an empty body).
+        response: the fixed reply (default: ``200`` with an empty body); None for a mock
+            that answers with a reply kind, whose reply is built per request.
+        kind: the reply kind the mock answers with (``mock.reply(openai_chat("Hi"))``),
+            or None.
+        handler: the Python callable the mock answers with (``respond_with``), or None.
         faults: faults applied to the reply, in order.
         name: a name for messages and the journal.
         priority: higher wins; equal priorities go to the most recently added mock.
@@ -132,12 +136,13 @@ class Mock:
     method: str | None
     path: str | Matcher | None
     criteria: tuple[Criterion, ...] = ()
-    response: Reply = field(default_factory=ok)
+    response: Reply | None = field(default_factory=ok)
     faults: tuple[Fault, ...] = ()
     name: str | None = None
     priority: int = 0
     times: int | None = None
     handler: Callable[..., Reply] | None = None
+    kind: ReplyKind | None = None
     sequence: tuple[tuple[Reply, tuple[Fault, ...]], ...] = ()
     exhausted: Exhausted = "repeat"
     scenario_of: Scenario | None = None
@@ -170,7 +175,11 @@ class Mock:
             raise ConfigError(f"times={self.times!r} must be a positive int or None")
         if self.name is not None and not isinstance(self.name, str):
             raise ConfigError(f"name={self.name!r} must be text")
-        if not isinstance(self.response, Reply):
+        if self.kind is not None and not isinstance(self.kind, ReplyKind):
+            raise ConfigError(f"kind={self.kind!r} must be a ReplyKind")
+        if (self.response is None) != (self.kind is not None):
+            raise ConfigError("a mock has a fixed response or a reply kind: one of them")
+        if self.response is not None and not isinstance(self.response, Reply):
             raise ConfigError(f"reply={self.response!r} must be a Reply (mockhttp.ok(), ...)")
 
     # -- building ---------------------------------------------------------------------
@@ -196,12 +205,18 @@ class Mock:
 
     def reply(self, response: Reply | ReplyKind) -> Mock:
         """Answer with ``response``: a fixed reply, or a reply kind built per request
-        (such as ``mockhttp.llm.openai_chat("Hi")``), which keeps a file form."""
-        if isinstance(response, ReplyKind):
-            return dataclasses.replace(self, response=ok(), handler=response)
-        if not isinstance(response, Reply):
+        (such as ``mockhttp.llm.openai_chat("Hi")``), which keeps a file form.
+
+        A kind goes to ``mock.kind`` and leaves ``mock.response`` None (there is no fixed
+        reply); a composing kind (a ``Reply`` such as a recording) is a fixed reply.
+        """
+        if isinstance(response, Reply):
+            return dataclasses.replace(
+                self, response=response, kind=None, handler=None, sequence=()
+            )
+        if not isinstance(response, ReplyKind):
             raise ConfigError(f"reply={response!r} must be a Reply (mockhttp.ok(), ...)")
-        return dataclasses.replace(self, response=response, handler=None, sequence=())
+        return dataclasses.replace(self, response=None, kind=response, handler=None, sequence=())
 
     def replies(
         self,
@@ -228,7 +243,11 @@ class Mock:
                 )
             sequence.append((reply, tuple(self._checked_faults(faults))))
         return dataclasses.replace(
-            self, sequence=tuple(sequence), exhausted=exhausted, handler=None
+            self,
+            sequence=tuple(sequence),
+            exhausted=exhausted,
+            kind=None,
+            response=self._fixed_response(),
         )
 
     def scenario(self, name: str, state: str | None = None, next_state: str | None = None) -> Mock:
@@ -252,11 +271,13 @@ class Mock:
         """
         if not callable(handler):
             raise ConfigError(f"respond_with() handler={handler!r} must be callable")
-        return dataclasses.replace(self, handler=handler, sequence=())
+        return dataclasses.replace(
+            self, handler=handler, sequence=(), kind=None, response=self._fixed_response()
+        )
 
     def reply_for(self, request: Request, index: int = 0) -> Reply:
         """The reply to ``request``, the mock's ``index``-th call (0 for the first): the
-        handler's, the sequence's, or the fixed one.
+        kind's, the handler's, the sequence's, or the fixed one.
 
         The handler gets the path's template values as keyword arguments when it takes
         them: ``def handler(request, id)`` for the path ``/v1/files/{id}``.
@@ -264,6 +285,8 @@ class Mock:
         Raises:
             ConfigError: the handler returned something other than a ``Reply``.
         """
+        if self.kind is not None:
+            return self.kind.build(request)
         if self.handler is not None:
             params = self.path_params(request) or {}
             wanted = _handler_params(self.handler)
@@ -276,6 +299,7 @@ class Mock:
             return reply
         if self.sequence:
             return self.sequence[min(index, len(self.sequence) - 1)][0]
+        assert self.response is not None  # no kind: a fixed response
         return self.response
 
     def faults_for(self, index: int) -> tuple[Fault, ...]:
@@ -286,12 +310,17 @@ class Mock:
 
     @property
     def fixed(self) -> bool:
-        """True when every reply is known up front (no handler): framed once, replayed."""
-        return self.handler is None
+        """True when every reply is known up front (no kind, no handler): framed once,
+        replayed."""
+        return self.handler is None and self.kind is None
 
     def pipe(self, *faults: Fault) -> Mock:
         """Apply ``faults`` to the reply, in order (see :mod:`mockhttp.fault`)."""
         return dataclasses.replace(self, faults=(*self.faults, *self._checked_faults(faults)))
+
+    def _fixed_response(self) -> Reply:
+        """The fixed response, ``ok()`` in place of a reply kind's None."""
+        return ok() if self.response is None else self.response
 
     @staticmethod
     def _checked_faults(faults: Sequence[Fault]) -> list[Fault]:

@@ -1,20 +1,29 @@
-"""Reply kinds: replies built for each request that still have a file form.
+"""Named sets (:class:`Registry`) and the one extension of replies (:class:`ReplyKind`).
+
+A :class:`Registry` maps names to items with one lookup and one error style; every named
+set of mockhttp is one (faults, matchers, reply kinds, variants, quirks, providers...).
 
 A fixed :class:`Reply` answers every request alike; a handler (``Mock.respond_with``)
-follows the request but is Python only.  A *reply kind* is between the two: a frozen,
-comparable object whose ``build(request)`` makes the reply for one request (echoing the
-model the request asked for, say) and whose ``to_args()`` gives its file form, so a mock
-answering with it loads from and dumps to a mock file like any other.
+follows the request but is Python only.  A *reply kind* is a reply with a key of its own
+under ``response:`` in mock files: ``response: {openai_chat: {text: Hi}}``.  The key's
+mapping holds the parameters of the kind's factory (read off its signature, like faults'
+and matchers'), and a single value instead of a mapping is its first parameter
+(``response: {openai_chat: Hi}``).  One flag tells the two sorts apart:
 
-In a mock file a kind is a key under ``response``: ``response: {openai_chat: {text: Hi}}``.
-The mapping's keys are the parameters of the kind's constructor (read off its signature,
-like faults' and matchers'), and a single value instead of a mapping is its first
-parameter (``response: {openai_chat: Hi}``).
+- ``composes = False`` (``openai_chat``): the kind builds the whole reply, per request
+  (``build(request)``); ``status``, ``header`` and ``delay`` do not go with its key.
+  ``mock.reply(kind)`` keeps it in ``mock.kind``.
+- ``composes = True`` (``recording``): the kind is a :class:`Reply` subclass whose body is
+  its own; ``status``, ``reason``, ``header`` and ``delay`` under ``response:`` compose
+  with it.  Its factory takes the reply they make as its first argument.
+
+Either writes its file form with ``to_args()`` (JSON values; ``_mockfile._forms``' style
+markers for flow lists or quoted text).
 
 Rule 1: the core knows no kind by name.  A kind is registered with
 :func:`register_reply_kind`; a package that defines kinds declares a module in the
 ``mockhttp.reply_kinds`` entry-point group whose import registers them, and the first
-lookup of an unknown key imports those modules (``mockhttp.llm`` is one).
+lookup of an unknown key imports those modules (``mockhttp.llm``, ``mockhttp.record._file``).
 Rule 2: a kind's ``build`` runs on the server thread for each request, so it must not
 block; anything it keeps between calls (a call counter) is excluded from equality.
 """
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -33,6 +43,8 @@ from ._request import Request
 __all__ = [
     "ENTRY_POINT_GROUP",
     "REPLY_KINDS",
+    "RESPONSE_KEYS",
+    "KindEntry",
     "Registry",
     "ReplyKind",
     "register_reply_kind",
@@ -68,7 +80,11 @@ class Registry(Generic[T]):
         self._items[name] = item
         return item
 
-    def get(self, name: str) -> T:
+    def remove(self, name: str) -> None:
+        """Forget ``name`` (a test's own registration); an unknown name is no error."""
+        self._items.pop(name, None)
+
+    def get(self, name: object) -> T:
         """The item named ``name``.
 
         Raises:
@@ -131,23 +147,21 @@ class Registry(Generic[T]):
 
 ENTRY_POINT_GROUP = "mockhttp.reply_kinds"
 
-# The core's own keys under ``response:`` in mock files, which no kind may take.
 RESPONSE_KEYS = ("status", "reason", "header", "body", "json", "event_stream", "delay", "pipe")
-REPLY_KINDS: dict[str, Callable[..., ReplyKind]] = {}
-"""The known kinds by file key (``openai_chat`` → its constructor)."""
-
-_discovered = False
+"""The core's own keys under ``response:`` in mock files, which no reply kind may take."""
 
 
 class ReplyKind(ABC):
-    """A reply made for each request, with a file form.
+    """A reply with a key of its own in mock files (see the module's docstring).
 
-    Subclasses set ``file_key`` (their key under ``response:``), and implement ``build``
-    and ``to_args`` (the constructor arguments that make an equal object, defaults left
-    out).  ``mock.reply(kind)`` answers with ``kind.build(request)``.
+    Subclasses set ``file_key`` (their key under ``response:``) and ``composes``, and
+    implement ``build`` and ``to_args`` (the factory's arguments that make an equal
+    object, defaults left out).  ``mock.reply(kind)`` answers with ``kind.build(request)``.
     """
 
+    __slots__ = ()
     file_key: ClassVar[str]
+    composes: ClassVar[bool] = False
 
     @abstractmethod
     def build(self, request: Request) -> Reply:
@@ -165,8 +179,27 @@ class ReplyKind(ABC):
         return f"{self.file_key} reply"
 
 
-def register_reply_kind(key: str, factory: Callable[..., ReplyKind]) -> None:
+@dataclass(frozen=True)
+class KindEntry:
+    """A registered reply kind: its key, its factory and whether it composes."""
+
+    key: str
+    make: Callable[..., Any]
+    composes: bool
+
+
+REPLY_KINDS: Registry[KindEntry] = Registry("reply kind", group=ENTRY_POINT_GROUP)
+"""The known kinds by file key (``openai_chat`` → its entry), entry points discovered."""
+
+
+def register_reply_kind(
+    key: str, factory: Callable[..., Any], *, composes: bool | None = None
+) -> None:
     """Make ``factory`` the kind read from ``response: {<key>: ...}`` in mock files.
+
+    ``composes`` defaults to the factory's own ``composes`` attribute (a
+    :class:`ReplyKind` subclass has one; False otherwise).  A composing factory gets the
+    reply of ``status``, ``reason``, ``header`` and ``delay`` as its first argument.
 
     Raises:
         ConfigError: ``key`` is not a plain name, or clashes with a response key.
@@ -177,21 +210,10 @@ def register_reply_kind(key: str, factory: Callable[..., ReplyKind]) -> None:
         raise ConfigError(f"reply kind key={key!r} is already a response key")
     if not callable(factory):
         raise ConfigError(f"reply kind {key!r} factory={factory!r} must be callable")
-    REPLY_KINDS[key] = factory
+    flag = bool(getattr(factory, "composes", False)) if composes is None else composes
+    REPLY_KINDS.add(key, KindEntry(key, factory, flag))
 
 
-def reply_kind(key: str) -> Callable[..., ReplyKind] | None:
-    """The kind registered under ``key``, importing the entry points' modules once."""
-    if key not in REPLY_KINDS:
-        discover()
-    return REPLY_KINDS.get(key)
-
-
-def discover() -> None:
-    """Import the modules of the ``mockhttp.reply_kinds`` entry points (once)."""
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True  # before loading: a module that looks a kind up does not recurse
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        entry.load()
+def reply_kind(key: str) -> KindEntry | None:
+    """The kind registered under ``key`` (importing the entry points' modules once)."""
+    return REPLY_KINDS.find(key)

@@ -31,21 +31,14 @@ from .._core._registry import ReplyKind
 from .._core._reply import EventStream, Reply, _reason
 from .._core._sse import Event, dumps_compact
 from .._core._units import format_seconds
-from ._kinds import kind_of
+from ._forms import Flow, FlowMap, Quoted, json_value, write_form
 
 __all__ = ["dump", "to_dict"]
 
 
-class _Flow(list[Any]):
-    """A list written in flow style: ``[name, arg, ...]``."""
-
-
-class _FlowMap(dict[str, Any]):
-    """A mapping written in flow style: ``{event: ping, data: {type: ping}}``."""
-
-
 class _Dumper(yaml.SafeDumper):
-    """SafeDumper that writes ``_Flow``/``_FlowMap`` in flow style and indents lists."""
+    """SafeDumper that writes ``Flow``/``FlowMap`` in flow style, ``Quoted`` text in double
+    quotes, and indents lists."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
@@ -66,9 +59,14 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
+def _represent_quoted(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
+
+
 _Dumper.add_representer(str, _represent_str)
-_Dumper.add_representer(_Flow, _represent_flow)
-_Dumper.add_representer(_FlowMap, _represent_flow_map)
+_Dumper.add_representer(Flow, _represent_flow)
+_Dumper.add_representer(FlowMap, _represent_flow_map)
+_Dumper.add_representer(Quoted, _represent_quoted)
 
 
 def dump(mocks: Mock | Iterable[Mock]) -> str:
@@ -91,7 +89,7 @@ def dump(mocks: Mock | Iterable[Mock]) -> str:
 
 def to_dict(mock: Mock) -> dict[str, Any]:
     """A mock as its document: ``{"request": {...}, "response": {...}, ...}``."""
-    if mock.handler is not None and not isinstance(mock.handler, ReplyKind):
+    if mock.handler is not None:
         raise ConfigError(
             f"mock {mock.describe()} answers with a Python handler, which has no file form"
         )
@@ -112,13 +110,14 @@ def to_dict(mock: Mock) -> dict[str, Any]:
             for k, v in (("name", sc.name), ("state", sc.state), ("next_state", sc.next_state))
             if v is not None
         }
-    if isinstance(mock.handler, ReplyKind):
-        doc["response"] = _kind(mock.handler, mock.faults)
+    if mock.kind is not None:
+        doc["response"] = _kind(mock.kind, mock.faults)
     elif mock.sequence:
         doc["replies"] = [_response(r, (*own, *mock.faults)) for r, own in mock.sequence]
         if mock.exhausted != "repeat":
             doc["exhausted"] = mock.exhausted
     else:
+        assert mock.response is not None  # no kind: a fixed response
         doc["response"] = _response(mock.response, mock.faults)
     return doc
 
@@ -128,7 +127,7 @@ def _request(mock: Mock) -> dict[str, Any]:
     if mock.method is not None:
         request["method"] = mock.method
     if isinstance(mock.path, Matcher):
-        request["path"] = _form(mock.path)
+        request["path"] = write_form(mock.path)
     elif mock.path is not None:
         request["path"] = mock.path
     for c in mock.criteria:
@@ -146,45 +145,14 @@ def _criteria(criteria: list[Criterion]) -> Any:
     for c in criteria:
         assert c.name is not None
         names.setdefault(c.name, []).append(c.matcher)
-    return _FlowMap({name: _matcher(matchers) for name, matchers in names.items()})
+    return FlowMap({name: _matcher(matchers) for name, matchers in names.items()})
 
 
 def _matcher(matchers: list[Matcher]) -> Any:
     m = matchers[0] if len(matchers) == 1 else all_of(*matchers)
     if isinstance(m, Equal) and m.expected is not None and not isinstance(m.expected, list):
-        return _json_value(m.expected, m)
-    return _form(m)
-
-
-def _form(value: Matcher | Fault) -> _Flow:
-    to_args = getattr(value, "to_args", None)
-    try:
-        if to_args is None:
-            raise NotImplementedError
-        return _flow(to_args())
-    except NotImplementedError:  # a matcher or fault defined outside mockhttp
-        name = type(value).__name__  # its repr may need the missing arguments too
-        raise ConfigError(f"{name} has no file form (no to_args method)") from None
-
-
-def _flow(form: list[Any]) -> _Flow:
-    out = _Flow()
-    for item in form:
-        if isinstance(item, list):
-            out.append(_flow(item))
-        elif isinstance(item, dict):
-            out.append(dict(item))  # Options → a plain mapping
-        else:
-            out.append(_json_value(item, form))
-    return out
-
-
-def _json_value(value: Any, owner: object) -> Any:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{owner!r} has no file form: {value!r} is not a JSON value") from None
-    return value
+        return json_value(m.expected, m)
+    return write_form(m)
 
 
 # -- responses ----------------------------------------------------------------------------
@@ -202,36 +170,40 @@ def _response(reply: Reply, faults: tuple[Fault, ...]) -> dict[str, Any]:
     if reply.head_delay:
         response["delay"] = format_seconds(reply.head_delay)
     if faults:
-        response["pipe"] = [_form(f) for f in faults]
+        response["pipe"] = [write_form(f) for f in faults]
     return response
 
 
 def _kind(kind: ReplyKind, faults: tuple[Fault, ...]) -> dict[str, Any]:
     """``{<file_key>: {arg: value, ...}}``, the file form of a reply kind."""
+    response: dict[str, Any] = {kind.file_key: _kind_args(kind)}
+    if faults:
+        response["pipe"] = [write_form(f) for f in faults]
+    return response
+
+
+def _kind_args(kind: ReplyKind) -> dict[str, Any]:
+    """A kind's ``to_args()``, checked to be JSON values."""
     args = kind.to_args()
     for value in args.values():
-        _json_value(value, kind)
-    response: dict[str, Any] = {kind.file_key: args}
-    if faults:
-        response["pipe"] = [_form(f) for f in faults]
-    return response
+        json_value(value, kind)
+    return args
 
 
 def _headers(headers: list[tuple[str, str]]) -> dict[str, Any]:
     grouped: dict[str, list[str]] = {}
     for name, value in headers:
         grouped.setdefault(name, []).append(value)
-    return _FlowMap(
+    return FlowMap(
         {name: values[0] if len(values) == 1 else values for name, values in grouped.items()}
     )
 
 
 def _content(reply: Reply, headers: list[tuple[str, str]]) -> dict[str, Any]:
     """``event_stream``, ``json`` or ``body``; a JSON body drops the header ``.json`` adds;
-    a registered kind's key for its replies."""
-    kind = kind_of(reply)
-    if kind is not None:
-        return {kind.key: kind.write(reply)}
+    a composing reply kind's key for its replies (``recording``)."""
+    if isinstance(reply, ReplyKind):
+        return {reply.file_key: _kind_args(reply)}
     if reply.stream is not None:
         return {"event_stream": _event_stream(reply.stream)}
     if not reply.content:
@@ -266,8 +238,8 @@ def _event_stream(stream: EventStream) -> dict[str, Any]:
     return out
 
 
-def _event(event: Event) -> _FlowMap:
-    out = _FlowMap()
+def _event(event: Event) -> FlowMap:
+    out = FlowMap()
     for name in ("event", "id", "retry", "comment"):
         if getattr(event, name) is not None:
             out[name] = getattr(event, name)

@@ -17,31 +17,29 @@ expected, with a suggestion for a misspelt key or name.
 
 from __future__ import annotations
 
-import inspect
 import json
 import keyword
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NoReturn, get_args
 
 import yaml
 
 from .._core import _mock
-from .._core._errors import ConfigError, MockfileError
-from .._core._match import MATCHERS
+from .._core._errors import ConfigError, MockfileError, UnknownNameError
 from .._core._mock import Mock
 from .._core._plan import Fault
-from .._core._registry import REPLY_KINDS, RESPONSE_KEYS, ReplyKind, reply_kind
+from .._core._registry import REPLY_KINDS, RESPONSE_KEYS, KindEntry, ReplyKind
 from .._core._reply import Reply, status
 from .._core._sse import Event
-from ..fault import FAULTS
 from ._dump import dump as dump
 from ._dump import to_dict as to_dict
-from ._kinds import RESPONSE_KINDS
-from ._nodes import At, check_size, json_node, suggest, too_deep
+from ._forms import KEYWORD, POSITIONAL, fault_of, matcher_arg, params, typed
+from ._forms import shape as shape
+from ._nodes import At, check_size, json_node, too_deep
 
 __all__ = [
     "EVENT_KEYS",
@@ -65,20 +63,13 @@ SUFFIXES = (".yaml", ".yml", ".json")
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _params(func: Callable[..., Any], *kinds: inspect._ParameterKind) -> dict[str, Any]:
-    sig = inspect.signature(func)
-    return {p.name: p for p in sig.parameters.values() if p.kind in kinds and p.name != "self"}
+_MOCK_OPTIONS = params(_mock.request, KEYWORD)  # name, priority, times
+_REQUEST_TARGET = params(_mock.request, POSITIONAL)  # method, path
+_STREAM_OPTIONS = params(Reply.event_stream, KEYWORD)
+_EVENT_FIELDS = params(Event.__init__, POSITIONAL, KEYWORD)
 
-
-_KEYWORD = inspect.Parameter.KEYWORD_ONLY
-_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
-_MOCK_OPTIONS = _params(_mock.request, _KEYWORD)  # name, priority, times
-_REQUEST_TARGET = _params(_mock.request, _POSITIONAL)  # method, path
-_STREAM_OPTIONS = _params(Reply.event_stream, _KEYWORD)
-_EVENT_FIELDS = _params(Event.__init__, _POSITIONAL, _KEYWORD)
-
-_SEQUENCE_OPTIONS = _params(Mock.replies, _KEYWORD)  # exhausted
-_SCENARIO_KEYS = _params(Mock.scenario, _POSITIONAL)  # name, state, next_state
+_SEQUENCE_OPTIONS = params(Mock.replies, KEYWORD)  # exhausted
+_SCENARIO_KEYS = params(Mock.scenario, POSITIONAL)  # name, state, next_state
 
 MOCK_KEYS = ("request", "response", "replies", *_MOCK_OPTIONS, *_SEQUENCE_OPTIONS, "scenario")
 SCENARIO_KEYS = tuple(_SCENARIO_KEYS)
@@ -404,9 +395,9 @@ def _document(doc: At) -> list[Mock]:
 
 def _mock_of(at: At) -> Mock:
     f = at.fields(MOCK_KEYS, "a mock: a mapping with request and response")
-    options = {k: _typed(f[k], _MOCK_OPTIONS[k].annotation) for k in _MOCK_OPTIONS if k in f}
+    options = {k: typed(f[k], _MOCK_OPTIONS[k].annotation) for k in _MOCK_OPTIONS if k in f}
     req = f["request"].fields(REQUEST_KEYS, "a request: a mapping") if "request" in f else {}
-    target = {k: _typed(req[k], p.annotation) for k, p in _REQUEST_TARGET.items() if k in req}
+    target = {k: typed(req[k], p.annotation) for k, p in _REQUEST_TARGET.items() if k in req}
     for key, value in (*target.items(), *options.items()):
         with (req.get(key) or f[key]).building():  # check each field at its own node
             _mock.request(**{"method": None, key: value})
@@ -440,10 +431,10 @@ def _replies(mock: Mock, f: dict[str, At]) -> Mock:
     replies: list[tuple[Reply, list[Fault]]] = []
     for item in listed:
         reply, faults = _response(item)
-        if isinstance(reply, ReplyKind):
+        if not isinstance(reply, Reply):
             item.fail("a reply kind (such as openai_chat) in replies:, expected a fixed response")
         replies.append((reply, faults))
-    options = {k: _typed(f[k], p.annotation) for k, p in _SEQUENCE_OPTIONS.items() if k in f}
+    options = {k: typed(f[k], p.annotation) for k, p in _SEQUENCE_OPTIONS.items() if k in f}
     with (f.get("exhausted") or f["replies"]).building():
         return mock.replies(*replies, **options)
 
@@ -453,7 +444,7 @@ def _scenario(mock: Mock, at: At) -> Mock:
     f = at.fields(SCENARIO_KEYS, "a scenario: a mapping with name, state, next_state")
     if "name" not in f:
         at.fail("scenario: missing key 'name', expected a mapping with name, state, next_state")
-    args = {k: _typed(f[k], p.annotation) for k, p in _SCENARIO_KEYS.items() if k in f}
+    args = {k: typed(f[k], p.annotation) for k, p in _SCENARIO_KEYS.items() if k in f}
     with at.building():
         return mock.scenario(**args)
 
@@ -461,11 +452,11 @@ def _scenario(mock: Mock, at: At) -> Mock:
 def _criteria(mock: Mock, field: str, at: At) -> Mock:
     with at.building():
         if field == "body":
-            return mock.body(_matcher_arg(at))
+            return mock.body(matcher_arg(at))
     names = at.items(f"a mapping of {field} names to matchers", fold_case=field == "header")
     for name, _, child in names:
         with child.building():
-            mock = getattr(mock, field)(name, _matcher_arg(child))  # mock.header, mock.query
+            mock = getattr(mock, field)(name, matcher_arg(child))  # mock.header, mock.query
     return mock
 
 
@@ -473,64 +464,114 @@ def _criteria(mock: Mock, field: str, at: At) -> Mock:
 
 
 def _response(at: At) -> tuple[Reply | ReplyKind, list[Fault]]:
+    """A response: the core's keys, or a reply kind's key (composing with status, header
+    and delay when the kind composes)."""
     what = "a response: a mapping with status, header, body, ..."
-    kinds = (*_EXCLUSIVE, *RESPONSE_KINDS)
-    known = (*RESPONSE_KEYS, *RESPONSE_KINDS)
-    others = [(k, c) for k, _, c in at.items(what) if k not in known]
-    if others and reply_kind(others[0][0]) is not None:
-        return _kind_response(at, *others[0])
-    f = at.fields((*known, *sorted(REPLY_KINDS)) if others else known, what)
-    given = [k for k in kinds if k in f]
+    others = [(k, key_at) for k, key_at, _ in at.items(what) if k not in RESPONSE_KEYS]
+    entry = None
+    if others:
+        with others[0][1].building():  # an unknown key: the kinds' did-you-mean, at the key
+            entry = _kind_entry(others[0][0])
+    keys = RESPONSE_KEYS if entry is None else _kind_keys(entry)
+    f = at.fields(keys, what if entry is None else f"a {entry.key} response")
+    bodies = (*_EXCLUSIVE, *(e.key for e in REPLY_KINDS.values() if e.composes))
+    given = [k for k in bodies if k in f]
     if len(given) > 1:
         f[given[1]].fail(
-            f"found both {given[0]!r} and {given[1]!r}, expected one of {', '.join(kinds)}"
+            f"found both {given[0]!r} and {given[1]!r}, expected one of {', '.join(bodies)}"
         )
+    pipe = f["pipe"].elements("a list of faults: [[name, arg, ...], ...]") if "pipe" in f else []
+    faults = [fault_of(item) for item in pipe]
+    if entry is not None and not entry.composes:
+        return _kind(entry, f[entry.key]), faults
+    reply = _base_reply(at, f)
+    if entry is not None:
+        return _kind(entry, f[entry.key], reply), faults
+    return _content(reply, f), faults
+
+
+def _kind_entry(key: str) -> KindEntry:
+    """The reply kind of a response key that is not the core's.
+
+    Raises:
+        UnknownNameError: no kind has this key (with the closest key, kinds' or core's).
+    """
+    entry = REPLY_KINDS.find(key)
+    if entry is None:
+        raise UnknownNameError("response key", key, (*RESPONSE_KEYS, *REPLY_KINDS.names()))
+    return entry
+
+
+def _kind_keys(entry: KindEntry) -> tuple[str, ...]:
+    """The keys that may go with a kind's key: ``pipe``; the response keys when it composes
+    (``status``, ``header``, ``delay`` compose; a second body is refused by name)."""
+    return (entry.key, *(RESPONSE_KEYS if entry.composes else ("pipe",)))
+
+
+def _base_reply(at: At, f: dict[str, At]) -> Reply:
+    """The reply of ``status``, ``reason``, ``header`` and ``delay``."""
     code = f["status"].integer("an HTTP status code such as 200") if "status" in f else 200
     reason = f["reason"].text("a reason phrase (text)") if "reason" in f else None
     with (f.get("status") or at).building():
         reply = status(code, reason)
     if "header" in f:
         reply = _headers(reply, f["header"])
-    reply = _content(reply, f)
     if "delay" in f:
         with f["delay"].building():
-            reply = reply.delay(_typed(f["delay"], "Duration"))
-    pipe = f["pipe"].elements("a list of faults: [[name, arg, ...], ...]") if "pipe" in f else []
-    return reply, [_fault(item) for item in pipe]
+            reply = reply.delay(typed(f["delay"], "Duration"))
+    return reply
 
 
-def _kind_response(at: At, key: str, child: At) -> tuple[ReplyKind, list[Fault]]:
-    """``response: {<kind>: {...}, pipe: [...]}``: a reply kind (see ``_kind``)."""
-    f = at.fields((key, "pipe"), f"a {key} response: a mapping with {key} and pipe")
-    make = reply_kind(key)
-    assert make is not None
-    params = _params(make, _POSITIONAL, _KEYWORD)
-    if child.is_mapping:
-        # a parameter named after a Python keyword (``as_``) is written without the ``_``
-        names = {n[:-1] if keyword.iskeyword(n[:-1]) else n: n for n in params}
-        given = child.fields(tuple(names), f"{key} options: a mapping of its parameters")
-        kw = {names[k]: _typed(c, params[names[k]].annotation) for k, c in given.items()}
-        try:
-            kind = make(**kw)
-        except MockfileError:
-            raise
-        except ConfigError as exc:  # at the key the message names (``finish_reason='x' ...``)
-            named = [c for k, c in given.items() if re.match(rf"{k}\b", str(exc))]
-            (named[0] if named else child).fail(str(exc))
-    else:
-        first = next(iter(params.values()))
-        value = _typed(child, first.annotation)
+def _kind(entry: KindEntry, child: At, *base: Reply) -> Any:
+    """``{<kind>: {...}}`` (or ``{<kind>: value}``, its first parameter): the kind made by
+    its factory; a composing one gets the ``base`` reply first."""
+    make = entry.make
+    found = params(make, POSITIONAL, KEYWORD)
+    if base:  # a composing factory's first parameter takes the reply
+        found = dict(list(found.items())[1:])
+    if not child.is_mapping:
+        first = next(iter(found.values()))
+        value = typed(child, first.annotation)
         with child.building():
-            kind = make(value)
-    pipe = f["pipe"].elements("a list of faults: [[name, arg, ...], ...]") if "pipe" in f else []
-    return kind, [_fault(item) for item in pipe]
+            return make(*base, value)
+    # a parameter named after a Python keyword (``as_``) is written without the ``_``
+    names = {n[:-1] if keyword.iskeyword(n[:-1]) else n: n for n in found}
+    given = child.fields(tuple(names), f"{entry.key} options: a mapping of its parameters")
+    kw = {names[k]: typed(c, found[names[k]].annotation) for k, c in given.items()}
+    try:
+        return make(*base, **kw)
+    except MockfileError:
+        raise
+    except ConfigError as exc:
+        _place(exc, child, given)
+
+
+_PLACE = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*): (.*)$", re.S)
+
+
+def _place(exc: ConfigError, child: At, given: dict[str, At]) -> NoReturn:
+    """Fail at the node a kind's error is about: the place its message starts with
+    (``writes[2].at: ...``), the key it names (``finish_reason='x' ...``), the value an
+    unknown name was given at, or else the kind's own node."""
+    text = str(exc)
+    found = _PLACE.match(text)
+    inner = child.descend(found.group(1)) if found else None
+    if found and inner is not None:
+        inner.fail(found.group(2))
+    for key, at in given.items():
+        if re.match(rf"{key}\b", text):
+            at.fail(text)
+        scalar = not (at.is_list or at.is_mapping)
+        if isinstance(exc, UnknownNameError) and scalar and at.value() == exc.name:
+            at.fail(text)
+    child.fail(text)
 
 
 def _headers(reply: Reply, at: At) -> Reply:
     for name, _, child in at.items("a mapping of header names to values"):
         values = child.elements("a list of header values") if child.is_list else [child]
         for value in values:
-            text = _typed(value, "str | int")
+            text = typed(value, "str | int")
             with value.building():
                 reply = reply.header(name, text)
     return reply
@@ -545,9 +586,6 @@ def _content(reply: Reply, f: dict[str, At]) -> Reply:
             return reply.json(f["json"].value())
     if "event_stream" in f:
         return _event_stream(reply, f["event_stream"])
-    for key, kind in RESPONSE_KINDS.items():  # added by subpackages (mockhttp.record)
-        if key in f:
-            return kind.read(reply, f[key])
     return reply
 
 
@@ -555,146 +593,13 @@ def _event_stream(reply: Reply, at: At) -> Reply:
     f = at.fields(EVENT_STREAM_KEYS, "an event stream: a mapping with events")
     listed = f["events"].elements("a list of events") if "events" in f else []
     events = [_event(item) for item in listed]
-    options = {k: _typed(f[k], p.annotation) for k, p in _STREAM_OPTIONS.items() if k in f}
+    options = {k: typed(f[k], p.annotation) for k, p in _STREAM_OPTIONS.items() if k in f}
     with at.building():
         return reply.event_stream(*events, **options)
 
 
 def _event(at: At) -> Event:
     f = at.fields(EVENT_KEYS, "an event: a mapping with data, event, id, retry, comment, delay")
-    values = {k: _typed(f[k], p.annotation) for k, p in _EVENT_FIELDS.items() if k in f}
+    values = {k: typed(f[k], p.annotation) for k, p in _EVENT_FIELDS.items() if k in f}
     with at.building():
         return Event(**values)
-
-
-# -- matchers and faults: [name, arg, ..., {option: value}] ------------------------------
-
-
-def _matcher_arg(at: At) -> Any:
-    """A matcher place: a list is a matcher form, anything else a plain value (equal)."""
-    return _form(at, "matcher", MATCHERS, "equal") if at.is_list else at.value()
-
-
-def _fault(at: At) -> Fault:
-    if not at.is_list:
-        at.expected("a fault: [name, arg, ...] such as [limit_data, 100]")
-    fault: Fault = _form(at, "fault", FAULTS, "limit_data")
-    return fault
-
-
-def _form(at: At, kind: str, registry: Mapping[str, Callable[..., Any]], example: str) -> Any:
-    items = at.elements(f"a {kind}: [name, arg, ...]")
-    if not items:
-        at.fail(f"found an empty list, expected a {kind}: [name, arg, ...]")
-    name = items[0].text(f"a {kind} name such as {example!r}")
-    make = registry.get(name)
-    if make is None:
-        items[0].fail(
-            f"unknown {kind} {name!r}{suggest(name, registry)}\n"
-            f"  expected one of: {', '.join(sorted(registry))}"
-        )
-    return _call(at, f"{kind} {name!r}", name, make, items[1:])
-
-
-def _call(at: At, what: str, name: str, make: Callable[..., Any], args: list[At]) -> Any:
-    """Call ``make`` with file arguments, checked against its signature."""
-    positional = list(_params(make, inspect.Parameter.POSITIONAL_ONLY, _POSITIONAL).values())
-    rest = next(iter(_params(make, inspect.Parameter.VAR_POSITIONAL).values()), None)
-    keywords = _params(make, _KEYWORD)
-    required = sum(p.default is inspect.Parameter.empty for p in positional)
-    # A trailing mapping holds keyword options, unless a required argument needs it.
-    options = None
-    if keywords and args and args[-1].is_mapping and len(args) - 1 >= required:
-        options = args.pop()
-    if len(args) < required or (rest is None and len(args) > len(positional)):
-        at.fail(
-            f"{what} takes {_count(required, len(positional), rest is not None)}, "
-            f"found {len(args)}\n  expected: {shape(name, make)}"
-        )
-    slots = [*positional, *([rest] * (len(args) - len(positional)) if rest else [])]
-    values = [_typed(arg, p.annotation) for arg, p in zip(args, slots[: len(args)], strict=True)]
-    kw = _options(options, what, keywords) if options else {}
-    with at.building():
-        return make(*values, **kw)
-
-
-def _options(at: At, what: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
-    """The keyword options of a file form: ``{count: wire}``."""
-    kw: dict[str, Any] = {}
-    for key, key_at, child in at.items("options"):
-        if key not in keywords:
-            key_at.fail(
-                f"unknown option {key!r} of {what}{suggest(key, keywords)}\n"
-                f"  expected one of: {', '.join(keywords)}"
-            )
-        kw[key] = _typed(child, keywords[key].annotation)
-    return kw
-
-
-def _count(required: int, maximum: int, more: bool) -> str:
-    if more:
-        text, n = f"at least {required}", required
-    elif required == maximum:
-        text, n = str(required), required
-    else:
-        text, n = f"{required} to {maximum}", maximum
-    return f"{text} argument{'' if n == 1 else 's'}"
-
-
-def shape(name: str, make: Callable[..., Any]) -> str:
-    """A file form's shape read off its constructor: ``[json_path, path, matcher?]``."""
-    positional = _params(make, inspect.Parameter.POSITIONAL_ONLY, _POSITIONAL).values()
-    parts = [name]
-    parts.extend(
-        p.name if p.default is inspect.Parameter.empty else f"{p.name}?" for p in positional
-    )
-    parts.extend(f"{p}..." for p in _params(make, inspect.Parameter.VAR_POSITIONAL))
-    keywords = _params(make, _KEYWORD)
-    if keywords:
-        parts.append("{" + ", ".join(f"{k}: ..." for k in keywords) + "}")
-    return "[" + ", ".join(parts) + "]"
-
-
-# -- typed values, read off the Python annotations --------------------------------------------
-
-_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "str": ((str,), "text"),
-    "int": ((int,), "an int"),
-    "float": ((int, float), "a number"),
-    "bool": ((bool,), "true or false"),
-}
-
-
-_CONTAINERS = ("list", "tuple", "dict", "Sequence", "Mapping", "Any")
-
-
-def _typed(at: At, annotation: Any) -> Any:
-    """The value at ``at`` as the annotation ``annotation`` (a string) wants it."""
-    parts = [p.strip() for p in str(annotation).split("|")]
-    if "None" in parts and at.is_null:
-        return None
-    if any("Matcher" in p for p in parts):
-        return _matcher_arg(at)
-    if any("Fault" in p for p in parts):
-        return _fault(at)
-    if "Duration" in parts:
-        return _duration(at)
-    if (at.is_list or at.is_mapping) and any(p.split("[")[0] in _CONTAINERS for p in parts):
-        return at.value()  # checked by the constructor that takes it
-    known = [_TYPES[p] for p in parts if p in _TYPES]
-    if not known:
-        return at.value()
-    what = " or ".join(name for _, name in known)
-    value = at.scalar(what)
-    allowed = tuple(t for types, _ in known for t in types)
-    if (isinstance(value, bool) and bool not in allowed) or not isinstance(value, allowed):
-        at.expected(what)
-    return value
-
-
-def _duration(at: At) -> Any:
-    what = "a duration such as 20ms, 1.5s or a number of seconds"
-    value = at.scalar(what)
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        at.expected(what)
-    return value

@@ -28,6 +28,7 @@ __all__ = ["MAX_EXPANSION", "At", "check_size", "describe", "json_node", "sugges
 
 MAX_EXPANSION = 100_000  # nodes that aliases (*name) may add to a document
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+_STEP = re.compile(r"\[(\d+)\]|\.?([A-Za-z_]\w*)")
 
 
 def suggest(found: str, known: Collection[str]) -> str:
@@ -143,6 +144,25 @@ class At:
     def index(self, i: int, node: yaml.Node) -> At:
         """The child at list index ``i``."""
         return At(node, self.source, f"{self.path}[{i}]")
+
+    def descend(self, path: str) -> At | None:
+        """The node at ``path`` below this one (``writes[2].at``), or None."""
+        at: At = self
+        for index, name in _STEP.findall(path):
+            if index and at.is_list and int(index) < len(at.node.value):
+                at = at.index(int(index), at.node.value[int(index)])
+            elif name and at.is_mapping:
+                found = [
+                    v
+                    for k, v in at.node.value
+                    if isinstance(k, yaml.ScalarNode) and k.value == name
+                ]
+                if not found:
+                    return None
+                at = at.key(name, found[0])
+            else:
+                return None
+        return at
 
     @property
     def is_list(self) -> bool:

@@ -17,7 +17,9 @@ assert "openai.done" in {f.rule for f in findings}
 Profiles: ``openai-chat``, ``openai-responses``, ``anthropic-messages``, ``gemini``,
 ``stream-equals-buffered``; the rules of each are in ``PROFILES`` and documented one by one
 in docs/contract.md.  ``check(..., as_="groq")`` reports a provider's documented quirks
-(``mockhttp.llm.PROVIDERS``) as notes.
+as notes: the quirk and provider catalogue is data this package owns (``_catalogue``,
+``_providers``; public as ``mockhttp.llm.QUIRKS`` and ``mockhttp.llm.PROVIDERS``, where
+``mockhttp.llm`` gives each quirk the transform that reproduces it).
 """
 
 from ._check import Outcome as Outcome

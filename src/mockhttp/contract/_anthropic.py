@@ -8,13 +8,12 @@ event types are reported as notes, as clients must ignore them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from .._core._sse_decode import Message
 from ._buffered import first_difference
 from ._openai import after_last
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
+from ._typed import event_name, typed, untyped
 
 __all__ = ["ANTHROPIC_MESSAGES", "ORDER"]
 
@@ -29,30 +28,9 @@ _ANYWHERE = frozenset({"ping", "error"})
 _KNOWN = frozenset(t for table in ORDER.values() for t in table) | _ANYWHERE
 
 
-def _typed(stream: Stream) -> list[tuple[Message, str, dict[str, Any]]]:
-    return [
-        (p.message, p.obj["type"], p.obj)
-        for p in stream.payloads
-        if p.obj is not None and isinstance(p.obj.get("type"), str)
-    ]
-
-
-def _json(stream: Stream) -> Iterator[Hit]:
-    for p in stream.payloads:
-        if p.obj is None or not isinstance(p.obj.get("type"), str):
-            yield hit(p.message, f"data is not a JSON object with a type: {short(p.message.data)}")
-
-
-def _event_name(stream: Stream) -> Iterator[Hit]:
-    for message, kind, _ in _typed(stream):
-        if message.event != kind:
-            seen = "no event: line" if message.event == "message" else f"event: {message.event}"
-            yield hit(message, f"{seen} on data of type {kind!r}, expected event: {kind}")
-
-
 def _order(stream: Stream) -> Iterator[Hit]:
     state, previous = "start", "the start"
-    for message, kind, _ in _typed(stream):
+    for message, kind, _ in typed(stream):
         if kind in _ANYWHERE or kind not in _KNOWN:
             continue
         following = ORDER[state].get(kind)
@@ -65,7 +43,7 @@ def _order(stream: Stream) -> Iterator[Hit]:
 
 def _block_index(stream: Stream) -> Iterator[Hit]:
     started, open_index = 0, None
-    for message, kind, obj in _typed(stream):
+    for message, kind, obj in typed(stream):
         index = obj.get("index")
         if kind == "content_block_start":
             if index != started:
@@ -84,14 +62,14 @@ def _block_index(stream: Stream) -> Iterator[Hit]:
 
 
 def _stop_reason(stream: Stream) -> Iterator[Hit]:
-    for message, kind, obj in _typed(stream):
+    for message, kind, obj in typed(stream):
         delta = obj.get("delta")
         if kind == "message_delta" and not (isinstance(delta, dict) and delta.get("stop_reason")):
             yield hit(message, f"message_delta has delta {short(delta)}, expected a stop_reason")
 
 
 def _message_stop(stream: Stream) -> Iterator[Hit]:
-    if not any(kind == "message_stop" for _, kind, _ in _typed(stream)):
+    if not any(kind == "message_stop" for _, kind, _ in typed(stream)):
         yield Hit(
             f"the stream closed {after_last(stream)} without message_stop",
             offset=len(stream.transcript.body),
@@ -99,16 +77,16 @@ def _message_stop(stream: Stream) -> Iterator[Hit]:
 
 
 def _error(stream: Stream) -> Iterator[Hit]:
-    for message, kind, obj in _typed(stream):
+    for message, kind, obj in typed(stream):
         if kind == "error":
             yield hit(message, f"a 200 stream carried an error event: {short(obj.get('error'))}")
 
 
 def _ping(stream: Stream) -> Iterator[Hit]:
-    typed = _typed(stream)
-    kinds = [kind for _, kind, _ in typed]
+    events = typed(stream)
+    kinds = [kind for _, kind, _ in events]
     usual = kinds.index("content_block_start") + 1 if "content_block_start" in kinds else -1
-    pings = [m for i, (m, kind, _) in enumerate(typed) if kind == "ping" and i != usual]
+    pings = [m for i, (m, kind, _) in enumerate(events) if kind == "ping" and i != usual]
     if pings:
         yield hit(
             pings[0],
@@ -118,7 +96,7 @@ def _ping(stream: Stream) -> Iterator[Hit]:
 
 
 def _unknown(stream: Stream) -> Iterator[Hit]:
-    for message, kind, _ in _typed(stream):
+    for message, kind, _ in typed(stream):
         if kind not in _KNOWN:
             yield hit(message, f"unknown event type {kind!r}; clients must ignore it")
 
@@ -137,7 +115,7 @@ def _buffered_text(stream: Stream) -> Iterator[Hit]:
     )
     text = "".join(
         d["text"]
-        for _, kind, obj in _typed(stream)
+        for _, kind, obj in typed(stream)
         if kind == "content_block_delta"
         and isinstance(d := obj.get("delta"), dict)
         and d.get("type") == "text_delta"
@@ -160,7 +138,7 @@ ANTHROPIC_MESSAGES = (
         "Clients dispatch on data.type.",
         "None known; Anthropic pads JSON with spaces before the final brace (Q-JSON-PADDING), "
         "which is still valid JSON.",
-        _json,
+        untyped,
     ),
     Rule(
         "anthropic.event-name",
@@ -168,7 +146,7 @@ ANTHROPIC_MESSAGES = (
         "The event: name equals the data's type on every event.",
         "The SDK and EventSource listeners dispatch on the SSE event name.",
         "OpenRouter's Responses stream sends no event: line (Q-RESP-NO-EVENT-LINE).",
-        _event_name,
+        event_name,
     ),
     Rule(
         "anthropic.order",

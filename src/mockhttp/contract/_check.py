@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from ._finding import SEVERITIES, Finding, Severity
 from ._profiles import rules
+from ._providers import documented
 from ._rule import Hit, Rule
 from ._stream import Stream
 from ._transcript import Transcript
@@ -54,7 +55,7 @@ def evaluate(
     Raises:
         ConfigError: an unknown profile or provider name.
     """
-    documented = _documented(as_)
+    notes = documented(as_) if as_ is not None else {}
     stream = Stream(transcript)
     chosen = rules(profile)
     findings: list[Finding] = []
@@ -66,21 +67,12 @@ def evaluate(
             continue
         findings += _findings(rule, list(rule.find(stream)), exchange)
     if as_ is not None:
-        findings = [_as_note(f, documented, as_) for f in findings]
+        findings = [_as_note(f, notes, as_) for f in findings]
     return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped))
 
 
-def _documented(as_: str | None) -> dict[str, tuple[str, ...]]:
-    """Rule id -> the ids of provider ``as_``'s documented quirks that the rule reports."""
-    if as_ is None:
-        return {}
-    from ..llm._providers import documented  # llm builds on contract, not the reverse
-
-    return documented(as_)
-
-
-def _as_note(finding: Finding, documented: dict[str, tuple[str, ...]], as_: str) -> Finding:
-    quirks = documented.get(finding.rule)
+def _as_note(finding: Finding, notes: dict[str, tuple[str, ...]], as_: str) -> Finding:
+    quirks = notes.get(finding.rule)
     if not quirks:
         return finding
     return replace(

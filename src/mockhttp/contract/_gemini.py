@@ -13,7 +13,7 @@ from typing import Any
 
 from .._core._sse_decode import Message
 from ._common import _ENDINGS
-from ._openai import after_last
+from ._openai import after_last, error_payloads
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
 
@@ -147,12 +147,6 @@ def _stable(stream: Stream) -> Iterator[Hit]:
                 )
 
 
-def _error(stream: Stream) -> Iterator[Hit]:
-    for p in stream.payloads:
-        if p.obj is not None and "error" in p.obj:
-            yield hit(p.message, f"a 200 stream carried an error payload: {short(p.obj['error'])}")
-
-
 def _function_calls(stream: Stream) -> Iterator[Hit]:
     for message, obj in _responses(stream):
         for candidate in _candidates(obj):
@@ -224,7 +218,7 @@ GEMINI = (
         "No payload carries an error object (an error inside a 200 stream).",
         "The status already said success; clients must read the body to see the failure.",
         "Errors mid-stream (Q-STATUS-200-ERROR).",
-        _error,
+        error_payloads,
     ),
     Rule(
         "gemini.function-call",

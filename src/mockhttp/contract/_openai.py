@@ -18,7 +18,7 @@ from .._core._sse_decode import Message
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
 
-__all__ = ["OPENAI_CHAT", "after_last", "choice_entries", "chunks"]
+__all__ = ["OPENAI_CHAT", "after_last", "choice_entries", "chunks", "error_payloads"]
 
 _DONE = "[DONE]"
 _OBJECT = "chat.completion.chunk"
@@ -140,7 +140,8 @@ def _done_last(stream: Stream) -> Iterator[Hit]:
             yield hit(m, f"event {m.index} arrived after data: [DONE] (event {done[0].index})")
 
 
-def _error(stream: Stream) -> Iterator[Hit]:
+def error_payloads(stream: Stream) -> Iterator[Hit]:
+    """A hit for each payload of a 200 stream that carries an ``error`` object."""
     for p in stream.payloads:
         if p.obj is not None and "error" in p.obj:
             yield hit(p.message, f"a 200 stream carried an error payload: {short(p.obj['error'])}")
@@ -451,7 +452,7 @@ OPENAI_CHAT = (
         "SDKs raise on any chunk with an error key.",
         "OpenAI, vLLM, SGLang, LiteLLM (Q-ERR-BARE-DATA); OpenRouter inside a normal chunk "
         "(Q-ERR-IN-CHUNK).",
-        _error,
+        error_payloads,
     ),
     Rule(
         "openai.object",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._core._errors import ConfigError
+from .._core._registry import Registry
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import STREAM_EQUALS_BUFFERED
 from ._common import COMMON
@@ -19,26 +19,27 @@ __all__ = ["PROFILES", "rules"]
 # Gemini frames with CRLF and spaced JSON: those are its reference, not notes.
 _GEMINI_COMMON = tuple(r for r in COMMON if r.id not in ("sse.line-endings", "sse.json-spacing"))
 
-PROFILES: dict[str, tuple[Rule, ...]] = {
-    "openai-chat": COMMON + OPENAI_CHAT + OPENAI_SHAPE,
-    "stream-equals-buffered": COMMON + STREAM_EQUALS_BUFFERED,
-    "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
-    "openai-responses": COMMON + OPENAI_RESPONSES,
-    "gemini": _GEMINI_COMMON + GEMINI,
-}
+PROFILES: Registry[tuple[Rule, ...]] = Registry(
+    "profile",
+    {
+        "openai-chat": COMMON + OPENAI_CHAT + OPENAI_SHAPE,
+        "stream-equals-buffered": COMMON + STREAM_EQUALS_BUFFERED,
+        "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
+        "openai-responses": COMMON + OPENAI_RESPONSES,
+        "gemini": _GEMINI_COMMON + GEMINI,
+    },
+)
 
 
 def rules(profile: str | Sequence[str]) -> tuple[Rule, ...]:
     """The rules of one profile, or of several without duplicates, in table order.
 
     Raises:
-        ConfigError: an unknown profile name; the message lists the known ones.
+        UnknownNameError: an unknown profile name (a ConfigError); the message names the
+            closest and the known ones.
     """
     names = [profile] if isinstance(profile, str) else list(profile)
     chosen: dict[str, Rule] = {}
     for name in names:
-        if name not in PROFILES:
-            known = ", ".join(PROFILES)
-            raise ConfigError(f"profile={name!r} is not known (known: {known})")
-        chosen.update((rule.id, rule) for rule in PROFILES[name] if rule.id not in chosen)
+        chosen.update((rule.id, rule) for rule in PROFILES.get(name) if rule.id not in chosen)
     return tuple(chosen.values())

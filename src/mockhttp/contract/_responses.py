@@ -18,6 +18,7 @@ from .._core._sse_decode import Message
 from ._openai import after_last
 from ._rule import Hit, Rule, hit, short
 from ._stream import Stream
+from ._typed import event_name, typed, untyped
 
 __all__ = ["OPENAI_RESPONSES", "TERMINAL"]
 
@@ -69,33 +70,16 @@ _PAIRS = {
 _DONE_FIELD = {done: field for done, field in _PAIRS.values()}
 
 
-def _typed(stream: Stream) -> list[tuple[Message, str, dict[str, Any]]]:
-    return [
-        (p.message, p.obj["type"], p.obj)
-        for p in stream.payloads
-        if p.obj is not None and isinstance(p.obj.get("type"), str)
-    ]
-
-
 def _known(kind: str) -> bool:
     return kind in _KNOWN or kind.startswith(_KNOWN_PREFIXES)
 
 
 def _json(stream: Stream) -> Iterator[Hit]:
-    for p in stream.payloads:
-        if p.message.data != _DONE and (p.obj is None or not isinstance(p.obj.get("type"), str)):
-            yield hit(p.message, f"data is not a JSON object with a type: {short(p.message.data)}")
-
-
-def _event_name(stream: Stream) -> Iterator[Hit]:
-    for message, kind, _ in _typed(stream):
-        if message.event != kind:
-            seen = "no event: line" if message.event == "message" else f"event: {message.event}"
-            yield hit(message, f"{seen} on data of type {kind!r}, expected event: {kind}")
+    return untyped(stream, frozenset({_DONE}))
 
 
 def _sequence(stream: Stream) -> Iterator[Hit]:
-    for expected, (message, kind, obj) in enumerate(_typed(stream)):
+    for expected, (message, kind, obj) in enumerate(typed(stream)):
         number = obj.get("sequence_number")
         if number != expected:
             yield hit(
@@ -106,17 +90,17 @@ def _sequence(stream: Stream) -> Iterator[Hit]:
 
 
 def _created(stream: Stream) -> Iterator[Hit]:
-    typed = _typed(stream)
-    if typed and typed[0][1] != "response.created":
-        yield hit(typed[0][0], f"the first event is {typed[0][1]}, expected response.created")
-    kinds = [kind for _, kind, _ in typed]
+    events = typed(stream)
+    if events and events[0][1] != "response.created":
+        yield hit(events[0][0], f"the first event is {events[0][1]}, expected response.created")
+    kinds = [kind for _, kind, _ in events]
     if len(kinds) > 1 and kinds[1] not in ("response.in_progress", *TERMINAL, "error"):
-        yield hit(typed[1][0], f"the second event is {kinds[1]}, expected response.in_progress")
+        yield hit(events[1][0], f"the second event is {kinds[1]}, expected response.in_progress")
 
 
 def _terminal(stream: Stream) -> Iterator[Hit]:
-    typed = _typed(stream)
-    ends = [(m, kind) for m, kind, _ in typed if kind in TERMINAL]
+    events = typed(stream)
+    ends = [(m, kind) for m, kind, _ in events if kind in TERMINAL]
     if not ends:
         yield Hit(
             f"the stream closed {after_last(stream)} without response.completed, "
@@ -125,7 +109,7 @@ def _terminal(stream: Stream) -> Iterator[Hit]:
         )
         return
     first, kind = ends[0]
-    for message, later, _ in typed:
+    for message, later, _ in events:
         if message.index > first.index:
             yield hit(message, f"{later} arrived after {kind} (event {first.index}), the end")
 
@@ -149,7 +133,7 @@ def _open_item(
 def _items(stream: Stream) -> Iterator[Hit]:
     items: dict[Any, int] = {}  # open items: id -> output_index
     added = 0
-    for message, kind, obj in _typed(stream):
+    for message, kind, obj in typed(stream):
         item = obj.get("item")
         item_id = item.get("id") if isinstance(item, dict) else None
         if kind in ("response.output_item.added", "response.output_item.done") and not (
@@ -178,7 +162,7 @@ def _items(stream: Stream) -> Iterator[Hit]:
 
 def _done_text(stream: Stream) -> Iterator[Hit]:
     joined: dict[tuple[str, Any, Any], str] = {}
-    for message, kind, obj in _typed(stream):
+    for message, kind, obj in typed(stream):
         key = (kind, obj.get("item_id"), obj.get("content_index", obj.get("summary_index")))
         if not all(isinstance(part, (str, int, float, type(None))) for part in key[1:]):
             continue  # an id or index that is not a scalar: responses.items reports the id
@@ -198,7 +182,7 @@ def _done_text(stream: Stream) -> Iterator[Hit]:
 def _completed(stream: Stream) -> list[tuple[Message, dict[str, Any]]]:
     return [
         (m, obj["response"])
-        for m, kind, obj in _typed(stream)
+        for m, kind, obj in typed(stream)
         if kind == "response.completed" and isinstance(obj.get("response"), dict)
     ]
 
@@ -224,7 +208,7 @@ def _usage(stream: Stream) -> Iterator[Hit]:
 
 
 def _error(stream: Stream) -> Iterator[Hit]:
-    for message, kind, obj in _typed(stream):
+    for message, kind, obj in typed(stream):
         if kind == "error":
             shape = "nested" if isinstance(obj.get("error"), dict) else "flat"
             detail = obj.get("error") if shape == "nested" else obj.get("message")
@@ -246,13 +230,13 @@ def _done_sentinel(stream: Stream) -> Iterator[Hit]:
 
 
 def _unknown(stream: Stream) -> Iterator[Hit]:
-    for message, kind, _ in _typed(stream):
+    for message, kind, _ in typed(stream):
         if not _known(kind):
             yield hit(message, f"unknown event type {kind!r}; clients must ignore it")
 
 
 def _arguments_json(stream: Stream) -> Iterator[Hit]:
-    for message, kind, obj in _typed(stream):
+    for message, kind, obj in typed(stream):
         if kind == "response.function_call_arguments.done":
             try:
                 json.loads(obj.get("arguments") or "")
@@ -277,7 +261,7 @@ OPENAI_RESPONSES = (
         "The event: name equals the data's type on every event.",
         "The SDKs and EventSource listeners dispatch on the SSE event name.",
         "OpenRouter's Responses stream sends data-only frames (Q-RESP-NO-EVENT-LINE).",
-        _event_name,
+        event_name,
     ),
     Rule(
         "responses.sequence",

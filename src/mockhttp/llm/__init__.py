@@ -19,12 +19,18 @@ Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render)
 ``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
 shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
 with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
-``_quirks`` (``QUIRKS``: each catalogued provider divergence, ``Q-*``, as a transform) and
-``_providers`` (``PROVIDERS``: a provider's quirks as one bundle) give replies their
-``quirks=[...]`` and ``as_=...`` (``quirks:`` and ``as:`` in mock files).
+``QUIRKS`` (each catalogued provider divergence, ``Q-*``) and ``PROVIDERS`` (a provider's
+quirks as one bundle) are data that :mod:`mockhttp.contract` owns; ``_transforms`` gives
+each quirk id its transform (``_chunk_quirks``, ``_wire_quirks``, over the draft edits of
+``_edits``), so replies take ``quirks=[...]`` and ``as_=...`` (``quirks:`` and ``as:`` in
+mock files).
 """
 
 from .._core._registry import register_reply_kind
+from ..contract._catalogue import QUIRKS as QUIRKS
+from ..contract._catalogue import Quirk as Quirk
+from ..contract._providers import PROVIDERS as PROVIDERS
+from ..contract._providers import Provider as Provider
 from ._anthropic import AnthropicMessages as AnthropicMessages
 from ._base import LLMReply as LLMReply
 from ._draft import TRANSFORMS as TRANSFORMS
@@ -38,10 +44,6 @@ from ._gemini import Gemini as Gemini
 from ._models import ModelsList as ModelsList
 from ._openai_chat import OpenAIChat as OpenAIChat
 from ._openai_responses import OpenAIResponses as OpenAIResponses
-from ._providers import PROVIDERS as PROVIDERS
-from ._providers import Provider as Provider
-from ._quirks import QUIRKS as QUIRKS
-from ._quirks import Quirk as Quirk
 
 openai_chat = OpenAIChat
 openai_responses = OpenAIResponses

@@ -24,23 +24,33 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from .._core._errors import ConfigError
-from .._core._registry import ReplyKind
+from .._core._errors import ConfigError, UnknownNameError
+from .._core._registry import Registry, ReplyKind
 from .._core._reply import Reply, ok
 from .._core._request import Request
 from .._core._units import Duration, format_seconds, seconds
-from ._draft import TRANSFORMS, Chunk, Context, Draft, Framing, Timing, Transform, render
+from ._draft import (
+    CONTENT_KINDS,
+    TRANSFORMS,
+    Chunk,
+    Context,
+    Draft,
+    Framing,
+    Timing,
+    Transform,
+    render,
+)
 from ._errors import ERRORS
-from ._providers import canonical
-from ._providers import transforms as quirk_transforms
 from ._text import arguments_text, count_tokens, make_id, pieces, prompt_tokens
+from ._transforms import canonical
+from ._transforms import transforms as quirk_transforms
 
-__all__ = ["CONTENT_KINDS", "LLMReply", "ToolCall"]
+__all__ = ["LLMReply", "ToolCall"]
 
-CONTENT_KINDS = frozenset({"text", "refusal", "thinking", "tool"})
 _TOOL_KEYS = ("name", "arguments", "id")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,14 @@ def _tool_call(i: int, value: Any) -> ToolCall:
     return ToolCall(name, arguments, call_id)
 
 
+def _named(registry: Registry[T], name: str, where: str) -> T:
+    """``registry[name]``; an unknown name is a ConfigError that starts with ``where``."""
+    try:
+        return registry.get(name)
+    except UnknownNameError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def _transform(i: int, value: Any) -> Transform:
     """A transform object, or its file form: ``name`` or ``[name, arg, ..., {option: v}]``."""
     if callable(value) and not isinstance(value, str | list):
@@ -99,10 +117,7 @@ def _transform(i: int, value: Any) -> Transform:
     form = [value] if isinstance(value, str) else value
     if not isinstance(form, list) or not form or not isinstance(form[0], str):
         raise ConfigError(f"transforms[{i}]={value!r} must be a transform or [name, arg, ...]")
-    make = TRANSFORMS.get(form[0])
-    if make is None:
-        known = ", ".join(sorted(TRANSFORMS)) or "none registered"
-        raise ConfigError(f"transforms[{i}]: unknown transform {form[0]!r} (known: {known})")
+    make = _named(TRANSFORMS, form[0], f"transforms[{i}]")
     args = form[1:]
     options = args.pop() if args and isinstance(args[-1], dict) else {}
     try:
@@ -187,8 +202,8 @@ class LLMReply(ReplyKind):
             raise ConfigError(f"seed={self.seed!r} must be an int")
 
     def _check_error(self) -> None:
-        if self.error is not None and self.error not in ERRORS:
-            raise ConfigError(f"error={self.error!r} must be one of {', '.join(ERRORS)}")
+        if self.error is not None:
+            _named(ERRORS, self.error, f"error={self.error!r}")
         if self.error_after is not None:
             _positive_int("error_after", self.error_after, zero=True)
             if self.error is None:

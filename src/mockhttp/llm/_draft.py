@@ -35,11 +35,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .._core._registry import Registry
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._sse import Event, LineEnding
 
 __all__ = [
+    "CONTENT_KINDS",
     "KINDS",
     "TRANSFORMS",
     "Chunk",
@@ -66,6 +68,8 @@ KINDS = (
     "comment",  # a comment line
     "error",  # a mid-stream error
 )
+CONTENT_KINDS = frozenset({"text", "refusal", "thinking", "tool"})
+"""The kinds of chunks that carry content (what ``error_after`` counts, what quirks cut)."""
 
 
 @dataclass(frozen=True)
@@ -142,8 +146,9 @@ class Transform(Protocol):
     def __call__(self, draft: Draft, context: Context, /) -> Draft: ...
 
 
-TRANSFORMS: dict[str, Callable[..., Transform]] = {}
-"""Transforms with a file form, by name (filled by the modules that define them)."""
+TRANSFORMS: Registry[Callable[..., Transform]] = Registry("transform")
+"""Transforms with a file form, by name (``TRANSFORMS.add(name, make)``, by the modules
+that define them)."""
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,12 @@ A 429 carries ``retry-after`` and the provider's rate-limit headers (OpenAI
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ERRORS", "anthropic_error", "gemini_error", "openai_error"]
+from .._core._registry import Registry
 
-ERRORS = ("rate_limit", "overloaded", "context_length", "invalid_key", "server_error")
+__all__ = ["ERRORS", "ErrorShapes", "anthropic_error", "gemini_error", "openai_error"]
 
 Headers = tuple[tuple[str, str], ...]
 
@@ -83,9 +84,19 @@ _OPENAI_LIMITS: Headers = (
 )
 
 
+@dataclass(frozen=True)
+class ErrorShapes:
+    """One named error as each API answers it (the rows of the tables below)."""
+
+    name: str
+    openai: tuple[int, str, str, str | None, str | None]  # status, message, type, param, code
+    anthropic: tuple[int, str, str]  # status, type, message
+    gemini: tuple[int, str, str]  # status, status name, message
+
+
 def openai_error(name: str) -> tuple[int, dict[str, Any], Headers]:
     """OpenAI's ``{"error": {message, type, param, code}}`` for error ``name``."""
-    code, message, kind, param, short = _OPENAI[name]
+    code, message, kind, param, short = ERRORS.get(name).openai
     body = {"error": {"message": message, "type": kind, "param": param, "code": short}}
     return code, body, _OPENAI_LIMITS if name == "rate_limit" else ()
 
@@ -119,7 +130,7 @@ _ANTHROPIC_LIMITS: Headers = (
 
 def anthropic_error(name: str) -> tuple[int, dict[str, Any], Headers]:
     """Anthropic's ``{"type": "error", "error": {type, message}}`` for error ``name``."""
-    code, kind, message = _ANTHROPIC[name]
+    code, kind, message = ERRORS.get(name).anthropic
     body = {"type": "error", "error": {"type": kind, "message": message}}
     return code, body, _ANTHROPIC_LIMITS if name == "rate_limit" else ()
 
@@ -148,7 +159,7 @@ _GEMINI: dict[str, tuple[int, str, str]] = {
 
 def gemini_error(name: str) -> tuple[int, dict[str, Any], Headers]:
     """Google's ``{"error": {code, message, status, details?}}`` for error ``name``."""
-    code, state, message = _GEMINI[name]
+    code, state, message = ERRORS.get(name).gemini
     error: dict[str, Any] = {"code": code, "message": message, "status": state}
     if name == "rate_limit":
         error["details"] = [
@@ -163,3 +174,9 @@ def gemini_error(name: str) -> tuple[int, dict[str, Any], Headers]:
             }
         ]
     return code, {"error": error}, ()
+
+
+ERRORS: Registry[ErrorShapes] = Registry(
+    "error", {n: ErrorShapes(n, _OPENAI[n], _ANTHROPIC[n], _GEMINI[n]) for n in _OPENAI}
+)
+"""The errors a reply can give (``error: rate_limit``), by name, in table order."""

@@ -2,7 +2,7 @@
 
 For each reply kind a reference *scenario* (a reply and the request it answers) is built
 without sockets and checked with the kind's profile: the reference draws no finding, and a
-quirk applied to it draws exactly the rules its catalogue entry names.  tests/test_quirks.py
+quirk applied to it draws exactly the rules its catalogue entry names.  tests/llm/test_quirks.py
 runs this matrix; ``python -m mockhttp.llm._loop docs/quirks.md`` writes it into the docs.
 """
 
@@ -14,24 +14,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._core._registry import Registry
 from .._core._request import Headers, Request
 from ..contract import Finding, Transcript, check
+from ..contract._catalogue import QUIRKS, Quirk
+from ..contract._providers import PROVIDERS
 from ._anthropic import AnthropicMessages
 from ._base import LLMReply
 from ._gemini import Gemini
 from ._openai_chat import OpenAIChat
 from ._openai_responses import OpenAIResponses
-from ._providers import PROVIDERS
-from ._quirks import QUIRKS, Quirk
 
 __all__ = ["PROFILE", "Scenario", "caught", "render_matrix", "scenario", "transcript"]
 
-PROFILE = {
-    "openai_chat": "openai-chat",
-    "openai_responses": "openai-responses",
-    "anthropic_messages": "anthropic-messages",
-    "gemini": "gemini",
-}
+PROFILE: Registry[str] = Registry(
+    "reply kind",
+    {
+        "openai_chat": "openai-chat",
+        "openai_responses": "openai-responses",
+        "anthropic_messages": "anthropic-messages",
+        "gemini": "gemini",
+    },
+)
+"""The contract profile that checks each reply kind."""
 TEXT = "One, two, three."
 CALLS = [{"name": "get_weather", "arguments": {"city": "Paris"}}]
 _USER = [{"role": "user", "content": "Count to three."}]
@@ -51,12 +56,9 @@ class Scenario:
         return _KINDS[self.kind](**self.options, **more)
 
 
-_KINDS: dict[str, type[LLMReply]] = {
-    "openai_chat": OpenAIChat,
-    "openai_responses": OpenAIResponses,
-    "anthropic_messages": AnthropicMessages,
-    "gemini": Gemini,
-}
+_KINDS: Registry[type[LLMReply]] = Registry(
+    "reply kind", {k.file_key: k for k in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini)}
+)
 
 
 def scenario(kind: str, quirk: Quirk | None = None) -> Scenario:

@@ -12,12 +12,12 @@ Built on the core (``Feed``, replies, faults, mock files), which does not import
 
 from __future__ import annotations
 
+from .._core._registry import Registry
 from ._api import each_variant as each_variant
 from ._api import recordings as recordings
 from ._api import variants as variants
 from ._exchange import REDACT as REDACT
 from ._exchange import REDACTED as REDACTED
-from ._file import register as _register
 from ._pieces import Write as Write
 from ._proxy import Recorder as Recorder
 from ._proxy import record as record
@@ -25,10 +25,11 @@ from ._recording import Recording as Recording
 from ._transcripts import from_transcript as from_transcript
 from ._variants import VARIANTS as _VARIANTS
 
-_register()
-
-VARIANTS: dict[str, str] = {name: what for name, (what, _, _) in _VARIANTS.items()}
-"""Each variant's name and what it changes."""
+VARIANTS: Registry[str] = Registry(
+    "variant", {name: variant.what for name, variant in _VARIANTS.items()}
+)
+"""Each variant's name and what it changes (``VARIANTS["crlf"]``; an unknown name raises
+``UnknownNameError`` with a did-you-mean)."""
 
 __all__ = [
     "REDACT",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from .._core._errors import ConfigError
 from .._core._mock import Mock
 from .._mockfile._load import load
+from ._mocks import replying
 from ._recording import Recording
 from ._variants import VARIANTS, applies
 
@@ -39,7 +40,7 @@ def variants(recording: Recording | Mock) -> dict[str, Recording] | dict[str, Mo
     if isinstance(recording, Mock):
         reply = _recording_of(recording)
         return {
-            name: _with_reply(recording, variant, name) for name, variant in variants(reply).items()
+            name: replying(recording, variant, name) for name, variant in variants(reply).items()
         }
     if not isinstance(recording, Recording):
         raise ConfigError(
@@ -60,20 +61,6 @@ def _recording_of(mock: Mock) -> Recording:
     if not isinstance(mock.response, Recording):
         raise ConfigError(f"mock {mock.describe()} does not reply with a recording")
     return mock.response
-
-
-def _with_reply(mock: Mock, reply: Recording, name: str) -> Mock:
-    label = f"{mock.name or mock.describe()} [{name}]"
-    return Mock(
-        method=mock.method,
-        path=mock.path,
-        criteria=mock.criteria,
-        response=reply,
-        faults=mock.faults,
-        name=label,
-        priority=mock.priority,
-        times=mock.times,
-    )
 
 
 def recordings(*paths: str | os.PathLike[str]) -> list[Mock]:

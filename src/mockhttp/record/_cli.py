@@ -15,13 +15,13 @@ from types import FrameType
 
 from .._core._errors import ConfigError, ServerError
 from .._core._mock import Mock
-from ._api import _with_reply
 from ._exchange import REDACT
+from ._mocks import replying, under_prefix
 from ._proxy import Recorder
 from ._recording import Recording
 from ._variants import VARIANTS, applies
 
-__all__ = ["configure_parser", "prefixed", "run", "with_variants"]
+__all__ = ["configure_parser", "run", "with_variants"]
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
@@ -83,25 +83,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def prefixed(mock: Mock, prefix: str) -> Mock | None:
-    """``mock`` answering under ``/prefix`` (None for a path that is a matcher)."""
-    if mock.path is not None and not isinstance(mock.path, str):
-        return None
-    path = f"/{prefix}{mock.path or ''}" if mock.path not in (None, "*") else None
-    if path is None:
-        return None
-    return Mock(
-        method=mock.method,
-        path=path,
-        criteria=mock.criteria,
-        response=mock.response,
-        faults=mock.faults,
-        name=mock.name,
-        priority=mock.priority,
-        times=mock.times,
-    )
-
-
 def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:
     """``mocks``, then for each variant that applies to some recorded event stream, every
     mock again under ``/<variant>/...`` (recordings replaying that variant, where it
@@ -122,8 +103,8 @@ def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:
             reply = mock.response
             stream = isinstance(reply, Recording) and reply.is_event_stream
             if stream and isinstance(reply, Recording) and applies(reply, name) is None:
-                mock = _with_reply(mock, reply.with_(variant=name), name)
-            moved = prefixed(mock, name)
+                mock = replying(mock, reply.with_(variant=name), name)
+            moved = under_prefix(mock, name)
             if moved is not None:
                 out.append(moved)
     return out, names

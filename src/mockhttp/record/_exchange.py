@@ -11,6 +11,7 @@ them, so no secret reaches a file.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import json
 import re
@@ -189,13 +190,7 @@ def to_mock(
     label = name or f"{exchange.request.method} {exchange.request.path}"
     if call:
         label += f" (call {call + 1})"
-    mock = Mock(
-        method=base.method,
-        path=base.path,
-        criteria=base.criteria,
-        name=label,
-        priority=-call,
-    )
+    mock = dataclasses.replace(base, name=label, priority=-call)
     if exchange.failure == "reset":
         return mock.reply(ok()).pipe(fault.reset())
     if exchange.failure is not None:

@@ -13,134 +13,88 @@ response:
       - {at: 0ms, data: "data: {...}\\n\\n"}
       - {at: 21.5ms, base64: 8J+Ygg==}   # bytes that are not UTF-8 text on their own
 ```
+
+``recording`` is a composing reply kind: ``status``, ``header`` and ``delay`` make the
+reply, :func:`recording` adds the body.  This module is the ``record`` entry point of the
+``mockhttp.reply_kinds`` group (pyproject.toml): the core imports it the first time a file
+names ``recording``; writing is ``Recording.to_args``.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Mapping
 from typing import Any
 
 from .._core._errors import ConfigError
+from .._core._registry import register_reply_kind
 from .._core._reply import Reply
-from .._core._units import format_seconds, seconds
-from .._mockfile._dump import _Dumper, _FlowMap
-from .._mockfile._kinds import ResponseKind, register_response_kind
-from .._mockfile._nodes import At
+from .._core._units import seconds
 from ._pieces import Write
-from ._recording import ENDS, TIMINGS, Recording
+from ._recording import Recording
 
-__all__ = ["KEYS", "read", "register", "write"]
+__all__ = ["WRITE_KEYS", "recording"]
 
-KEYS = ("writes", "length", "end", "timing", "speed", "variant")
 WRITE_KEYS = ("at", "data", "base64")
 
 
-class _Quoted(str):
-    """Text written double-quoted, so line ends show as ``\n``, ``\r``."""
+def recording(
+    reply: Reply,
+    writes: list[Any] | None = None,
+    length: int | None = None,
+    end: str = "complete",
+    timing: str = "original",
+    speed: float = 1.0,
+    variant: str | None = None,
+) -> Recording:
+    """The recording of a mock file: ``reply`` (status, headers, delay) with the body
+    ``writes`` (``{at: 20ms, data: text}`` or ``{at: ..., base64: ...}`` each).
 
-    __slots__ = ()
-
-
-def _represent_quoted(dumper: Any, data: str) -> Any:
-    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
-
-
-_Dumper.add_representer(_Quoted, _represent_quoted)
-
-
-def _at(value: float) -> str:
-    text = format_seconds(value)
-    if text.endswith("ms") or text == "0s":
-        return text
-    ms = f"{value * 1000:.3f}".rstrip("0").rstrip(".")
-    return f"{ms}ms"
-
-
-def write(reply: Reply) -> dict[str, Any]:
-    """The ``recording`` value for a :class:`Recording`."""
-    assert isinstance(reply, Recording)
-    out: dict[str, Any] = {}
-    if reply.length is not None:
-        out["length"] = reply.length
-    if reply.end != "complete":
-        out["end"] = reply.end
-    if reply.timing != "original":
-        out["timing"] = reply.timing
-    if reply.speed != 1:
-        out["speed"] = int(reply.speed) if reply.speed.is_integer() else reply.speed
-    if reply.variant is not None:
-        out["variant"] = reply.variant
-    out["writes"] = [_write(w) for w in reply.writes]
-    return out
+    Raises:
+        ConfigError: a bad write (the message starts with its place: ``writes[2].at: ...``)
+            or a bad option.
+    """
+    if writes is None:
+        raise ConfigError("a recording needs writes: a list of {at: 20ms, data: text}")
+    if not isinstance(writes, list):
+        raise ConfigError(f"writes: found {writes!r}, expected a list of writes")
+    return Recording(
+        status_code=reply.status_code,
+        reason=reply.reason,
+        headers=reply.headers,
+        head_delay=reply.head_delay,
+        writes=tuple(_write(f"writes[{i}]", item) for i, item in enumerate(writes)),
+        length=length,
+        end=end,  # type: ignore[arg-type]  # checked by Recording
+        timing=timing,  # type: ignore[arg-type]  # checked by Recording
+        speed=speed,
+        variant=variant,
+    )
 
 
-def _write(w: Write) -> _FlowMap:
-    try:
-        return _FlowMap(at=_at(w.at), data=_Quoted(w.data.decode("utf-8")))
-    except UnicodeDecodeError:
-        return _FlowMap(at=_at(w.at), base64=base64.b64encode(w.data).decode("ascii"))
-
-
-def read(reply: Reply, at: At) -> Reply:
-    """``reply`` (status, headers so far) with the body recorded at ``at``."""
-    f = at.fields(KEYS, "a recording: a mapping with writes, and timing, speed, variant, ...")
-    if "writes" not in f:
-        at.fail("a recording needs writes: a list of {at: 20ms, data: text}")
-    writes = tuple(_read_write(item) for item in f["writes"].elements("a list of writes"))
-    options: dict[str, Any] = {}
-    if "length" in f:
-        options["length"] = f["length"].integer("the announced Content-Length (an int)")
-    for key, allowed in (("end", ENDS), ("timing", TIMINGS)):
-        if key in f:
-            value = f[key].text(" or ".join(allowed))
-            if value not in allowed:
-                f[key].expected(" or ".join(allowed))
-            options[key] = value
-    if "speed" in f:
-        speed = f["speed"].scalar("a number above 0 (2: twice as fast)")
-        if isinstance(speed, bool) or not isinstance(speed, int | float):
-            f["speed"].expected("a number above 0 (2: twice as fast)")
-        options["speed"] = speed
-    if "variant" in f:
-        options["variant"] = f["variant"].text("a variant name such as comment")
-    with (f.get("variant") or f.get("speed") or at).building():
-        return Recording(
-            status_code=reply.status_code,
-            reason=reply.reason,
-            headers=reply.headers,
-            head_delay=reply.head_delay,
-            writes=writes,
-            **options,
+def _write(where: str, item: Any) -> Write:
+    if not isinstance(item, Mapping) or any(k not in WRITE_KEYS for k in item):
+        raise ConfigError(
+            f"{where}: a write is {{at: 20ms, data: text}} or {{at: ..., base64: ...}}"
         )
-
-
-def _read_write(at: At) -> Write:
-    f = at.fields(WRITE_KEYS, "a write: {at: 20ms, data: text} or {at: ..., base64: ...}")
-    if ("data" in f) == ("base64" in f):
-        at.fail("a write needs one of data (text) or base64 (bytes)")
-    when = 0.0
-    if "at" in f:
-        what = "a duration such as 20ms (since the head)"
-        value = f["at"].scalar(what)
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            f["at"].expected(what)
-        with f["at"].building():
-            when = seconds(value, "at")
-    if "data" in f:
-        data = f["data"].text("text (the bytes of the write, as UTF-8)").encode("utf-8")
-    else:
-        text = f["base64"].text("base64 text")
-        try:
-            data = base64.b64decode(text, validate=True)
-        except (binascii.Error, ValueError):
-            f["base64"].fail(f"found {text!r}, expected base64 text")
+    if ("data" in item) == ("base64" in item):
+        raise ConfigError(f"{where}: a write needs one of data (text) or base64 (bytes)")
     try:
-        return Write(when, data)
-    except ConfigError as exc:  # pragma: no cover - checked above
-        at.fail(str(exc))
+        when = seconds(item.get("at", 0), "at")
+    except ConfigError as exc:
+        raise ConfigError(f"{where}.at: {exc}") from None
+    if "data" in item:
+        if not isinstance(item["data"], str):
+            raise ConfigError(f"{where}.data: found {item['data']!r}, expected text")
+        return Write(when, item["data"].encode("utf-8"))
+    try:
+        data = base64.b64decode(item["base64"], validate=True)
+    except (binascii.Error, ValueError, TypeError):
+        raise ConfigError(
+            f"{where}.base64: found {item['base64']!r}, expected base64 text"
+        ) from None
+    return Write(when, data)
 
 
-def register() -> None:
-    """Add the ``recording`` key to mock files."""
-    register_response_kind(ResponseKind("recording", Recording, read, write))
+register_reply_kind("recording", recording, composes=True)

@@ -33,6 +33,7 @@ from .._mockfile._dump import dump
 from .._server._feed import Feed
 from .._server._server import Server
 from ._exchange import HOP_BY_HOP, REDACT, Exchange, key_of, to_mock
+from ._mocks import answering_once
 from ._pieces import Write
 
 if TYPE_CHECKING:
@@ -229,7 +230,7 @@ class Recorder:
             self.mocks.append(mock)
             if repeats:  # the previous call of the same request now answers once
                 before = repeats[-1]
-                self.mocks[before] = _once(self.mocks[before])
+                self.mocks[before] = answering_once(self.mocks[before])
                 self._write(before)
             repeats.append(index)
             self._write(index)
@@ -253,19 +254,6 @@ class Recorder:
     def _say(self, line: str) -> None:
         if self.log is not None:
             print(line, file=self.log, flush=True)
-
-
-def _once(mock: Mock) -> Mock:
-    return Mock(
-        method=mock.method,
-        path=mock.path,
-        criteria=mock.criteria,
-        response=mock.response,
-        faults=mock.faults,
-        name=mock.name,
-        priority=mock.priority,
-        times=1,
-    )
 
 
 def _length(resp: httpx.Response) -> int | None:

@@ -10,14 +10,19 @@ A ``variant`` (see ``_variants``) replays a derived form of the same stream.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from .._core._errors import ConfigError
 from .._core._plan import Data, End, EndHow, Head, Pause, Step
+from .._core._registry import ReplyKind
 from .._core._reply import Reply
+from .._core._request import Request
+from .._core._units import format_seconds
+from .._mockfile._forms import FlowMap, Quoted
 from ._pieces import Write, body_of, data_steps
 
 __all__ = ["ENDS", "TIMINGS", "Recording", "Timing"]
@@ -40,9 +45,11 @@ class Played:
 
 
 @dataclass(frozen=True, slots=True)
-class Recording(Reply):
-    """A recorded reply.  Status, reason, headers and the delay before the head are the
-    ``Reply``'s; the body is ``writes``.
+class Recording(Reply, ReplyKind):
+    """A recorded reply, and the composing reply kind ``recording`` of mock files.
+
+    Status, reason, headers and the delay before the head are the ``Reply``'s; the body
+    is ``writes``.
 
     Attributes:
         writes: the body as it arrived, read by read, with when (seconds after the head).
@@ -62,6 +69,8 @@ class Recording(Reply):
     speed: float = 1.0
     variant: str | None = None
     played: Played = field(init=False, compare=False, repr=False)
+    file_key: ClassVar[str] = "recording"
+    composes: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.writes, tuple) or not all(isinstance(w, Write) for w in self.writes):
@@ -115,8 +124,43 @@ class Recording(Reply):
             yield Data(data.data, data.event)
         yield End(self.played.end)
 
+    def build(self, request: Request) -> Reply:
+        return self  # a fixed reply: the same for every request
+
+    def to_args(self) -> dict[str, Any]:
+        """The ``recording`` value of a mock file (options that differ, then writes)."""
+        out: dict[str, Any] = {}
+        if self.length is not None:
+            out["length"] = self.length
+        if self.end != "complete":
+            out["end"] = self.end
+        if self.timing != "original":
+            out["timing"] = self.timing
+        if self.speed != 1:
+            out["speed"] = int(self.speed) if self.speed.is_integer() else self.speed
+        if self.variant is not None:
+            out["variant"] = self.variant
+        out["writes"] = [_write_form(w) for w in self.writes]
+        return out
+
     def describe(self) -> str:
         what = f"{self.status_code} recording ({len(self.writes)} writes"
         if self.variant is not None:
             what += f", variant {self.variant}"
         return what + ")"
+
+
+def _write_form(w: Write) -> FlowMap:
+    """``{at: 20ms, data: "..."}`` (text double-quoted), or base64 for bytes not UTF-8."""
+    try:
+        return FlowMap(at=_at(w.at), data=Quoted(w.data.decode("utf-8")))
+    except UnicodeDecodeError:
+        return FlowMap(at=_at(w.at), base64=base64.b64encode(w.data).decode("ascii"))
+
+
+def _at(value: float) -> str:
+    text = format_seconds(value)
+    if text.endswith("ms") or text == "0s":
+        return text
+    ms = f"{value * 1000:.3f}".rstrip("0").rstrip(".")
+    return f"{ms}ms"

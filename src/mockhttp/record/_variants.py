@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._core._errors import ConfigError
+from .._core._registry import Registry
 from ._pieces import Write, body_of, event_ends
 from ._recording import DERIVE, Played, Recording
 
-__all__ = ["KEEP_ALIVE_EVERY", "VARIANTS", "Stream", "applies", "derive", "parse"]
+__all__ = ["KEEP_ALIVE_EVERY", "VARIANTS", "Deriving", "Stream", "applies", "derive", "parse"]
 
 KEEP_ALIVE_EVERY = 2  # keep_alive: a comment block after every this many events
 COMMENT = ": mockhttp comment"
@@ -303,8 +304,18 @@ def _needs_done(s: Stream) -> str | None:
     return None if _done_at(s) is not None else "its last event is not data: [DONE]"
 
 
-# name -> (what it does, when it applies, how)
-VARIANTS: dict[str, tuple[str, _Applies, Variant]] = {
+@dataclass(frozen=True, slots=True)
+class Deriving:
+    """A variant: what it changes, when it applies (None, or why not) and how."""
+
+    what: str
+    applies: _Applies
+    make: Variant
+
+
+VARIANTS: Registry[Deriving] = Registry("variant")
+"""Each variant by name (the public ``mockhttp.record.VARIANTS`` gives their ``what``)."""
+for _name, (_what, _when, _how) in {
     "comment": ("a comment line before the first event and between events", _always, _comment),
     "keep_alive": (
         f"a ': keep-alive' comment block after every {KEEP_ALIVE_EVERY} events",
@@ -334,7 +345,8 @@ VARIANTS: dict[str, tuple[str, _Applies, Variant]] = {
         _needs_done,
         _closed_without_done,
     ),
-}
+}.items():
+    VARIANTS.add(_name, Deriving(_what, _when, _how))
 
 
 def applies(recording: Recording, name: str) -> str | None:
@@ -343,22 +355,22 @@ def applies(recording: Recording, name: str) -> str | None:
         stream = parse(recording)
     except ConfigError as exc:
         return str(exc)
-    return VARIANTS[name][1](stream)
+    return VARIANTS.get(name).applies(stream)
 
 
 def derive(recording: Recording, name: str) -> Played:
     """What ``recording`` sends as variant ``name``.
 
     Raises:
-        ConfigError: an unknown name, or a variant that does not apply (says why).
+        UnknownNameError: an unknown name (a ``ConfigError``).
+        ConfigError: a variant that does not apply (says why).
     """
-    if name not in VARIANTS:
-        raise ConfigError(f"unknown variant {name!r}; expected one of: {', '.join(VARIANTS)}")
+    variant = VARIANTS.get(name)
     stream = parse(recording)
-    why = VARIANTS[name][1](stream)
+    why = variant.applies(stream)
     if why is not None:
         raise ConfigError(f"variant {name!r} does not apply to this recording: {why}")
-    writes = VARIANTS[name][2](stream, recording)
+    writes = variant.make(stream, recording)
     length = None if recording.length is None else len(body_of(writes))
     return Played(writes, length, recording.end)
 

@@ -1,23 +1,21 @@
-"""Provider presets: the quirks one provider's normal streams show, as one bundle.
+"""Provider presets: the quirks one provider's normal streams show, as one bundle of data.
 
-``openai_chat(text="Hi", as_="openrouter")`` (``as: openrouter`` in a mock file) applies
-the bundle's quirks in order, with the provider's variant where a quirk has one (whose
-extra fields, which reasoning field).  Error quirks are not part of any bundle: a provider
-that can fail mid-stream does not fail on every stream; add them with ``quirks: [...]``.
-``mockhttp check --as PROVIDER`` reports the bundle's quirks as notes.
+``check(..., as_="groq")`` (``mockhttp check --as groq``) reports what the rules find of the
+bundle's quirks as notes (:func:`documented`); ``mockhttp.llm`` applies the bundle to a
+reply (``openai_chat(text="Hi", as_="openrouter")``), in order, with the provider's variant
+where a quirk has one (whose extra fields, which reasoning field).  Error quirks are not
+part of any bundle: a provider that can fail mid-stream does not fail on every stream.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from .._core._errors import ConfigError
-from ._draft import Transform
-from ._quirks import quirk
+from .._core._registry import Registry
+from ._catalogue import CHAT, quirk
 
-__all__ = ["PROVIDERS", "Provider", "canonical", "documented", "provider", "transforms"]
+__all__ = ["PROVIDERS", "Provider", "documented", "provider"]
 
 
 @dataclass(frozen=True)
@@ -27,8 +25,8 @@ class Provider:
     name: str
     summary: str
     quirks: tuple[str, ...]
-    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    kind: str = "openai_chat"
+    options: Mapping[str, Mapping[str, str | int]] = field(default_factory=dict)
+    kind: str = CHAT
 
 
 _BUNDLES = (
@@ -116,65 +114,24 @@ _BUNDLES = (
     ),
 )
 
-PROVIDERS: dict[str, Provider] = {p.name: p for p in _BUNDLES}
-"""Every provider preset by name."""
+PROVIDERS: Registry[Provider] = Registry("provider", {p.name: p for p in _BUNDLES})
+"""Every provider preset by name (lower case)."""
 
 
 def provider(name: str) -> Provider:
     """The provider preset named ``name`` (case-insensitive).
 
     Raises:
-        ConfigError: an unknown name; the message lists the known ones.
+        UnknownNameError: an unknown name; the message names the closest and the known ones.
     """
-    found = PROVIDERS.get(name.lower()) if isinstance(name, str) else None
-    if found is None:
-        raise ConfigError(f"provider {name!r} is not known (known: {', '.join(PROVIDERS)})")
-    return found
-
-
-def canonical(quirks: Any, as_: Any, kind: str) -> tuple[tuple[str, ...], str | None]:
-    """``quirks`` as upper-case ids and ``as_`` as a lower-case name, checked for ``kind``.
-
-    Raises:
-        ConfigError: an unknown id or provider, or one that does not concern ``kind``.
-    """
-    if isinstance(quirks, str) or not isinstance(quirks, list | tuple):
-        raise ConfigError(f"quirks={quirks!r} must be a list of quirk ids such as ['Q-CRLF']")
-    try:
-        ids = tuple(quirk(q).id for q in quirks)
-    except ConfigError as exc:
-        raise ConfigError(f"quirks={list(quirks)!r}: {exc}") from None
-    for q in ids:
-        if kind not in quirk(q).kinds:
-            kinds = ", ".join(quirk(q).kinds)
-            raise ConfigError(f"quirks: {q} concerns {kinds} replies, not {kind}")
-    name = None
-    if as_ is not None:
-        try:
-            preset = provider(as_)
-        except ConfigError as exc:
-            raise ConfigError(f"as={as_!r}: {exc}") from None
-        if preset.kind != kind:
-            raise ConfigError(f"as={as_!r} is a preset for {preset.kind} replies, not {kind}")
-        name = preset.name
-    return ids, name
-
-
-def transforms(quirks: tuple[str, ...], as_: str | None) -> list[Transform]:
-    """The transforms of a provider preset (first) and of the quirks given, in order."""
-    out: list[Transform] = []
-    if as_ is not None:
-        preset = provider(as_)
-        out += [quirk(q).make(**preset.options.get(q, {})) for q in preset.quirks]
-    out += [quirk(q).make() for q in quirks]
-    return out
+    return PROVIDERS.get(name.lower() if isinstance(name, str) else name)
 
 
 def documented(name: str) -> dict[str, tuple[str, ...]]:
     """Rule id -> the ids of provider ``name``'s quirks that the rule reports.
 
     Raises:
-        ConfigError: an unknown provider; the message lists the known ones.
+        UnknownNameError: an unknown provider.
     """
     out: dict[str, tuple[str, ...]] = {}
     for q in provider(name).quirks:
