@@ -234,10 +234,23 @@ class Runner:
                 kind = type(step)
                 if kind is Raw:
                     assert isinstance(step, Raw)
-                    out.append(step.data)
-                    size += len(step.data)
-                    if self.call is not None:
-                        self._record(step)
+                    data = step.data
+                    out.append(data)
+                    size += len(data)
+                    call = self.call
+                    if call is not None:  # the call's record, inlined: every event sent
+                        if call.status is None:
+                            self._status_sent(call)
+                        body = step.body
+                        event = step.event
+                        count_sent(  # a chunk frame's body follows its size line
+                            call,
+                            len(data),
+                            body,
+                            data,
+                            data.find(b"\r\n") + 2 if 0 < body < len(data) else 0,
+                            0 if event is None else event + 1,  # the events begun so far
+                        )
                     if size >= BURST:
                         self._write(out)
                         self.waiting = self._paused()
@@ -287,19 +300,10 @@ class Runner:
             self.conn.transport.write(out[0] if len(out) == 1 else b"".join(out))
             out.clear()
 
-    def _record(self, step: Raw) -> None:
-        call = self.call
-        assert call is not None
-        if call.status is None:
-            fed = None if self.fed is None else self.fed.status
-            call.status = self.status if fed is None else fed
-        data = step.data
-        body = step.body
-        # body_of(step) without the slice: a chunk frame's body follows its size line
-        start = data.find(b"\r\n") + 2 if 0 < body < len(data) else 0
-        # events go out in order, and a piece spanning events carries its last byte's event
-        event = step.event
-        count_sent(call, len(data), body, data, start, 0 if event is None else event + 1)
+    def _status_sent(self, call: Call) -> None:
+        """The first byte (of the head) goes out: the call's status counts as sent."""
+        fed = None if self.fed is None else self.fed.status
+        call.status = self.status if fed is None else fed
 
     def _end(self, end: End, out: list[bytes]) -> None:
         """Write the last bytes ``out`` and end as ``end`` says.

@@ -61,11 +61,13 @@ class WireCache:
         if faults:
             return Steps(_faulted(reply, faults, index, framing))
         if fixed:
-            entry = self._plans.get(id(reply))  # the common case, inlined: a Whole kept
+            entry = self._plans.get(id(reply))  # the common case, inlined: a plan kept
             if entry is not None and entry[0] is reply:
-                whole = entry[1].get(framing)
-                if type(whole) is Whole:
-                    return whole
+                kept = entry[1].get(framing)
+                if type(kept) is Whole:
+                    return kept
+                if type(kept) is tuple:
+                    return Steps(iter(kept))
             return self._fixed(reply, framing)
         return Steps(framing.frame(reply.plan()))  # a handler's reply, built for this request
 
