@@ -21,7 +21,7 @@ import time
 import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overload
 
 from .._core._errors import VerificationError
 from .._core._request import Headers, Request
@@ -547,6 +547,13 @@ def count_sent(call: Call, wire: int, body: int, data: bytes, start: int, events
         call.events = events
 
 
+class Answered(Protocol):
+    """A registered mock as the journal records its calls (``ActiveMock`` is one)."""
+
+    calls: CallList
+    _count: int
+
+
 class Journal:
     """The server's journal: its calls, the limit on how many it keeps (``limit``), and
     the byte budget for their bodies (``bytes``)."""
@@ -559,7 +566,14 @@ class Journal:
         self.budget = Budget(nbytes, limit, drop_bodies)
 
     def add(self, call: Call) -> None:
-        """Journal a call that has just arrived."""
+        """Journal a call that has just arrived (no mock answers it)."""
+        append_call(self.calls, call, self.limit)
+
+    def answered(self, call: Call, active: Answered) -> None:
+        """Journal a call that has just arrived, in the calls of ``active``, which answers
+        it, too, and count it there (exactly, whatever the limit drops)."""
+        active._count += 1
+        append_call(active.calls, call, self.limit)
         append_call(self.calls, call, self.limit)
 
     def ended(self, call: Call, kept: bool) -> None:

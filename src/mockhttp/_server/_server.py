@@ -525,8 +525,7 @@ class Server:
         active = answer.entry
         mock = active.mock
         call = Call(request, mock, None, mock.path_params(request) or {})
-        active._record(call, self.journal_limit)
-        self._journal.add(call)
+        self._journal.answered(call, active)
         self._states = answer.states
         reply = answer.reply
         if reply is None:

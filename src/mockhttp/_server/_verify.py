@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from .._core._errors import ConfigError, VerificationError
 from .._core._route import limit_of
-from ._journal import CallList, append_call
+from ._journal import CallList
 
 if TYPE_CHECKING:
     from .._core._mock import Mock
-    from ._journal import Call
 
 __all__ = ["ActiveMock", "Registry"]
 
@@ -43,12 +42,6 @@ class ActiveMock:
         self._rank: float = seq  # order among equal priorities (newest first)
         self._count = 0  # exact, even when a journal limit trims ``calls``
         self._limit = limit_of(mock)  # how many requests it answers (None: any number)
-
-    def _record(self, call: Call, limit: int | None) -> int:
-        """Add a call (keeping at most about ``limit`` of them); return its 0-based index."""
-        self._count += 1
-        append_call(self.calls, call, limit)
-        return self._count - 1
 
     @property
     def id(self) -> int:
