@@ -32,7 +32,8 @@ if "--src" in sys.argv:
 sys.path.insert(0, SRC)
 
 import mockhttp  # noqa: E402
-from mockhttp import Event, _connection  # noqa: E402
+from mockhttp import Event  # noqa: E402
+from mockhttp._server import _connection  # noqa: E402
 
 SMALL = b"GET /small HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 STREAM = (

@@ -35,10 +35,10 @@ from ._mockfile._load import dump as dump
 from ._mockfile._load import load as load
 from ._mockfile._load import loads as loads
 from ._server._feed import Feed as Feed
+from ._server._journal import Call as Call
+from ._server._journal import CallList as CallList
 from ._server._server import Server as Server
 from ._server._verify import ActiveMock as ActiveMock
-from ._server._verify import Call as Call
-from ._server._verify import CallList as CallList
 from .record import variants as variants
 
 __version__ = "0.1.0"

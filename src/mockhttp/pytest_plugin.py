@@ -173,8 +173,7 @@ class _watched:
         message = None
         unmatched = [c for c in calls if c.mock is None]
         if unmatched and not options.get("allow_unmatched", False):
-            reports = "\n".join(str(c.explanation or c.summary()) for c in unmatched)
-            message = f"{len(unmatched)} request(s) matched no mock:\n{reports}"
+            message = server._unmatched_report(unmatched)
         elif options.get("assert_all_called"):
             try:
                 server.assert_all_called()

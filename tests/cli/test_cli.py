@@ -23,7 +23,7 @@ from openai.types.chat import ChatCompletionMessageParam
 import mockhttp
 from mockhttp._cli._main import main
 from mockhttp._cli._serve import log_line
-from mockhttp._server._verify import Call
+from mockhttp._server._journal import Call
 from tests.helpers.cli_process import ROOT, Serving, mockhttp_command, run
 
 SEED = "tests/data/seed"

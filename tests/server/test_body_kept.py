@@ -7,7 +7,7 @@ import httpx
 
 import mockhttp
 from mockhttp import Event
-from mockhttp._server._verify import BODY_KEPT
+from mockhttp._server._journal import BODY_KEPT
 
 
 def test_an_event_stream_keeps_its_first_mib_of_body_bytes() -> None:

@@ -85,7 +85,7 @@ def test_the_budget_drops_compact_entries_in_every_list_and_held_calls_too() -> 
             assert held.request.body == b"a" * 30_000
             client.post("/up", content=b"b" * 30_000)
         settle(server)
-        budget = server._budget
+        budget = server._journal.budget
         assert len(budget) == 1  # numbers in one flat array: nothing per call for the collector
         assert not any(isinstance(o, mockhttp.Call) for o in gc.get_referents(budget))
         assert held.dropped is not None
@@ -191,14 +191,14 @@ def test_removed_mocks_and_a_reset_drop_their_cached_wire_plans() -> None:
         server.mock(mockhttp.get("/other").reply(other))
         assert len(httpx.get(server.url + "/big").content) == 100_000
         assert len(httpx.get(server.url + "/other").content) == 100_000
-        assert {id(big), id(other)} <= set(server._wires)
+        assert {id(big), id(other)} <= server._wires.ids()
         server.remove(active)
         _settle(server)
-        assert id(big) not in server._wires
-        assert id(other) in server._wires
+        assert id(big) not in server._wires.ids()
+        assert id(other) in server._wires.ids()
         server.reset()
         _settle(server)
-        assert server._wires == {}
+        assert server._wires.ids() == set()
 
 
 def _settle(server: mockhttp.Server) -> None:

@@ -21,8 +21,9 @@ from .._core._explain import Hide, explain
 from .._core._mock import Mock
 from .._mockfile._load import files, load
 from .._server._admin import PREFIX, AdminAPI, is_secret, redacted
+from .._server._journal import Call
 from .._server._server import Server
-from .._server._verify import ActiveMock, Call
+from .._server._verify import ActiveMock
 
 __all__ = ["DEFAULTS", "Served", "log_line", "plural", "shown", "watch_snapshot"]
 

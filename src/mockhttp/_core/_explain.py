@@ -14,13 +14,22 @@ import ast
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ._match import SHOWN_CHARS, cut
 from ._mock import Mismatch, Mock
 from ._request import Request
 
-__all__ = ["Explanation", "Hide", "closest", "explain", "no_match_json", "no_match_text"]
+__all__ = [
+    "Explanation",
+    "Hide",
+    "Unmatched",
+    "closest",
+    "explain",
+    "no_match_json",
+    "no_match_text",
+    "unmatched_report",
+]
 
 #: ``hide(header_name, value)``: what to show for a header's value (the value itself when
 #: it is no secret), e.g. ``Bearer [redacted]``.
@@ -108,6 +117,26 @@ def explain(
     more = tuple(max(0, len(diffs) - DIFFS_SHOWN) for _, diffs in ranked)
     text = _text(request, shown, more, len(mocks))
     return Explanation(request, text, _line(shown), shown, more, len(mocks))
+
+
+class Unmatched(Protocol):
+    """A request no mock matched, as a journal keeps it (``Call`` is one)."""
+
+    @property
+    def request(self) -> Request: ...
+
+    @property
+    def explanation(self) -> Explanation | None: ...
+
+
+def unmatched_report(calls: Sequence[Unmatched], mocks: Sequence[Mock]) -> str:
+    """The report of requests that matched no mock, for ``server.check()`` and the pytest
+    plugin: each call's explanation (one built against ``mocks`` when it has none)."""
+    reports = [
+        str(c.explanation) if c.explanation is not None else explain(c.request, mocks).text
+        for c in calls
+    ]
+    return f"{len(calls)} request(s) matched no mock:\n" + "\n".join(reports)
 
 
 def no_match_text(request: Request, mocks: Sequence[Mock]) -> str:

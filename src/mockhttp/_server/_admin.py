@@ -53,7 +53,8 @@ from .._core._mock import Mock
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._mockfile._load import loads, to_dict
-from ._verify import ActiveMock, Call
+from ._journal import Call
+from ._verify import ActiveMock
 
 __all__ = [
     "MAX_ADMIN_BODY",

@@ -18,17 +18,15 @@ import socket
 import struct
 import termios
 from collections import deque
-from collections.abc import Iterator
 from typing import Protocol, cast
 
 import httptools
 
-from .._core._plan import Step
 from .._core._reply import error_reply, status
 from .._core._request import Headers, Request
 from .._core._wire import frame
-from ._runner import Deferred, Host, Runner, Whole
-from ._verify import BODY_KEPT, Call, CallList, mark_ended
+from ._journal import Call, CallList
+from ._runner import Host, Plan, Runner, Steps
 
 __all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server"]
 
@@ -56,16 +54,16 @@ def _kernel_unsent(sock: socket.socket | None) -> int:
 class Server(Host, Protocol):
     """What a connection needs of the server (``_server.Server`` is one)."""
 
-    journal: CallList
     header_timeout: float
     idle_timeout: float
 
     @property
+    def journal(self) -> CallList: ...
+
+    @property
     def _connections(self) -> set[Connection]: ...
 
-    def _dispatch(
-        self, request: Request, keep_alive: bool
-    ) -> tuple[Call, Iterator[Step] | Whole | Deferred]:
+    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
         ...
 
@@ -422,66 +420,24 @@ class Connection(asyncio.Protocol):
 
     def _start(self, item: tuple[Request, bool] | _Bad) -> None:
         """Start the reply to one queued request."""
-        wire: Iterator[Step] | Whole | Deferred
+        plan: Plan
+        call: Call | None
         if isinstance(item, _Bad):
             reply = status(item.status).header("Content-Type", "text/plain; charset=utf-8")
-            wire = frame(reply.body(item.message + "\n").plan(), keep_alive=False)
+            plan = Steps(frame(reply.body(item.message + "\n").plan(), keep_alive=False))
             call = None
             keep_alive = False
         else:
             request, keep_alive = item
             try:
-                call, wire = self.server._dispatch(request, keep_alive)
+                call, plan = self.server._dispatch(request, keep_alive)
             except Exception as exc:
                 self.server.errors.append(exc)
-                wire = frame(error_reply(exc).plan(), keep_alive=False)
+                plan = Steps(frame(error_reply(exc).plan(), keep_alive=False))
                 call = Call(request, None, 500)
                 self.server.journal.append(call)
                 keep_alive = False
-        if type(wire) is Whole:
-            if call is not None and not self.paused:
-                self._write_whole(wire, call, keep_alive)
-                return
-            wire = iter(wire.steps)
-        if type(wire) is Deferred:  # a reply computed on another thread
-            self._wait_for(wire, call, keep_alive)
-            return
-        self.runner = Runner(self, cast(Iterator[Step], wire), call, keep_alive)
-        self.runner.run()
-
-    def _wait_for(self, deferred: Deferred, call: Call | None, keep_alive: bool) -> None:
-        """Hold this connection's place (a runner with no steps yet) until the reply is
-        ready, then run it; a client that hangs up meanwhile ends the call as usual."""
-        runner = self.runner = Runner(self, iter(()), call, keep_alive)
-        loop = runner.loop
-
-        def ready() -> None:
-            if self.runner is not runner or self.closed:
-                return
-            runner.status, runner.steps = deferred.wire()
-            runner.run()
-
-        def wake(_: object) -> None:
-            with contextlib.suppress(RuntimeError):  # the server closed meanwhile
-                loop.call_soon_threadsafe(ready)
-
-        deferred.future.add_done_callback(wake)
-
-    def _write_whole(self, whole: Whole, call: Call, keep_alive: bool) -> None:
-        """Send a short pause-free reply in one write, recording what ``Runner`` would."""
-        call.wire_bytes += whole.wire_bytes
-        if whole.body_bytes:
-            call.body_bytes += whole.body_bytes
-            if len(call.body_sent) < BODY_KEPT:
-                call.body_sent += whole.body[: BODY_KEPT - len(call.body_sent)]
-        if whole.events > call.events:
-            call.events = whole.events
-        call.outcome = "complete"  # final before the client can have the reply
-        mark_ended(call)
-        if self.transport is not None:
-            self.transport.write(whole.data)
-        self.server._finished(call)
-        self.done(keep_alive)
+        plan.start(self, call, keep_alive)
 
     def done(self, keep_alive: bool) -> None:
         """The current reply ended completely."""

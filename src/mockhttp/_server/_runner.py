@@ -5,7 +5,13 @@ and schedules itself with ``loop.call_at`` on the absolute deadline (the reply's
 the pauses so far), so a stream does not drift.  It honours ``pause_writing`` /
 ``resume_writing``, yields to the loop every 64 KiB when a plan has no pauses, keeps the
 call's record (bytes, events, outcome) as bytes go out, and ends the connection as the
-plan's ``End`` says.  ``Whole`` is the shortcut for short replies without pauses.
+plan's ``End`` says.
+
+A connection starts every reply the same way, ``plan.start(conn, call, keep_alive)``: a
+``Steps`` plan runs on a ``Runner``; a ``Whole`` (a short reply without pauses) is written
+in one call, with no runner; a ``Deferred`` (a reply computed on another thread) holds the
+connection's place until it is ready.  Whatever path the bytes take, the call's counters
+are written by ``_journal.count_sent``.
 """
 
 from __future__ import annotations
@@ -19,9 +25,9 @@ from typing import Protocol
 from .._core._plan import End, Pause, Raw, Source, Step, Wait
 from .._core._reply import Reply, error_reply
 from .._core._wire import frame
-from ._verify import BODY_KEPT, Call, Outcome, mark_ended
+from ._journal import Call, Outcome, count_sent, mark_ended
 
-__all__ = ["BURST", "Deferred", "Host", "Line", "Runner", "Whole"]
+__all__ = ["BURST", "Deferred", "Host", "Line", "Plan", "Runner", "Steps", "Whole"]
 
 
 class Host(Protocol):
@@ -49,6 +55,13 @@ class Line(Protocol):
     def close(self) -> None: ...
 
     def reset(self, waited: float = 0.0) -> None: ...
+
+
+class Plan(Protocol):
+    """A wire plan a connection can start: ``Steps``, ``Whole`` or ``Deferred``."""
+
+    def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
+        """Send the reply on ``conn``, recording it in ``call``."""
 
 
 BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
@@ -91,6 +104,20 @@ class Whole:
         self.body_bytes = sum(r.body for r in raws)
         self.events = max((r.event + 1 for r in raws if r.event is not None), default=0)
 
+    def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
+        """Write the reply in one call, recording what ``Runner`` would (a paused
+        connection, or no call to record, runs its steps on a ``Runner``)."""
+        if call is None or conn.paused:
+            Steps(iter(self.steps)).start(conn, call, keep_alive)
+            return
+        count_sent(call, self.wire_bytes, self.body_bytes, self.body, 0, self.events)
+        call.outcome = "complete"  # final before the client can have the reply
+        mark_ended(call)
+        if conn.transport is not None:
+            conn.transport.write(self.data)
+        conn.server._finished(call)
+        conn.done(keep_alive)
+
     @staticmethod
     def fits(steps: tuple[Step, ...]) -> bool:
         """True for ``Raw``... ``End("complete")`` under one burst, with at least one Raw."""
@@ -122,6 +149,38 @@ class Deferred:
         except Exception as exc:
             reply = error_reply(exc)
         return reply.status_code, self.frame(reply.plan())
+
+    def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
+        """Hold the connection's place (a runner with no steps yet) until the reply is
+        ready, then run it; a client that hangs up meanwhile ends the call as usual."""
+        runner = conn.runner = Runner(conn, iter(()), call, keep_alive)
+        loop = runner.loop
+
+        def ready() -> None:
+            if conn.runner is not runner or conn.closed:
+                return
+            runner.status, runner.steps = self.wire()
+            runner.run()
+
+        def wake(_: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the server closed meanwhile
+                loop.call_soon_threadsafe(ready)
+
+        self.future.add_done_callback(wake)
+
+
+class Steps:
+    """A wire plan run step by step on a ``Runner`` (pauses, long or endless streams,
+    faults)."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: Iterator[Step]) -> None:
+        self.steps = steps
+
+    def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
+        runner = conn.runner = Runner(conn, self.steps, call, keep_alive)
+        runner.run()
 
 
 class Runner:
@@ -175,10 +234,23 @@ class Runner:
                 kind = type(step)
                 if kind is Raw:
                     assert isinstance(step, Raw)
-                    out.append(step.data)
-                    size += len(step.data)
-                    if self.call is not None:
-                        self._record(step)
+                    data = step.data
+                    out.append(data)
+                    size += len(data)
+                    call = self.call
+                    if call is not None:  # the call's record, inlined: every event sent
+                        if call.status is None:
+                            self._status_sent(call)
+                        body = step.body
+                        event = step.event
+                        count_sent(  # a chunk frame's body follows its size line
+                            call,
+                            len(data),
+                            body,
+                            data,
+                            data.find(b"\r\n") + 2 if 0 < body < len(data) else 0,
+                            0 if event is None else event + 1,  # the events begun so far
+                        )
                     if size >= BURST:
                         self._write(out)
                         self.waiting = self._paused()
@@ -228,29 +300,10 @@ class Runner:
             self.conn.transport.write(out[0] if len(out) == 1 else b"".join(out))
             out.clear()
 
-    def _record(self, step: Raw) -> None:
-        call = self.call
-        assert call is not None
-        if call.status is None:
-            fed = None if self.fed is None else self.fed.status
-            call.status = self.status if fed is None else fed
-        data = step.data
-        call.wire_bytes += len(data)
-        body = step.body
-        if body:
-            call.body_bytes += body
-            sent = call.body_sent
-            room = BODY_KEPT - len(sent)
-            if room > 0:  # body_of(step), inlined: this runs for every event sent
-                if body == len(data):
-                    sent += data if body <= room else data[:room]
-                else:
-                    start = data.find(b"\r\n") + 2
-                    sent += data[start : start + min(body, room)]
-        # events go out in order, and a piece spanning events carries its last byte's event
-        event = step.event
-        if event is not None and event >= call.events:
-            call.events = event + 1
+    def _status_sent(self, call: Call) -> None:
+        """The first byte (of the head) goes out: the call's status counts as sent."""
+        fed = None if self.fed is None else self.fed.status
+        call.status = self.status if fed is None else fed
 
     def _end(self, end: End, out: list[bytes]) -> None:
         """Write the last bytes ``out`` and end as ``end`` says.

@@ -16,64 +16,35 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import errno
-import itertools
 import logging
-import queue
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, NamedTuple, overload
+from typing import Any, overload
 
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
-from .._core._explain import explain
+from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock
-from .._core._plan import FaultContext, Step
-from .._core._reply import Reply, error_reply, status
+from .._core._reply import Reply, error_reply
 from .._core._request import Request
-from .._core._wire import frame
-from ._budget import LIBRARY_DEFAULT, Budget
+from .._core._route import Miss, route
+from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
+from ._journal import Call, CallList, Journal, seal, unmatched_calls
+from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._ranked import Ranked
-from ._runner import Deferred, Whole
-from ._verify import (
-    ActiveMock,
-    Call,
-    CallList,
-    append_call,
-    drop_bodies,
-    kept_at,
-    mark_ended,
-    seal,
-    unmatched_calls,
-)
+from ._runner import Deferred, Plan, Steps
+from ._verify import ActiveMock
+from ._wires import Framing, WireCache
 
 __all__ = ["LOOPS", "LoopChoice", "Server", "loop_factory"]
 
-LoopChoice = str | Callable[[], asyncio.AbstractEventLoop]
-LOOPS = ("auto", "asyncio", "uvloop")
-
 _ADMIN_PREFIX = "/__mockhttp/"
-_WIRE_CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
-_WIRE_CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
 _LOG = logging.getLogger("mockhttp")
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
-
-
-class _Framing(NamedTuple):
-    """How replies to one request are framed (see ``_wire.frame``)."""
-
-    head_only: bool
-    http10: bool
-    keep_alive: bool
-
-    def frame(self, steps: Iterable[Step]) -> Iterator[Step]:
-        return frame(
-            steps, head_only=self.head_only, http10=self.http10, keep_alive=self.keep_alive
-        )
 
 
 class Server:
@@ -141,14 +112,13 @@ class Server:
         self.journal_bytes = journal_bytes
         self.header_timeout = float(header_timeout)
         self.idle_timeout = float(idle_timeout)
-        self._budget = Budget(journal_bytes, journal_limit, drop_bodies)
+        self._journal = Journal(journal_limit, journal_bytes)
         _check_server_args(host, port, unmatched_status)
         self.host = host
         self.port = port
         self.unmatched_status = unmatched_status
         self.backlog = backlog
         self.on_call_end = on_call_end
-        self.journal = CallList()
         self.errors: list[BaseException] = []
         self.admin: Callable[[Request], Reply] | None = None
         if admin:
@@ -156,7 +126,8 @@ class Server:
 
             self.admin = AdminAPI(self)
         self._ranked = Ranked()  # the mocks (read them as ``self._active``)
-        self._states: dict[str, str] = {}  # scenario name -> state (absent: "Started")
+        # scenario name -> state (absent: "Started"); replaced, never changed (_route.py)
+        self._states: Mapping[str, str] = {}
         self._started = False
         self._seq = 0
         self._lock = threading.Lock()
@@ -164,11 +135,8 @@ class Server:
         self._thread: threading.Thread | None = None
         self._listener: asyncio.base_events.Server | None = None
         self._connections: set[Connection] = set()
-        # id(reply) -> (reply, {(head_only, http10, keep_alive): wire steps (a Whole when
-        # short and pause-free), or None when the reply is endless or too long to keep});
-        # loop thread only
-        self._wires: dict[int, tuple[Reply, dict[_Framing, tuple[Step, ...] | Whole | None]]] = {}
-        self._admin_worker: _Worker | None = None
+        self._wires = WireCache()  # the wire plans of fixed replies; loop thread only
+        self._admin_worker: Worker | None = None
         self._fds_warned = -1.0  # when running out of descriptors was last logged
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -387,7 +355,7 @@ class Server:
     def _drop_wires(self, ids: set[int]) -> None:
         for key in ids:
             if not self._ranked.gives(key):  # given again since: keep it
-                self._wires.pop(key, None)
+                self._wires.drop(key)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
@@ -403,8 +371,7 @@ class Server:
         in its ``"Started"`` state."""
         with self._lock:
             self._forget(self._ranked.clear())
-        self.journal = CallList()
-        self._budget = Budget(self.journal_bytes, self.journal_limit, drop_bodies)
+        self._journal = Journal(self.journal_limit, self.journal_bytes)
         self.errors = []
         self._states = {}
 
@@ -414,8 +381,7 @@ class Server:
         with self._lock:
             for active in self._active:
                 active._forget()
-        self.journal = CallList()
-        self._budget = Budget(self.journal_bytes, self.journal_limit, drop_bodies)
+        self._journal = Journal(self.journal_limit, self.journal_bytes)
         self.errors = []
 
     def reset_scenarios(self) -> None:
@@ -435,6 +401,11 @@ class Server:
     # -- verification ---------------------------------------------------------------------
 
     @property
+    def journal(self) -> CallList:
+        """Every call the server received, oldest first."""
+        return self._journal.calls
+
+    @property
     def unmatched(self) -> list[Call]:
         """Calls that no mock answered."""
         return unmatched_calls(self.journal)  # compact entries are all matched ones
@@ -452,14 +423,11 @@ class Server:
             raise self.errors[0]
         unmatched = self.unmatched
         if unmatched:
-            mocks = [a.mock for a in self._active]
-            reports = [
-                str(c.explanation) if c.explanation is not None else explain(c.request, mocks).text
-                for c in unmatched
-            ]
-            raise UnmatchedRequestError(
-                f"{len(unmatched)} request(s) matched no mock:\n" + "\n".join(reports)
-            )
+            raise UnmatchedRequestError(self._unmatched_report(unmatched))
+
+    def _unmatched_report(self, calls: Sequence[Call]) -> str:
+        """What ``check()`` (and the pytest plugin) say of unmatched ``calls``."""
+        return unmatched_report(calls, [a.mock for a in self._active])
 
     def assert_all_called(self) -> None:
         """Fail unless every registered mock answered at least one request.
@@ -527,11 +495,9 @@ class Server:
             return
         loop.default_exception_handler(context)
 
-    def _dispatch(
-        self, request: Request, keep_alive: bool
-    ) -> tuple[Call, Iterator[Step] | Whole | Deferred]:
+    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
-        framing = _Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
+        framing = Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             return Call(request, None, None), self._admin_reply(request, framing)
         if not request.body:
@@ -542,134 +508,57 @@ class Server:
         finally:
             request._matching(False)  # the journal keeps the bytes, not the parsed tree
 
-    def _admin_reply(self, request: Request, framing: _Framing) -> Deferred:
+    def _admin_reply(self, request: Request, framing: Framing) -> Deferred:
         """Admin work runs on a worker thread, so parsing a big body never stalls streams;
         one worker, so admin requests still take effect in the order they came."""
         if self._admin_worker is None:
-            self._admin_worker = _Worker(f"mockhttp-admin:{self.port}")
+            self._admin_worker = Worker(f"mockhttp-admin:{self.port}")
         admin = self.admin
         assert admin is not None
         return Deferred(self._admin_worker.submit(admin, request), framing.frame)
 
-    def _answer(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step] | Whole]:
-        active = self._find(request, request.method)
-        if active is None and request.method == "HEAD":
-            active = self._find(request, "GET")  # HEAD is GET without the content (RFC 9110)
-        if active is None:
-            return self._unmatched(request, framing)
+    def _answer(self, request: Request, framing: Framing) -> tuple[Call, Plan]:
+        """Route ``request`` (``_core._route``), journal the answer, frame its reply."""
+        answer = route(request, self._ranked.snapshot(), self._states)
+        if isinstance(answer, Miss):
+            return self._missed(answer, framing)
+        active = answer.entry
         mock = active.mock
         call = Call(request, mock, None, mock.path_params(request) or {})
-        index = active._record(call, self.journal_limit)
-        append_call(self.journal, call, self.journal_limit)
-        scenario = mock.scenario_of
-        if scenario is not None and scenario.next_state is not None:
-            self._states[scenario.name] = scenario.next_state
+        self._journal.answered(call, active)
+        self._states = answer.states
+        reply = answer.reply
+        if reply is None:
+            assert answer.error is not None
+            return call, self._failed(call, answer.error, framing)
+        call.status = reply.status_code
         try:
-            if mock.sequence and index >= len(mock.sequence) and mock.exhausted == "error":
-                raise VerificationError(
-                    f"mock {mock.describe()} was called {index + 1} times, and it has "
-                    f"{_count(len(mock.sequence), 'reply', 'replies')} (exhausted='error')"
-                )
-            reply = mock.reply_for(request, index)
-            call.status = reply.status_code
-            return call, self._planned(mock, reply, index, framing)
-        except Exception as exc:  # a handler, or a reply that cannot be framed: for check()
-            self.errors.append(exc)
-            call.status = 500
-            return call, framing.frame(error_reply(exc).plan())
+            return call, self._wires.plan(reply, answer.faults, answer.index, mock.fixed, framing)
+        except Exception as exc:  # a reply that cannot be framed
+            return call, self._failed(call, exc, framing)
 
-    def _find(self, request: Request, method: str) -> ActiveMock | None:
-        """The mock that answers ``request`` as if its method were ``method``."""
-        for active in self._ranked.snapshot():  # (self._active, one call less a request)
-            mock = active.mock
-            if (
-                not active.exhausted
-                and mock.matches(request, method)
-                and (mock.scenario_of is None or mock.in_state(self._states))
-            ):
-                return active
-        return None
+    def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
+        """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;
+        the client gets a 500 with it."""
+        self.errors.append(exc)
+        call.status = 500
+        return Steps(framing.frame(error_reply(exc).plan()))
 
-    def _planned(
-        self, mock: Mock, reply: Reply, index: int, framing: _Framing
-    ) -> Iterator[Step] | Whole:
-        """The wire plan of ``reply``, with the mock's faults applied."""
-        faults = mock.faults_for(index) if mock.sequence else mock.faults
-        if not faults:
-            if mock.fixed:  # a fixed reply: framed once, replayed
-                return self._wire(reply, framing)
-            return framing.frame(reply.plan())  # a handler's reply, built for this request
-        ctx = FaultContext(call_index=index)
-        steps: Iterator[Step] = iter(reply.plan())
-        for fault in faults:
-            steps = fault.body(steps, ctx)
-        wire = framing.frame(steps)
-        for fault in faults:
-            wire = fault.wire(wire, ctx)
-        return wire
-
-    def _unmatched(self, request: Request, framing: _Framing) -> tuple[Call, Iterator[Step]]:
+    def _missed(self, miss: Miss, framing: Framing) -> tuple[Call, Plan]:
         """Journal an unmatched request; answer with the closest mocks explained."""
-        explanation = explain(request, [a.mock for a in self._active], self._states)
-        call = Call(request, None, self.unmatched_status, explanation=explanation)
-        append_call(self.journal, call, self.journal_limit)
-        accept = request.headers.get("accept", "")
-        reply = status(self.unmatched_status)
-        if "json" in accept and "text/plain" not in accept:
-            reply = reply.json(explanation.to_json())
-        else:
-            reply = reply.header("Content-Type", "text/plain; charset=utf-8").body(
-                explanation.text + "\n"
-            )
-        return call, framing.frame(reply.plan())
-
-    def _wire(self, reply: Reply, framing: _Framing) -> Iterator[Step] | Whole:
-        """The wire plan of a fault-free reply.
-
-        A reply's plan depends only on the reply and the framing options, and steps are
-        frozen, so the framed steps are computed once and replayed (no generators, no
-        per-event framing).  Endless streams and very long plans are framed per request.
-        """
-        entry = self._wires.get(id(reply))
-        if entry is None or entry[0] is not reply:
-            if len(self._wires) >= _WIRE_CACHE_SIZE:
-                self._wires.clear()
-            entry = (reply, {})
-            self._wires[id(reply)] = entry
-        key = framing
-        plans = entry[1]
-        if key in plans:
-            steps = plans[key]
-            if type(steps) is Whole:
-                return steps
-            if steps is not None:
-                assert isinstance(steps, tuple)
-                return iter(steps)
-        elif reply.stream is None or reply.stream.repeat is not None:
-            steps = tuple(itertools.islice(framing.frame(reply.plan()), _WIRE_CACHE_STEPS + 1))
-            if Whole.fits(steps):
-                whole = plans[key] = Whole(steps)
-                return whole
-            if len(steps) <= _WIRE_CACHE_STEPS:
-                plans[key] = steps
-                return iter(steps)
-            plans[key] = None
-        else:
-            plans[key] = None
-        return framing.frame(reply.plan())
+        call = Call(
+            miss.explanation.request, None, self.unmatched_status, explanation=miss.explanation
+        )
+        self._journal.add(call)
+        return call, Steps(framing.frame(miss.reply(self.unmatched_status).plan()))
 
     def _finished(self, call: Call) -> None:
-        if not call._ended:  # the executor marks most calls ended before their last write
-            mark_ended(call)  # call.finished.set(), without building the view
-        budget = self._budget
-        if budget.limit is not None and call._dropped is None:
-            size = len(call.request.body) + len(call.body_sent)
-            if size and (  # admin calls are not kept: only when there is an admin API
-                call.mock is not None
-                or self.admin is None
-                or not call.request.path.startswith(_ADMIN_PREFIX)
-            ):
-                budget.keep(size, kept_at(call))  # the journal's byte budget (see _budget.py)
+        self._journal.ended(  # admin calls are not kept: only when there is an admin API
+            call,
+            call.mock is not None
+            or self.admin is None
+            or not call.request.path.startswith(_ADMIN_PREFIX),
+        )
         if self.on_call_end is not None:
             call._handed = True  # the callback may keep it
             try:
@@ -677,67 +566,6 @@ class Server:
             except Exception as exc:
                 self.errors.append(exc)
         seal(call)  # compact in the journal from now on (few objects for the collector)
-
-
-def loop_factory(choice: LoopChoice) -> Callable[[], asyncio.AbstractEventLoop]:
-    """The function that makes the server's loop for ``choice`` (see ``Server(loop=...)``).
-
-    Raises:
-        ConfigError: an unknown name, or ``"uvloop"`` when uvloop is not installed.
-    """
-    if callable(choice):
-        return choice
-    if choice == "asyncio":
-        return asyncio.new_event_loop
-    if choice not in LOOPS:
-        raise ConfigError(f"loop={choice!r} must be one of {', '.join(LOOPS)} or a loop factory")
-    try:
-        import uvloop
-    except ImportError:
-        if choice == "auto":
-            return asyncio.new_event_loop
-        raise ConfigError(
-            "loop='uvloop' needs uvloop: pip install 'mockhttp[fast]' (or uvloop)"
-        ) from None
-    new_loop: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
-    return new_loop
-
-
-def loop_name(loop: asyncio.AbstractEventLoop) -> str:
-    """``uvloop`` or ``asyncio`` (or the loop's class) for messages and the log."""
-    module = type(loop).__module__.split(".")[0]
-    return "asyncio" if module == "asyncio" else module
-
-
-class _Worker:
-    """One daemon thread running admin requests in order (a stuck one cannot keep the
-    process from exiting, as a ``ThreadPoolExecutor``'s thread would)."""
-
-    def __init__(self, name: str) -> None:
-        self._jobs: queue.SimpleQueue[
-            tuple[concurrent.futures.Future[Reply], Callable[[Request], Reply], Request] | None
-        ] = queue.SimpleQueue()
-        threading.Thread(target=self._run, name=name, daemon=True).start()
-
-    def submit(
-        self, work: Callable[[Request], Reply], request: Request
-    ) -> concurrent.futures.Future[Reply]:
-        future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
-        self._jobs.put((future, work, request))
-        return future
-
-    def stop(self) -> None:
-        self._jobs.put(None)
-
-    def _run(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            future, work, request = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(work(request))
-            except BaseException as exc:  # the connection answers 500 (Deferred.wire)
-                future.set_exception(exc)
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:
@@ -750,9 +578,9 @@ def _check_server_args(host: object, port: object, unmatched_status: object) -> 
         raise ConfigError(f"unmatched_status={unmatched_status!r} must be an int from 100 to 999")
 
 
-def _count(n: int, noun: str, plural: str | None = None) -> str:
+def _count(n: int, noun: str) -> str:
     """``1 mock``, ``2 mocks``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {plural or noun + 's'}"
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _mock_list(value: Any) -> list[Any]:
