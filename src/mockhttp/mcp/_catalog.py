@@ -7,8 +7,9 @@ back (defaults left out), so a mock round-trips through its file form.
 A tool's answers are tried in order: the answers whose ``when`` is a subset of the call's
 arguments are the call's candidates (when none is, the answers without ``when``), and the
 n-th call with the same candidates gets the n-th of them (the last one repeats).  An
-answer is a result (``text`` or ``content`` blocks, ``structured`` content, ``is_error``) or a JSON-RPC
-``error``; it may send ``progress``, ``log`` and ``notify`` notifications before it.
+answer is a result (``text`` or ``content`` blocks, ``structured`` content, ``is_error``)
+or a JSON-RPC ``error``; it may send ``progress``, ``log`` and ``notify`` notifications
+before it.
 """
 
 from __future__ import annotations
