@@ -190,6 +190,8 @@ class McpServer(ReplyKind):
             return _http_error(400, f"Parse error: {exc}", PARSE_ERROR)
         if not _is_message(message):
             return _http_error(400, "Invalid Request: expected one JSON-RPC 2.0 message")
+        if not any(_accepts(req)):
+            return _http_error(406, "Not Acceptable: accept application/json or text/event-stream")
         if message.get("method") == "initialize" and "id" in message:
             return self._initialize(req, message)
         session = self._session(req)
@@ -237,11 +239,7 @@ class McpServer(ReplyKind):
         self, req: Request, session: Session, messages: list[dict[str, Any]], revision: str = ""
     ) -> Reply:
         """The messages as a JSON answer (the response alone) or an SSE stream."""
-        accept = req.headers.get("accept", "")
-        json_ok = "application/json" in accept or "*/*" in accept or not accept
-        sse_ok = "text/event-stream" in accept
-        if not (json_ok or sse_ok):
-            return _http_error(406, "Not Acceptable: accept application/json or text/event-stream")
+        json_ok, sse_ok = _accepts(req)
         wants_sse = self.answer_as == "sse" or (self.answer_as == "auto" and len(messages) > 1)
         if not (sse_ok and (wants_sse or not json_ok)):
             return ok().json(messages[-1])
@@ -314,6 +312,13 @@ _DEFAULT: McpServer | None = None
 
 def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
+
+
+def _accepts(req: Request) -> tuple[bool, bool]:
+    """Whether the request accepts a JSON answer, and an SSE answer."""
+    accept = req.headers.get("accept", "")
+    json_ok = "application/json" in accept or "*/*" in accept or not accept
+    return json_ok, "text/event-stream" in accept
 
 
 def _is_message(value: Any) -> bool:
