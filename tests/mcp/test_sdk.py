@@ -71,25 +71,30 @@ def test_initialize_list_and_call(answer_as: str) -> None:
         seen: list[float] = []
 
         async def body(session: ClientSession) -> Any:
-            async def progress(value: float, total: float | None, message: str | None) -> None:
-                seen.append(value)
+            async def progress(progress: float, total: float | None, message: str | None) -> None:
+                seen.append(progress)
 
             listed = await session.list_tools()
-            sunny = await session.call_tool("get_weather", {"city": "Paris"}, progress_callback=progress)
+            sunny = await session.call_tool(
+                "get_weather", {"city": "Paris"}, progress_callback=progress
+            )
             rain = await session.call_tool("get_weather", {"city": "Brest"})
             return session.initialize_result, listed, sunny, rain
 
         init, listed, sunny, rain = run(server, body)
-    assert init is not None and init.protocol_version == "2025-11-25"
+    assert init is not None
+    assert init.protocol_version == "2025-11-25"
     assert init.server_info.name == "mockhttp-mcp"
     assert [t.name for t in listed.tools] == ["get_weather"]
     assert listed.tools[0].input_schema["properties"] == {"city": {"type": "string"}}
-    assert sunny.content[0].text == "Sunny, 21 °C" and not sunny.is_error
+    assert sunny.content[0].text == "Sunny, 21 °C"
+    assert not sunny.is_error
     assert rain.content[0].text == "Rain"
     assert seen == ([0.5, 1.0] if answer_as == "sse" else [])  # JSON has no room for them
     calls = methods(handle)
     assert calls[:2] == ["POST initialize", "POST notifications/initialized"]
-    assert calls.count("POST tools/call") == 2 and calls[-1] == "DELETE"
+    assert calls.count("POST tools/call") == 2
+    assert calls[-1] == "DELETE"
     starts = {bytes(c.body_sent[:7]) for c in handle.calls if b"tools/call" in c.request.body}
     assert starts == {b'{"jsonr' if answer_as == "json" else b"event: "}
 
@@ -106,8 +111,10 @@ def test_errors_reach_the_client() -> None:
             return missing, down.value
 
         missing, down = run(server, body)
-    assert missing.is_error and missing.content[0].text == "no such city"
-    assert down.error.code == -32603 and down.error.message == "weather service down"
+    assert missing.is_error
+    assert missing.content[0].text == "no such city"
+    assert down.error.code == -32603
+    assert down.error.message == "weather service down"
 
 
 def test_expired_session_is_the_clients_error() -> None:
@@ -142,10 +149,12 @@ def test_a_dropped_stream_resumes_after_last_event_id() -> None:
         seen: list[float] = []
 
         async def body(session: ClientSession) -> Any:
-            async def progress(value: float, total: float | None, message: str | None) -> None:
-                seen.append(value)
+            async def progress(progress: float, total: float | None, message: str | None) -> None:
+                seen.append(progress)
 
-            return await session.call_tool("get_weather", {"city": "Paris"}, progress_callback=progress)
+            return await session.call_tool(
+                "get_weather", {"city": "Paris"}, progress_callback=progress
+            )
 
         result = run(server, body)
     assert result.content[0].text == "Sunny, 21 °C"

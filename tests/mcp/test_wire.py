@@ -29,7 +29,12 @@ def start(client: httpx.Client, version: str = "2025-06-18") -> dict[str, str]:
     assert answer.status_code == 200
     headers = {**ACCEPT, "Mcp-Session-Id": answer.headers["mcp-session-id"]}
     headers["MCP-Protocol-Version"] = answer.json()["result"]["protocolVersion"]
-    assert client.post("/mcp", json=rpc("notifications/initialized", None), headers=headers).status_code == 202
+    assert (
+        client.post(
+            "/mcp", json=rpc("notifications/initialized", None), headers=headers
+        ).status_code
+        == 202
+    )
     return headers
 
 
@@ -45,7 +50,10 @@ def test_sse_answer_bytes(served: Any) -> None:
     """A call with notifications is answered as SSE: progress, log, then the response,
     event ids ``<stream>-<n>``; 2025-11-25 opens the stream with a priming event."""
     _, client = served
-    for version, first in (("2025-06-18", ""), ("2025-11-25", "event: message\nid: 1-0\ndata: \n\n")):
+    for version, first in (
+        ("2025-06-18", ""),
+        ("2025-11-25", "event: message\nid: 1-0\ndata: \n\n"),
+    ):
         headers = start(client, version)
         call = rpc("tools/call", 7, name="echo", arguments={}, _meta={"progressToken": "t"})
         body = client.post("/mcp", json=call, headers=headers).text
@@ -53,7 +61,8 @@ def test_sse_answer_bytes(served: Any) -> None:
         assert body == first + (
             f'event: message\nid: 1-{n}\ndata: {{"jsonrpc":"2.0","method":"notifications/progress",'
             '"params":{"progressToken":"t","progress":1}}\n\n'
-            f'event: message\nid: 1-{n + 1}\ndata: {{"jsonrpc":"2.0","method":"notifications/message",'
+            f'event: message\nid: 1-{n + 1}\ndata: {{"jsonrpc":"2.0",'
+            '"method":"notifications/message",'
             '"params":{"level":"info","logger":"mockhttp-mcp","data":"working"}}\n\n'
             f'event: message\nid: 1-{n + 2}\ndata: {{"jsonrpc":"2.0","id":7,"result":{{"content":'
             '[{"type":"text","text":"hi"}],"isError":false}}\n\n'
@@ -66,11 +75,23 @@ def test_session_rules(served: Any) -> None:
     _, client = served
     headers = start(client)
     assert client.post("/mcp", json=rpc("ping"), headers=ACCEPT).status_code == 400
-    assert client.post("/mcp", json=rpc("ping"), headers={**headers, "Mcp-Session-Id": "x"}).status_code == 404
-    bad = client.post("/mcp", json=rpc("ping"), headers={**headers, "MCP-Protocol-Version": "1999-01-01"})
-    assert bad.status_code == 400 and "unsupported MCP-Protocol-Version" in bad.json()["error"]["message"]
+    assert (
+        client.post(
+            "/mcp", json=rpc("ping"), headers={**headers, "Mcp-Session-Id": "x"}
+        ).status_code
+        == 404
+    )
+    bad = client.post(
+        "/mcp", json=rpc("ping"), headers={**headers, "MCP-Protocol-Version": "1999-01-01"}
+    )
+    assert bad.status_code == 400
+    assert "unsupported MCP-Protocol-Version" in bad.json()["error"]["message"]
     assert client.post("/mcp", json=rpc("nope"), headers=headers).json()["error"]["code"] == -32601
-    assert client.post("/mcp", json=rpc("ping"), headers=headers).json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert client.post("/mcp", json=rpc("ping"), headers=headers).json() == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {},
+    }
     assert client.delete("/mcp", headers=headers).status_code == 200
     assert client.post("/mcp", json=rpc("ping"), headers=headers).status_code == 404
 

@@ -58,11 +58,11 @@ def server(
     return McpServer(tools, **options).mock(path)
 
 
-__all__ = [
-    "REVISIONS",
+__all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "Answer",
     "McpServer",
     "Prompt",
+    "REVISIONS",
     "Resource",
     "Tool",
     "answer",

@@ -14,6 +14,7 @@ before it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -24,8 +25,15 @@ from ._spec import INTERNAL_ERROR, LIST_CHANGED, LOG_LEVELS
 __all__ = ["Answer", "Prompt", "Resource", "Tool", "answer", "error", "prompt", "resource", "tool"]
 
 
+_PATH = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*: ")
+
+
 def _fail(where: str, text: str) -> ConfigError:
-    return ConfigError(f"{where}: {text}" if where else text)
+    """An error at ``where`` (``tools[0]``); an inner place (``answers[1].progress: ...``)
+    is joined to it, so a mock file's error points at the innermost node."""
+    if not where:
+        return ConfigError(text)
+    return ConfigError(f"{where}.{text}" if _PATH.match(text) else f"{where}: {text}")
 
 
 def _keys(data: Mapping[str, Any], known: Sequence[str], where: str) -> None:

@@ -7,9 +7,10 @@ as one list; ``METHODS`` maps the method names of the spec to them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ._catalog import Answer
+from ._catalog import Answer, Prompt, Resource, Tool
+from ._sessions import State
 from ._spec import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
@@ -19,13 +20,30 @@ from ._spec import (
     result,
 )
 
-if TYPE_CHECKING:
-    from ._kind import McpServer
+
+class McpServer(Protocol):
+    """What the methods read of the server (``_kind.McpServer`` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def state(self) -> State: ...
+
+    @property
+    def offered_tools(self) -> tuple[Tool, ...]: ...
+
+    @property
+    def offered_resources(self) -> tuple[Resource, ...]: ...
+
+    @property
+    def offered_prompts(self) -> tuple[Prompt, ...]: ...
+
 
 __all__ = ["METHODS", "answer"]
 
 Message = dict[str, Any]
-Method = Callable[["McpServer", Any, Mapping[str, Any]], list[Message]]
+Method = Callable[[McpServer, Any, Mapping[str, Any]], list[Message]]
 
 
 def _params(message: Mapping[str, Any]) -> Mapping[str, Any]:
