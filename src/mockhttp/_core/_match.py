@@ -213,6 +213,11 @@ class Matcher:
         """True when ``value`` matches."""
         return self.explain(value) is None
 
+    def select(self, value: Any) -> Any:
+        """The part of ``value`` this matcher looks at, for reports (the value itself;
+        a JSONPath: what it selects; a conversation matcher: what it read)."""
+        return value
+
     def _args(self) -> tuple[Any, ...]:
         """The constructor's arguments (matchers as matchers)."""
         raise NotImplementedError
@@ -667,6 +672,8 @@ def json_path(path: str, matcher: Matcher | Any = None) -> Matcher:
     return JSONPath(path, inner)
 
 
+MATCHERS_GROUP = "mockhttp.matchers"
+
 _JSON_SCALARS = (str, int, float, bool, type(None))  # the leaves, and the keys json.dumps takes
 
 
@@ -735,8 +742,11 @@ MATCHERS: Registry[Callable[..., Matcher]] = Registry(
         "jsonpath": json_path,
         "json_equal": json_equal,
     },
+    group=MATCHERS_GROUP,
 )
-"""File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``."""
+"""File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``.  Packages
+add theirs through the ``mockhttp.matchers`` entry-point group (``mockhttp.llm``'s
+conversation matchers), imported the first time a name is not found."""
 
 
 def _jsonpath_why(exc: Exception) -> str:

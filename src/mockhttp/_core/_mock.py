@@ -490,7 +490,8 @@ def _mismatch(criterion: Criterion, value: Any, reason: str) -> Mismatch:
     matcher = criterion.matcher
     path = matcher.path if isinstance(matcher, JSONPath) else None
     if isinstance(value, Request):
-        value = matcher.select(value) if isinstance(matcher, JSONPath) else value.text
+        value = matcher.select(value)
+        value = value.text if isinstance(value, Request) else value
     actual = None if value is MISSING else value
     return Mismatch(criterion.label(), reason, 1, repr(matcher), actual, path)
 
