@@ -19,6 +19,7 @@ from typing import Any
 from .._core._errors import MockfileError
 from .._core._explain import Hide, explain
 from .._core._mock import Mock
+from .._core._reply import Reply
 from .._mockfile._load import files, load
 from .._server._admin import PREFIX, AdminAPI, is_secret, redacted
 from .._server._journal import Call
@@ -62,7 +63,7 @@ def plural(n: int, noun: str) -> str:
 
 def _streams(mock: Mock) -> bool:
     replies = [r for r, _ in mock.sequence] or ([] if mock.response is None else [mock.response])
-    return any(r.stream is not None for r in replies)
+    return any(isinstance(r, Reply) and r.stream is not None for r in replies)
 
 
 def shown(name: str, value: str) -> str:
