@@ -243,7 +243,7 @@ def test_live_anthropic_end_to_end(server: mockhttp.Server) -> None:
         server.url, "--model", "claude-test", "--profile", "anthropic-messages", "--api-key", "k"
     )
     assert (result.returncode, result.stderr) == (0, "")
-    assert "anthropic.order" in result.stdout
+    assert "pass       anthropic-messages: 19 rules checked" in result.stdout
     assert result.stdout.rstrip().endswith("0 violations, 0 warnings, 0 notes in 1 exchange(s)")
 
 

@@ -28,12 +28,14 @@ class Outcome:
         findings: what they found.
         skipped: ids of rules not run because there was no stream (or no response) to
             check; reports show them as not checked.
+        profiles: the profiles checked (reports give each a line).
     """
 
     exchange: str
     rules: tuple[Rule, ...]
     findings: tuple[Finding, ...]
     skipped: tuple[str, ...] = ()
+    profiles: tuple[str, ...] = ()
 
     @property
     def violations(self) -> tuple[Finding, ...]:
@@ -70,7 +72,8 @@ def evaluate(
     if as_ is not None:
         options = provider(as_).options
         findings = [_as_note(f, notes, as_, stream, options) for f in findings]
-    return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped))
+    names = (profile,) if isinstance(profile, str) else tuple(profile)
+    return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped), names)
 
 
 def _as_note(
