@@ -118,6 +118,7 @@ class Served:
         self.verbose = verbose
         self.active: list[ActiveMock] = []
         self.expand: Callable[[list[Mock]], list[Mock]] = list  # what --variants adds
+        self.with_defaults = False  # --defaults: the built-in mocks are served too
         self._settling: Snapshot | None = None  # a changed snapshot seen once, not yet loaded
         self._lock = threading.Lock()
         server.on_call_end = None if quiet else self.log  # --quiet: no per-call callback
@@ -138,7 +139,7 @@ class Served:
             "the built-in mocks"
             if list(self.paths) == [DEFAULTS]
             else ", ".join(map(str, self.paths))
-        )
+        ) + (" and the built-in mocks" if self.with_defaults else "")
         self._err(
             f"mockhttp: serving {plural(len(self.mocks), 'mock')} from {where} "
             f"on {self.server.url} "
