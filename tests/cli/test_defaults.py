@@ -29,7 +29,7 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
     (tmp_path / "mine.yaml").write_text(MINE)
     with Serving("--defaults", str(tmp_path)) as serving:
         line = serving.wait_for_log("serving")
-        assert f"serving 6 mocks from {tmp_path} and the built-in mocks" in line
+        assert f"serving 7 mocks from {tmp_path} and the built-in mocks" in line
         chat = httpx.post(serving.url + "/v1/chat/completions", json={})
         assert chat.json() == {"mine": True}
         assert httpx.get(serving.url + "/v1/models").json() == {"mine": True}
@@ -38,7 +38,7 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
         assert answer.output_text == "Hello, world"
         names = [m["name"] for m in httpx.get(serving.url + "/__mockhttp/mocks").json()["mocks"]]
         assert sorted(names) == [
-            "anthropic-messages", "gemini", "late", "models", "openai-chat", "openai-responses"
+            "anthropic-messages", "gemini", "late", "mcp", "models", "openai-chat", "openai-responses"
         ]  # fmt: skip
         assert serving.stop() == 0
 
