@@ -227,7 +227,8 @@ def test_explanations_in_the_admin_journal_are_redacted(server: mockhttp.Server)
     )
     sent = {"Authorization": "Bearer sk-live-123", "X-Trace": "trace-789"}
     miss = httpx.post(server.url + "/v1/chat", headers=sent)
-    assert "sk-live-123" in miss.text  # the 404 shows the client what it sent
+    assert "sk-live-123" not in miss.text  # the 404 is redacted too: it reaches CI logs
+    assert "Bearer [redacted]" in miss.text
     [call] = httpx.get(server.url + "/__mockhttp/journal").json()["calls"]
     assert "sk-live-123" not in json.dumps(call)
     auth, trace = call["explanation"]["closest"][0]["differences"]

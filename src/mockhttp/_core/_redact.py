@@ -168,7 +168,9 @@ class Redactor:
         return {
             **found,
             "path": self.text(found["path"]),
-            "query": [[k, self.mark if self.is_secret(k) else self.text(v)] for k, v in found["query"]],
+            "query": [
+                [k, self.mark if self.is_secret(k) else self.text(v)] for k, v in found["query"]
+            ],
             "headers": [[k, self.header(k, v)] for k, v in found["headers"]],
             "body": self.text(found["body"]),
         }

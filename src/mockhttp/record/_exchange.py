@@ -29,7 +29,16 @@ from .._core._request import Request
 from ._pieces import Write
 from ._recording import Recording
 
-__all__ = ["HOP_BY_HOP", "REDACT", "REDACTED", "Exchange", "identity", "redactor_of", "secrets_of", "to_mock"]
+__all__ = [
+    "HOP_BY_HOP",
+    "REDACT",
+    "REDACTED",
+    "Exchange",
+    "identity",
+    "redactor_of",
+    "secrets_of",
+    "to_mock",
+]
 
 REDACTED = "REDACTED"
 #: The well-known names whose values are secrets (the rule, ``_core._redact.is_secret``,
@@ -132,9 +141,7 @@ def _scrub_writes(writes: Sequence[Write], redactor: Redactor) -> tuple[Write, .
     return tuple(out)
 
 
-def _headers(
-    headers: Iterable[tuple[str, str]], redactor: Redactor
-) -> tuple[tuple[str, str], ...]:
+def _headers(headers: Iterable[tuple[str, str]], redactor: Redactor) -> tuple[tuple[str, str], ...]:
     kept = ((n, v) for n, v in headers if n.lower() not in HOP_BY_HOP)
     return tuple((n, REDACTED if redactor.is_secret(n) else redactor.text(v)) for n, v in kept)
 

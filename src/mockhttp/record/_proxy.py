@@ -42,9 +42,9 @@ from .._core._redact import Redactor
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._mockfile._dump import dump
+from .._server._admin import is_loopback
 from .._server._feed import Feed
 from .._server._server import Server
-from .._server._admin import is_loopback
 from ._exchange import HOP_BY_HOP, Exchange, key_of, redactor_of, to_mock
 from ._mocks import answering_once
 from ._pieces import Write
