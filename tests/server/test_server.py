@@ -240,7 +240,7 @@ def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) ->
         ],
     }
     wrong_stream = httpx.post(
-        server.url + "/v1/chat/completions",
+        server.url + "/v1/chat",
         json={"stream": "yes"},
         headers={"Accept": "application/json", "Authorization": "Bearer sk-test"},
     ).json()["error"]["closest"][0]["differences"]
