@@ -118,7 +118,9 @@ def test_check_save_and_its_reports(tmp_path: Path) -> None:
         mockhttp.Event(data="[DONE]"),
     ]
     with mockhttp.Server() as server:
-        server.mock(mockhttp.post("/v1/chat/completions").reply(mockhttp.ok().event_stream(*events)))
+        server.mock(
+            mockhttp.post("/v1/chat/completions").reply(mockhttp.ok().event_stream(*events))
+        )
         outputs = []
         for report in (["--json"], [], ["--junit", str(tmp_path / "j.xml")]):
             out = io.StringIO()
