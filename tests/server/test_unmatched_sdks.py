@@ -3,6 +3,8 @@ type, the explanation as its message, and no key in it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import anthropic
 import openai
 import pytest
@@ -17,10 +19,10 @@ WHY = "no mock matched POST "
 
 
 @pytest.fixture
-def server() -> mockhttp.Server:
+def server() -> Iterator[mockhttp.Server]:
     with mockhttp.Server() as server:
         server.mock(mockhttp.get("/v1/models", name="models").reply(mockhttp.ok()))
-        yield server  # type: ignore[misc]
+        yield server
 
 
 def test_openai_raises_not_found_with_the_explanation(server: mockhttp.Server) -> None:
