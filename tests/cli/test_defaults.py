@@ -38,7 +38,8 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
         assert answer.output_text == "Hello, world"
         names = [m["name"] for m in httpx.get(serving.url + "/__mockhttp/mocks").json()["mocks"]]
         assert sorted(names) == [
-            "anthropic-messages", "gemini", "late", "mcp", "models", "openai-chat", "openai-responses"
+            "anthropic-messages", "gemini", "late", "mcp", "models", "openai-chat",
+            "openai-responses",
         ]  # fmt: skip
         assert serving.stop() == 0
 

@@ -89,14 +89,30 @@ def test_secrets_are_the_values_of_the_named_headers_tokens_without_their_scheme
             )
         ),
     )
-    found = secrets_of(req, ["authorization", "x-api-key", "cookie"])
-    assert found == [f"Bearer {TOKEN}", TOKEN, "key-42"]  # longest first
+    assert secrets_of(req) == [TOKEN, "key-42"]  # longest first, without the scheme
 
 
-def test_a_token_shorter_than_four_characters_is_only_hidden_with_its_scheme() -> None:
-    """``Basic abc`` is hidden whole; ``abc`` alone would scrub every "abc" in a body."""
+def test_a_value_shorter_than_four_characters_is_not_searched_for() -> None:
+    """``abc`` would scrub every "abc" in a body: its header alone is hidden."""
     req = Request("GET", "/", Headers((("authorization", "Basic abc"),)))
-    assert secrets_of(req, ["Authorization"]) == ["Basic abc"]
+    assert secrets_of(req) == []
+
+
+def test_a_short_secret_is_replaced_as_a_whole_token_only() -> None:
+    """A secret inside a longer token (``key-42`` in ``monkey-420``) is left alone."""
+    req = Request("POST", CHAT, Headers((("x-api-key", "key-42"),)), b"{}")
+    body = b"monkey-420 key-42, xkey-42 (key-42)"
+    reply = to_mock(_exchange(req, Write(0, body))).response
+    assert isinstance(reply, Recording)
+    assert reply.body_bytes == b"monkey-420 REDACTED, xkey-42 (REDACTED)"
+
+
+def test_a_query_key_is_a_secret_wherever_the_reply_repeats_it() -> None:
+    """Gemini clients send their key as ``?key=``."""
+    req = Request("POST", "/v1beta/models/g:streamGenerateContent?alt=sse&key=AIzaGem1ni")
+    reply = to_mock(_exchange(req, Write(0, b'{"echo": "key=AIzaGem1ni"}'))).response
+    assert isinstance(reply, Recording)
+    assert reply.body_bytes == b'{"echo": "key=REDACTED"}'
 
 
 # -- to_mock -------------------------------------------------------------------------------
@@ -162,13 +178,13 @@ def test_a_secret_cut_across_writes_is_joined_then_replaced() -> None:
     )
 
 
-def test_a_custom_redaction_list_replaces_the_default() -> None:
-    req = Request("POST", CHAT, Headers((("X-Team-Token", "team-secret"),)), b"{}")
-    headers = (("X-Team-Token", "team-secret"), ("Set-Cookie", "s=1"))
+def test_a_custom_redaction_list_adds_to_the_rule() -> None:
+    req = Request("POST", CHAT, Headers((("X-Team", "team-secret"),)), b"{}")
+    headers = (("X-Team", "team-secret"), ("Set-Cookie", "s=1"))
     exchange = Exchange(req, 200, "OK", headers, 0.0, (Write(0, b"team-secret"),), None)
-    reply = to_mock(exchange, redact=["x-team-token"]).response
+    reply = to_mock(exchange, redact=["x-team"]).response
     assert isinstance(reply, Recording)
-    assert reply.headers == (("X-Team-Token", REDACTED), ("Set-Cookie", "s=1"))
+    assert reply.headers == (("X-Team", REDACTED), ("Set-Cookie", REDACTED))
     assert reply.body_bytes == REDACTED.encode()
 
 

@@ -227,7 +227,8 @@ def test_explanations_in_the_admin_journal_are_redacted(server: mockhttp.Server)
     )
     sent = {"Authorization": "Bearer sk-live-123", "X-Trace": "trace-789"}
     miss = httpx.post(server.url + "/v1/chat", headers=sent)
-    assert "sk-live-123" in miss.text  # the 404 shows the client what it sent
+    assert "sk-live-123" not in miss.text  # the 404 is redacted too: it reaches CI logs
+    assert "Bearer [redacted]" in miss.text
     [call] = httpx.get(server.url + "/__mockhttp/journal").json()["calls"]
     assert "sk-live-123" not in json.dumps(call)
     auth, trace = call["explanation"]["closest"][0]["differences"]
@@ -239,7 +240,7 @@ def test_explanations_in_the_admin_journal_are_redacted(server: mockhttp.Server)
     server.admin = AdminAPI(server, redact=["x-trace"])
     [call] = httpx.get(server.url + "/__mockhttp/journal?mock=none").json()["calls"]
     auth, trace = call["explanation"]["closest"][0]["differences"]
-    assert (auth["actual"], trace["actual"]) == ("Bearer sk-live-123", "[redacted]")
+    assert (auth["actual"], trace["actual"]) == ("Bearer [redacted]", "[redacted]")  # rule + names
     assert "trace-789" not in json.dumps(call)
     server.admin = AdminAPI(server, redact=False)
     [call] = httpx.get(server.url + "/__mockhttp/journal").json()["calls"]

@@ -198,30 +198,31 @@ def test_path_templates_regex_and_query(server: mockhttp.Server) -> None:
 
 
 def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) -> None:
-    """A 404 says which field differed, in text and (asked for JSON) as JSON."""
+    """A 404 says which field differed, in text and (asked for JSON) as JSON; the
+    request's secrets are hidden."""
     server.mock(
-        mockhttp.post("/v1/chat/completions", name="chat")
+        mockhttp.post("/v1/chat", name="chat")
         .header("Authorization", "Bearer sk-test")
         .body(match.json_path("$.stream", match.equal(True)))
     )
     server.mock(mockhttp.get("/v1/models", name="models"))
     response = httpx.post(
-        server.url + "/v1/chat/completions",
+        server.url + "/v1/chat",
         json={"stream": False},
         headers={"Authorization": "Bearer nope"},
     )
     assert response.status_code == 404
     assert response.text == (
-        "no mock matched POST /v1/chat/completions\n"
+        "no mock matched POST /v1/chat\n"
         "  closest: mock 'chat'\n"
-        "    header 'authorization': got 'Bearer nope', expected 'Bearer sk-test'\n"
+        "    header 'authorization': got 'Bearer [redacted]', expected 'Bearer sk-test'\n"
         "    body: $.stream: got false, expected true\n"
         "  also tried: mock 'models'\n"
         "    method: got 'POST', expected 'GET'\n"
-        "    path: got '/v1/chat/completions', expected '/v1/models'\n"
+        "    path: got '/v1/chat', expected '/v1/models'\n"
     )
     as_json = httpx.post(
-        server.url + "/v1/chat/completions",
+        server.url + "/v1/chat",
         json={"stream": True},
         headers={"Accept": "application/json"},
     ).json()["error"]
@@ -239,7 +240,7 @@ def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) ->
         ],
     }
     wrong_stream = httpx.post(
-        server.url + "/v1/chat/completions",
+        server.url + "/v1/chat",
         json={"stream": "yes"},
         headers={"Accept": "application/json", "Authorization": "Bearer sk-test"},
     ).json()["error"]["closest"][0]["differences"]

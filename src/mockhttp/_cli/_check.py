@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .._core._errors import ConfigError
+from .._core._redact import Redactor
 from ..contract._check import Outcome, evaluate
 from ..contract._live import auth_headers, run_live
 from ..contract._profiles import PROFILES
@@ -131,10 +132,11 @@ def run(args: argparse.Namespace) -> int:
         print("mockhttp check: interrupted", file=sys.stderr)
         return VIOLATION
     shown = format_table if args.verbose else format_summary
-    print(format_json(outcomes) if args.json else shown(outcomes), end="")
+    redactor = _redactor(args)  # an endpoint may repeat the key: no report does
+    print(redactor.text(format_json(outcomes) if args.json else shown(outcomes)), end="")
     if args.junit is not None:
         try:
-            args.junit.write_text(format_junit(outcomes), encoding="utf-8")
+            args.junit.write_text(redactor.text(format_junit(outcomes)), encoding="utf-8")
         except OSError as exc:
             print(
                 f"mockhttp check: error: cannot write --junit {args.junit}: {exc.strerror or exc}",
@@ -142,6 +144,18 @@ def run(args: argparse.Namespace) -> int:
             )
             return USAGE
     return VIOLATION if any(o.violations for o in outcomes) else OK
+
+
+def _redactor(args: argparse.Namespace) -> Redactor:
+    """The one redaction rule for the key and headers this check sends."""
+    given = [getattr(args, "api_key", None), os.environ.get("MOCKHTTP_API_KEY")]
+    given += [os.environ.get(name) for name in _KEY_ENV.values()]
+    keys = [("x-api-key", k) for k in given if k]
+    try:
+        headers = list(_headers(getattr(args, "header", None) or []).items())
+    except UsageError:
+        headers = []
+    return Redactor.of([*keys, *headers])
 
 
 def _outcomes(args: argparse.Namespace) -> list[Outcome]:
@@ -189,18 +203,24 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
         args.url, args.model, api, headers, args.timeout, limits,
         lambda *x: seen.append(x), as_=args.as_,
     )  # fmt: skip
-    _save(args.save, seen)
+    _save(args.save, seen, headers)
     return outcomes
 
 
-def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> None:
+def _save(
+    path: Path, seen: list[tuple[str, dict[str, Any], Transcript]], headers: dict[str, str]
+) -> None:
     """Write the exchanges of a live check as one mock file (``mockhttp.record``)."""
     from urllib.parse import urlsplit
 
     from .._mockfile._load import dump
     from ..record import from_transcript
 
-    mocks = [from_transcript(t, request, urlsplit(target).path) for target, request, t in seen]
+    sent = tuple(headers.items())  # its secrets are hidden wherever a reply repeats them
+    mocks = [
+        from_transcript(t, request, urlsplit(target).path, headers=sent)
+        for target, request, t in seen
+    ]
     try:
         path.write_text(dump(mocks), encoding="utf-8")
     except OSError as exc:

@@ -17,11 +17,12 @@ from types import MappingProxyType
 from typing import Any
 
 from .._core._errors import MockfileError
-from .._core._explain import Hide, explain
+from .._core._explain import explain
 from .._core._mock import Mock
+from .._core._redact import Redactor, is_secret, masked
 from .._core._reply import Reply
 from .._mockfile._load import files, load
-from .._server._admin import PREFIX, AdminAPI, is_secret, redacted
+from .._server._admin import PREFIX, AdminAPI
 from .._server._journal import Call
 from .._server._server import Server
 from .._server._verify import ActiveMock
@@ -34,26 +35,28 @@ Snapshot = tuple[tuple[str, int, int], ...]
 _ADMIN_DEFAULTS: Mapping[str, Any] = MappingProxyType({})  # AdminAPI's own defaults
 
 
-def log_line(call: Call, mocks: Sequence[Mock], now: datetime, hide: Hide | None = None) -> str:
+def log_line(call: Call, mocks: Sequence[Mock], now: datetime, redact: bool = True) -> str:
     """One request as a log line: time, request, who answered, status, and how it ended.
 
     ``12:00:01.250 POST /v1/chat/completions → mock 'chat' 200, 4 events, complete``;
     a miss says why: ``→ no match (closest: 'chat', path: got …, expected …) 404, …``
-    (header values shown as ``hide`` says, e.g. ``shown``: secrets ``[redacted]``).
+    (secrets hidden by the one rule, ``_core._redact``, unless ``redact`` is False).
     """
     request = call.request
+    redactor = Redactor.of_request(request) if redact else None
     if request.path.startswith(PREFIX):
         who = "admin"
     elif call.mock is not None:
         who = f"mock {call.mock.describe()}"
     else:
         why = call.explanation or explain(request, mocks)
-        who = f"no match ({(why if hide is None else why.redacted(hide)).line})"
+        who = f"no match ({(why if redactor is None else why.redacted(redactor)).line})"
     code = "-" if call.status is None else str(call.status)
     stream = call.mock is not None and (_streams(call.mock) or call.events > 0)
     sent = plural(call.events, "event") if stream else plural(call.body_bytes, "byte")
     stamp = now.strftime("%H:%M:%S.%f")[:-3]
-    return f"{stamp} {request.method} {request.target} → {who} {code}, {sent}, {call.outcome}"
+    target = request.target if redactor is None else redactor.text(request.target)
+    return f"{stamp} {request.method} {target} → {who} {code}, {sent}, {call.outcome}"
 
 
 def plural(n: int, noun: str) -> str:
@@ -68,18 +71,18 @@ def _streams(mock: Mock) -> bool:
 
 def shown(name: str, value: str) -> str:
     """A header's value as the log shows it: ``[redacted]`` for a secret (``is_secret``)."""
-    return redacted(value) if is_secret(name) else value
+    return masked(value) if is_secret(name) else value
 
 
 def _details(call: Call, redact: bool) -> list[str]:
-    lines = [
-        f"    {name}: {shown(name, value) if redact else value}"
-        for name, value in call.request.headers.items_list
-    ]
-    if call.request.body:
-        text = call.request.text
-        lines.append("    " + (text if len(text) <= 2000 else text[:2000] + "…"))
-    return lines
+    """The ``--verbose`` lines of a call: its headers and body (secrets hidden)."""
+    headers = list(call.request.headers.items_list)
+    text = call.request.text if call.request.body else ""
+    text = text if len(text) <= 2000 else text[:2000] + "…"
+    if redact:
+        redactor = Redactor.of_request(call.request)
+        headers, text = redactor.headers(headers), redactor.text(text)
+    return [f"    {name}: {value}" for name, value in headers] + ([f"    {text}"] * bool(text))
 
 
 def watch_snapshot(paths: Sequence[Path]) -> Snapshot:
@@ -175,7 +178,7 @@ class Served:
         if self.quiet:
             return
         mocks = [a.mock for a in self.server.mocks] if call.mock is None else []
-        lines = [log_line(call, mocks, datetime.now(), shown if self.redact else None)]
+        lines = [log_line(call, mocks, datetime.now(), self.redact)]
         if self.verbose:
             lines.extend(_details(call, self.redact))
         self._err("\n".join(lines))

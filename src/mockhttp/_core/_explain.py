@@ -4,8 +4,9 @@ An explanation is bounded: at most ``SHOWN`` mocks with at most ``DIFFS_SHOWN`` 
 each, long values cut with their length shown (a 200 KB prompt does not make a 600 KB 404).
 It is built once per unmatched request and serves the 404 body (text or JSON), the journal
 (``call.explanation``), ``server.check()`` and the log line of ``mockhttp serve``.
-``redacted()`` renders it again with secret header values hidden (the admin journal and the
-logs of ``mockhttp serve``); the explanation itself keeps what the client sent.
+``redacted()`` renders it again with the request's secrets hidden (``_core._redact``, the
+one rule: the unmatched reply, the admin journal, ``server.check()`` and the logs of
+``mockhttp serve``); the explanation itself keeps what the client sent.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 
 from ._match import SHOWN_CHARS, cut
 from ._mock import Mismatch, Mock
+from ._redact import Redactor
 from ._request import Request
 
 __all__ = [
@@ -64,7 +66,7 @@ class Explanation:
     line (``line``: the closest mock and its first differing field).
 
     ``more`` counts, per mock of ``closest``, the differences not listed; ``total`` is the
-    number of mocks registered; ``hide`` is set on a ``redacted()`` copy.
+    number of mocks registered; ``redactor`` is set on a ``redacted()`` copy.
     """
 
     request: Request
@@ -73,7 +75,7 @@ class Explanation:
     closest: tuple[dict[str, Any], ...]
     more: tuple[int, ...]
     total: int
-    hide: Hide | None = field(default=None, repr=False, compare=False)
+    redactor: Redactor | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """The report in the shape of an OpenAI-style error body."""
@@ -81,21 +83,31 @@ class Explanation:
             "error": {
                 "type": "mockhttp_no_match",
                 "message": self.text,
-                "request": _request_json(self.request, self.hide),
+                "request": _request_json(self.request, self.redactor),
                 "closest": list(self.closest),
             }
         }
 
-    def redacted(self, hide: Hide) -> Explanation:
-        """This explanation with each header value shown as ``hide(name, value)``: in
-        ``closest`` (``actual`` and ``reason``), ``text``, ``line`` and the request of
-        ``to_json()``.  The explanation itself is unchanged."""
+    def redacted(self, redactor: Redactor | None = None) -> Explanation:
+        """This explanation with the request's secrets hidden (``redactor``: by default
+        the one rule for this request): in ``closest``, ``text``, ``line`` and the request
+        of ``to_json()``.  The explanation itself is unchanged."""
+        if redactor is None:
+            redactor = Redactor.of_request(self.request)
+        hide = redactor.header
         closest = tuple(
-            {**entry, "differences": [_hidden(d, self.request, hide) for d in entry["differences"]]}
+            redactor.value(
+                {
+                    **entry,
+                    "differences": [_hidden(d, self.request, hide) for d in entry["differences"]],
+                }
+            )
             for entry in self.closest
         )
-        text = _text(self.request, closest, self.more, self.total)
-        return replace(self, text=text, line=_line(closest), closest=closest, hide=hide)
+        text = redactor.text(_text(self.request, closest, self.more, self.total))
+        return replace(
+            self, text=text, line=redactor.text(_line(closest)), closest=closest, redactor=redactor
+        )
 
     def __str__(self) -> str:
         return self.text
@@ -131,9 +143,10 @@ class Unmatched(Protocol):
 
 def unmatched_report(calls: Sequence[Unmatched], mocks: Sequence[Mock]) -> str:
     """The report of requests that matched no mock, for ``server.check()`` and the pytest
-    plugin: each call's explanation (one built against ``mocks`` when it has none)."""
+    plugin: each call's explanation (one built against ``mocks`` when it has none), its
+    secrets hidden."""
     reports = [
-        str(c.explanation) if c.explanation is not None else explain(c.request, mocks).text
+        (c.explanation if c.explanation is not None else explain(c.request, mocks)).redacted().text
         for c in calls
     ]
     return f"{len(calls)} request(s) matched no mock:\n" + "\n".join(reports)
@@ -185,10 +198,10 @@ def _said(difference: dict[str, Any]) -> str:
     return f"{difference['field']}: {difference['reason']}"
 
 
-def _request_json(request: Request, hide: Hide | None) -> dict[str, Any]:
+def _request_json(request: Request, redactor: Redactor | None) -> dict[str, Any]:
     found = request.to_dict()
-    if hide is not None:
-        found["headers"] = [[name, hide(name, value)] for name, value in found["headers"]]
+    if redactor is not None:
+        found = redactor.request_json(found)
     body = found["body"]
     if len(body) > BODY_SHOWN:
         found["body"] = body[:BODY_SHOWN] + "…"

@@ -27,7 +27,7 @@ from ._plan import Fault
 from ._reply import Reply, status
 from ._request import Request
 
-__all__ = ["Answer", "Entry", "Miss", "limit_of", "route"]
+__all__ = ["Answer", "Entry", "Miss", "api_of", "limit_of", "route"]
 
 
 class Entry(Protocol):
@@ -80,16 +80,48 @@ class Miss:
         self.explanation = explanation
 
     def reply(self, code: int) -> Reply:
-        """The ``code`` reply with the explanation: JSON for a client that asks for JSON
-        (and not for text), else text."""
-        accept = self.explanation.request.headers.get("accept", "")
+        """The ``code`` reply with the explanation, the request's secrets hidden: in the
+        error shape of the LLM API the path belongs to (``api_of``: so each SDK raises its
+        own error, the explanation as its message), else JSON for a client that asks for
+        JSON (and not for text), else text."""
+        shown = self.explanation.redacted()
+        api = api_of(shown.request.path)
+        if api is not None:
+            return status(code).json(_api_error(api, code, shown))
+        accept = shown.request.headers.get("accept", "")
         if "json" in accept and "text/plain" not in accept:
-            return status(code).json(self.explanation.to_json())
+            return status(code).json(shown.to_json())
         return (
-            status(code)
-            .header("Content-Type", "text/plain; charset=utf-8")
-            .body(self.explanation.text + "\n")
+            status(code).header("Content-Type", "text/plain; charset=utf-8").body(shown.text + "\n")
         )
+
+
+#: Gemini's ``status`` for an HTTP status (google.rpc.Code names).
+_GEMINI_STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 500: "INTERNAL", 503: "UNAVAILABLE"}
+
+
+def api_of(path: str) -> str | None:
+    """The LLM API a path belongs to: ``openai`` (``/v1/chat/completions``,
+    ``/v1/responses``), ``anthropic`` (``/v1/messages``), ``gemini`` (``…:generateContent``,
+    ``…:streamGenerateContent``), else None."""
+    path = path.rstrip("/")
+    if path.endswith(("/chat/completions", "/responses")):
+        return "openai"
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith((":generateContent", ":streamGenerateContent")):
+        return "gemini"
+    return None
+
+
+def _api_error(api: str, code: int, shown: Explanation) -> dict[str, object]:
+    """The error body ``api``'s SDK reads, carrying the (redacted) explanation."""
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": "not_found_error", "message": shown.text}}
+    if api == "gemini":
+        gemini = _GEMINI_STATUS.get(code, "FAILED_PRECONDITION")
+        return {"error": {"code": code, "message": shown.text, "status": gemini}}
+    return shown.to_json()
 
 
 def route(request: Request, entries: Sequence[E], states: Mapping[str, str]) -> Answer[E] | Miss:

@@ -50,8 +50,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .._core._errors import ConfigError, MockfileError
-from .._core._explain import Hide
 from .._core._mock import Mock
+from .._core._redact import SECRET_NAMES, Redactor, is_secret, masked
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._mockfile._load import loads, to_dict
@@ -70,12 +70,9 @@ __all__ = [
 
 PREFIX = "/__mockhttp/"
 MAX_ADMIN_BODY = 16 * 1024 * 1024  # a mock document sent to POST /__mockhttp/mocks
-#: Header names whose values the admin journal shows as ``[redacted]`` (and names
-#: containing ``token``, ``secret``, ``password``, ``api-key`` or ``apikey``).
-SECRET_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
-)
-_SECRET_PARTS = ("token", "secret", "password", "api-key", "apikey")
+#: Names whose values the admin journal shows as ``[redacted]`` (the one rule of
+#: ``_core._redact`` also takes names with a secret word: ``x-team-token``, ``x-api_key``).
+SECRET_HEADERS = SECRET_NAMES
 _JSON_TYPES = ("application/json",)
 _YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 _WRITES = ("POST", "PUT", "PATCH", "DELETE")
@@ -100,9 +97,9 @@ class AdminAPI:
         token: when set, every request must send ``Authorization: Bearer <token>``.
         hosts: more names accepted in the ``Host`` header (besides IP addresses,
             ``localhost`` and the address the server is bound to); a token lifts the check.
-        redact: header names to show as ``[redacted]`` in journal answers; True: the
-            usual secrets (``SECRET_HEADERS``, and names with token, secret, password,
-            api-key); False: none.
+        redact: True: journal answers hide secrets by the one rule (``_core._redact``:
+            secret headers and query parameters, and their values wherever they appear);
+            a collection: that rule and these header names too; False: nothing hidden.
     """
 
     def __init__(
@@ -306,27 +303,10 @@ class AdminAPI:
         return {id(a.mock): a.id for a in self.server.mocks}
 
     def _call_json(self, call: Call, ids: dict[int, int]) -> dict[str, Any]:
-        found = _call_json(call, ids, self._shown if self.redact else None)
-        if self.redact:
-            found["request"]["headers"] = [
-                [name, self._shown(name, value)] for name, value in found["request"]["headers"]
-            ]
-        return found
-
-    def _shown(self, name: str, value: str) -> str:
-        """A header's value as journal answers show it (``[redacted]`` for a secret)."""
-        return redacted(value) if self._secret(name) else value
-
-    def _secret(self, name: str) -> bool:
-        if self.redact is True:
-            return is_secret(name)
-        return name.lower() in self.redact  # type: ignore[operator]
-
-
-def is_secret(name: str) -> bool:
-    """True for a header whose value the journal and logs show as ``[redacted]``."""
-    lower = name.lower()
-    return lower in SECRET_HEADERS or any(part in lower for part in _SECRET_PARTS)
+        if self.redact is False:
+            return _call_json(call, ids, None)
+        names = () if self.redact is True else self.redact
+        return _call_json(call, ids, Redactor.of_request(call.request, names=names))
 
 
 def is_loopback(host: str) -> bool:
@@ -382,8 +362,7 @@ def _write_refused(request: Request) -> Reply | None:
 
 def redacted(value: str) -> str:
     """``Bearer sk-123`` → ``Bearer [redacted]``; anything else → ``[redacted]``."""
-    scheme, space, _ = value.partition(" ")
-    return f"{scheme} [redacted]" if space and scheme.isalpha() else "[redacted]"
+    return masked(value)
 
 
 def _mocks_of(request: Request) -> list[Mock] | Reply:
@@ -420,11 +399,12 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
     }
 
 
-def _call_json(call: Call, ids: dict[int, int], hide: Hide | None) -> dict[str, Any]:
-    """A call as the journal answers show it; ``hide`` redacts its explanation's headers."""
+def _call_json(call: Call, ids: dict[int, int], redactor: Redactor | None) -> dict[str, Any]:
+    """A call as the journal answers show it; ``redactor`` hides its secrets."""
     mock = call.mock
+    request = call.request.to_dict()
     found = {
-        "request": call.request.to_dict(),
+        "request": request if redactor is None else redactor.request_json(request),
         "mock": None if mock is None else ids.get(id(mock)),
         "mock_describe": None if mock is None else mock.describe(),
         "status": call.status,
@@ -435,8 +415,8 @@ def _call_json(call: Call, ids: dict[int, int], hide: Hide | None) -> dict[str, 
     }
     explanation = call.explanation
     if explanation is not None:
-        if hide is not None:
-            explanation = explanation.redacted(hide)
+        if redactor is not None:
+            explanation = explanation.redacted(redactor)
         found["explanation"] = {"message": explanation.text, "closest": list(explanation.closest)}
     return found
 

@@ -31,7 +31,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "write one mock file per exchange to --out.  Prints the proxy's URL on stdout."
     )
     parser.add_argument("--upstream", required=True, metavar="URL", help="http(s) base URL")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (127.0.0.1: loopback; another address is warned about)",
+    )
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
     parser.add_argument("--out", default="recordings", metavar="DIR", help="(recordings)")
     parser.add_argument(
@@ -39,7 +43,15 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="HEADER",
-        help=f"another header whose value is secret (always: {', '.join(REDACT)})",
+        help=f"another header whose value is secret (always: {', '.join(REDACT)}, and "
+        "names with token, secret, password, auth, key, credential, signature)",
+    )
+    parser.add_argument(
+        "--stop-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="at SIGINT/SIGTERM, wait this long for exchanges in flight to be written (30)",
     )
     parser.add_argument("--insecure", action="store_true", help="skip TLS verification")
 
@@ -52,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             args.out,
             host=args.host,
             port=args.port,
-            redact=(*REDACT, *args.redact),
+            redact=args.redact,
             log=sys.stderr,
             verify=not args.insecure,
         )
@@ -76,11 +88,11 @@ def run(args: argparse.Namespace) -> int:
         while not stop.wait(0.25):
             pass
     finally:
-        recorder.close()
+        unfinished = recorder.close(args.stop_timeout)
         for sig, old in previous.items():
             signal.signal(sig, old)
     print(f"mockhttp: recorded {len(recorder.mocks)} exchanges", file=sys.stderr)
-    return 0
+    return 1 if unfinished or recorder.errors else 0
 
 
 def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:

@@ -2,10 +2,11 @@
 
 The matcher is what identifies the exchange: the method, the path and, for a JSON body,
 ``$.model``, ``$.stream`` and the last message (``$.messages[-1]``, or ``$.input`` for
-the Responses API).  Request headers are never written.  Reply headers named in the
-redaction list are written as ``REDACTED``, and the secret values the request carried
-(an ``Authorization`` token, an ``x-api-key``) are replaced wherever the reply repeats
-them, so no secret reaches a file.
+the Responses API).  Request headers are never written.  Secrets follow the one rule of
+``_core._redact``: reply headers with a secret name (``Set-Cookie``, ...) are written as
+``REDACTED``, and the secret values the request carried (an ``Authorization`` token, an
+``x-api-key``, a ``?key=``) are replaced as whole tokens wherever the reply repeats them,
+so no secret reaches a file.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import bisect
 import dataclasses
 import itertools
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,26 +23,28 @@ from .. import fault
 from .._core._match import Matcher, json_path
 from .._core._mock import Mock, request
 from .._core._plan import EndHow
+from .._core._redact import SECRET_NAMES, Redactor
 from .._core._reply import ok
 from .._core._request import Request
 from ._pieces import Write
 from ._recording import Recording
 
-__all__ = ["HOP_BY_HOP", "REDACT", "REDACTED", "Exchange", "identity", "secrets_of", "to_mock"]
+__all__ = [
+    "HOP_BY_HOP",
+    "REDACT",
+    "REDACTED",
+    "Exchange",
+    "identity",
+    "redactor_of",
+    "secrets_of",
+    "to_mock",
+]
 
 REDACTED = "REDACTED"
-# Header names whose values are secrets (case-insensitive); configurable per recorder.
-REDACT: tuple[str, ...] = (
-    "authorization",
-    "proxy-authorization",
-    "x-api-key",
-    "api-key",
-    "x-goog-api-key",
-    "cookie",
-    "set-cookie",
-    "x-auth-token",
-    "x-amz-security-token",
-)
+#: The well-known names whose values are secrets (the rule, ``_core._redact.is_secret``,
+#: also takes names with a secret word: ``x-team-token``, ``x-api_key``, ...); a recorder's
+#: ``redact`` adds more.
+REDACT: tuple[str, ...] = tuple(sorted(SECRET_NAMES))
 # Framing and connection headers: the replay frames the body itself.
 HOP_BY_HOP = frozenset(
     {
@@ -56,7 +58,6 @@ HOP_BY_HOP = frozenset(
         "content-length",
     }
 )
-_BEARER = re.compile(r"^\s*(?:bearer|basic|token)\s+(.+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,73 +105,55 @@ def key_of(req: Request) -> str:
     return json.dumps([req.method, req.path, identity(req)], sort_keys=True, default=str)
 
 
-def secrets_of(req: Request, names: Iterable[str]) -> list[str]:
-    """The secret values in ``req``'s headers named in ``names`` (tokens without their
-    scheme too), longest first."""
-    wanted = {n.lower() for n in names}
-    found: set[str] = set()
-    for name, value in req.headers.items_list:
-        if name.lower() in wanted and value.strip():
-            found.add(value.strip())
-            bearer = _BEARER.match(value)
-            if bearer and len(bearer.group(1)) >= 4:
-                found.add(bearer.group(1).strip())
-    return sorted(found, key=len, reverse=True)
+def redactor_of(req: Request, names: Iterable[str] = ()) -> Redactor:
+    """The one redaction rule (``_core._redact``) for ``req``, with more header ``names``,
+    writing ``REDACTED``."""
+    return Redactor.of_request(req, names=names, mark=REDACTED)
 
 
-def _scrub(data: bytes, secrets: Sequence[str]) -> bytes:
-    for secret in secrets:
-        data = data.replace(secret.encode("utf-8", "replace"), REDACTED.encode())
-    return data
+def secrets_of(req: Request, names: Iterable[str] = ()) -> list[str]:
+    """The secret values in ``req`` (its secret headers and query parameters, and those
+    named in ``names``; tokens without their scheme), longest first."""
+    return list(redactor_of(req, names).secrets)
 
 
-def _scrub_writes(writes: Sequence[Write], secrets: Sequence[str]) -> tuple[Write, ...]:
+def _scrub_writes(writes: Sequence[Write], redactor: Redactor) -> tuple[Write, ...]:
     """Replace secrets in the body.  Writes keep their boundaries, except that writes a
     secret spans are joined first (at the time of the last), so no part of it is left."""
-    needles = [s.encode("utf-8", "replace") for s in secrets]
     body = b"".join(w.data for w in writes)
-    if not any(n in body for n in needles):
+    spans = redactor.spans(body)
+    if not spans:
         return tuple(writes)
     ends = list(itertools.accumulate(len(w.data) for w in writes))
     joined_to_next = [False] * len(writes)
-    for needle in needles:
-        start = body.find(needle)
-        while start != -1:
-            first = bisect.bisect_right(ends, start)
-            last = bisect.bisect_right(ends, start + len(needle) - 1)
-            for i in range(first, last):
-                joined_to_next[i] = True
-            start = body.find(needle, start + len(needle))
+    for start, stop in spans:
+        first = bisect.bisect_right(ends, start)
+        last = bisect.bisect_right(ends, stop - 1)
+        for i in range(first, last):
+            joined_to_next[i] = True
     out: list[Write] = []
     held = b""
     for w, join in zip(writes, joined_to_next, strict=True):
         held += w.data
         if not join:
-            out.append(Write(w.at, _scrub(held, secrets)))
+            out.append(Write(w.at, redactor.data(held)))
             held = b""
     return tuple(out)
 
 
-def _headers(
-    headers: Iterable[tuple[str, str]], redact: Iterable[str], secrets: Sequence[str]
-) -> tuple[tuple[str, str], ...]:
-    names = {n.lower() for n in redact}
-    out = []
-    for name, value in headers:
-        if name.lower() in HOP_BY_HOP:
-            continue
-        if name.lower() in names:
-            value = REDACTED
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        out.append((name, value))
-    return tuple(out)
+def _headers(headers: Iterable[tuple[str, str]], redactor: Redactor) -> tuple[tuple[str, str], ...]:
+    kept = ((n, v) for n, v in headers if n.lower() not in HOP_BY_HOP)
+    return tuple((n, REDACTED if redactor.is_secret(n) else redactor.text(v)) for n, v in kept)
 
 
-def matcher_mock(req: Request) -> Mock:
-    """A mock that answers requests like ``req``: method, path, identifying body fields."""
-    mock = request(req.method, req.path)
-    matchers: list[Matcher] = [json_path(path, value) for path, value in identity(req)]
+def matcher_mock(req: Request, redactor: Redactor | None = None) -> Mock:
+    """A mock that answers requests like ``req``: method, path, identifying body fields
+    (secrets in them hidden by ``redactor``)."""
+    redactor = redactor or redactor_of(req)
+    mock = request(req.method, redactor.text(req.path))
+    matchers: list[Matcher] = [
+        json_path(path, redactor.value(value)) for path, value in identity(req)
+    ]
     for m in matchers:
         mock = mock.body(m)
     return mock
@@ -185,8 +168,8 @@ def to_mock(
 ) -> Mock:
     """The mock that replays ``exchange``; ``call`` is its place among repeats of the same
     request (0 first): later calls rank lower, so the first answers first."""
-    secrets = secrets_of(exchange.request, redact)
-    base = matcher_mock(exchange.request)
+    redactor = redactor_of(exchange.request, redact)
+    base = matcher_mock(exchange.request, redactor)
     label = name or f"{exchange.request.method} {exchange.request.path}"
     if call:
         label += f" (call {call + 1})"
@@ -195,14 +178,14 @@ def to_mock(
         return mock.reply(ok()).pipe(fault.reset())
     if exchange.failure is not None:
         return mock.reply(ok()).pipe(fault.empty_response())
-    writes = _scrub_writes(exchange.writes, secrets)
+    writes = _scrub_writes(exchange.writes, redactor)
     length = exchange.length
     if length is not None and writes != exchange.writes:
         length += sum(len(w.data) for w in writes) - sum(len(w.data) for w in exchange.writes)
     reply = Recording(
         status_code=exchange.status,
         reason=exchange.reason,
-        headers=_headers(exchange.headers, redact, secrets),
+        headers=_headers(exchange.headers, redactor),
         head_delay=round(exchange.head_delay, 6),
         writes=writes,
         length=length,

@@ -11,11 +11,22 @@ came; an upstream that cut its connection mid-body cuts the client's the same wa
 recorded with ``end: close`` (or ``reset``); an upstream that failed before its head
 (refused, reset, closed) resets or closes the client's connection and is recorded as a
 ``reset`` or ``empty_response`` fault.
+
+Rule 1: only an origin-form target (``/path?query``, RFC 9112 §3.2.1) reaches the
+upstream.  An authority-form (``CONNECT host:port``, ``@host:port/...``), absolute-form
+(a client using the recorder as ``HTTP_PROXY``) or ``//host`` target is refused with a
+``400`` that says why, and a log line; the URL built is checked to name the upstream's
+own scheme, host and port before anything is sent.
+Rule 2: an exchange the client has finished is on disk, whole, before :meth:`close`
+returns: each file is written to a temporary name and renamed, and ``close`` waits for
+exchanges in flight up to one deadline, then says which it could not finish.
+Rule 3: nothing written or logged holds a secret (``_core._redact``, the one rule).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 import time
@@ -27,12 +38,14 @@ from typing import TYPE_CHECKING, TextIO
 from .._core._errors import ConfigError
 from .._core._mock import Mock, request
 from .._core._plan import EndHow
-from .._core._reply import Reply
+from .._core._redact import Redactor
+from .._core._reply import Reply, status
 from .._core._request import Request
 from .._mockfile._dump import dump
+from .._server._admin import is_loopback
 from .._server._feed import Feed
 from .._server._server import Server
-from ._exchange import HOP_BY_HOP, REDACT, Exchange, key_of, to_mock
+from ._exchange import HOP_BY_HOP, Exchange, key_of, redactor_of, to_mock
 from ._mocks import answering_once
 from ._pieces import Write
 
@@ -58,7 +71,8 @@ class Recorder:
             path and query are appended.
         out: a directory for the mock files (None: keep them in memory only).
         host, port: where the proxy listens (port 0: a free one).
-        redact: header names whose values are secrets (see ``REDACT``).
+        redact: more header names whose values are secrets (the rule, ``REDACT`` and
+            names with a secret word, always applies).
         timeout: seconds to connect to the upstream (reads wait as long as it streams).
         log: where to print one line per exchange (None: silent).
         verify: check the upstream's TLS certificate (True), or a CA bundle path.
@@ -71,7 +85,7 @@ class Recorder:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
-        redact: Iterable[str] = REDACT,
+        redact: Iterable[str] = (),
         timeout: float = 10.0,
         log: TextIO | None = None,
         verify: bool | str = True,
@@ -79,6 +93,7 @@ class Recorder:
         if not isinstance(upstream, str) or not re.match(r"^https?://[^/]", upstream):
             raise ConfigError(f"upstream={upstream!r} must be an http:// or https:// URL")
         self.upstream = upstream.rstrip("/")
+        self.host = host
         self.out = None if out is None else Path(out)
         self.redact = tuple(n.lower() for n in redact)
         self.log = log
@@ -89,6 +104,7 @@ class Recorder:
         self._files: dict[int, Path] = {}
         self._first = 0
         self._threads: list[threading.Thread] = []
+        self._names: dict[threading.Thread, str] = {}  # exchanges in flight, as logged
         import httpx  # on first use: importing mockhttp stays light
 
         self._client = httpx.Client(
@@ -108,15 +124,31 @@ class Recorder:
             self.out.mkdir(parents=True, exist_ok=True)
             numbers = [int(p.name[:3]) for p in self.out.iterdir() if _NUMBERED.match(p.name)]
             self._first = max(numbers, default=0)  # a second session adds, never overwrites
+        if not is_loopback(self.host):
+            self._say(
+                f"mockhttp record: warning: listening on {self.host}, not loopback: anyone "
+                "who can reach this address can send requests (with your upstream's key "
+                "if the client adds one) and read the replies"
+            )
         self.server.start()
         return self
 
-    def close(self) -> None:
-        """Wait for exchanges in flight (up to 10 s), then stop."""
+    def close(self, timeout: float = 30.0) -> list[str]:
+        """Wait for exchanges in flight (all of them within ``timeout`` seconds), then
+        stop.  Returns (and logs) the exchanges it could not finish: each a line such as
+        ``POST /v1/chat/completions`` (those are not on disk)."""
+        deadline = time.monotonic() + timeout
         for thread in list(self._threads):
-            thread.join(10)
+            thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            unfinished = [name for t, name in self._names.items() if t.is_alive()]
+        for name in unfinished:
+            self._say(f"mockhttp record: not finished within {timeout:g} s, not written: {name}")
+        for exc in self.errors:
+            self._say(f"mockhttp record: internal error: {type(exc).__name__}: {exc}")
         self.server.close()
         self._client.close()
+        return unfinished
 
     def __enter__(self) -> Recorder:
         return self.start()
@@ -152,13 +184,60 @@ class Recorder:
     # -- per exchange ----------------------------------------------------------------------
 
     def _answer(self, req: Request) -> Reply:
+        refused = self._refusal(req)
+        if refused is not None:
+            return refused
         feed = Feed()
         thread = threading.Thread(
             target=self._forward, args=(req, feed), name="mockhttp-record", daemon=True
         )
-        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
-        thread.start()
+        try:
+            thread.start()
+        except RuntimeError as exc:  # no thread to be had: say so, never raise at close
+            self.errors.append(exc)
+            self._say(f"{self._shown(req)}: not forwarded: {exc}")
+            return _refuse(503, f"mockhttp record could not start a thread: {exc}")
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+            self._names[thread] = self._shown(req)
         return feed.reply()
+
+    def _refusal(self, req: Request) -> Reply | None:
+        """The 400 for a target that is not origin-form (Rule 1), else None."""
+        target = req.target
+        why = None
+        if req.method == "CONNECT" or not target.startswith("/"):
+            proxy = "://" in target.partition("/")[0] or "://" in target[:10]
+            why = (
+                "an absolute-form target (is the recorder set as HTTP_PROXY? give the client "
+                f"{self.url} as its base URL instead)"
+                if proxy
+                else "an authority-form target (CONNECT or host:port)"
+            )
+        elif target.startswith("//"):
+            why = "a target that starts with // (a host, not a path)"
+        elif not self._to_upstream(self.upstream + target):
+            why = "a target that would leave the upstream"
+        if why is None:
+            return None
+        shown = Redactor.of_request(req).text(f"{req.method} {target}")
+        self._say(f"refused {shown[:200]}: {why}; only /path?query is forwarded")
+        return _refuse(400, f"mockhttp record forwards only /path?query targets, not {why}")
+
+    def _to_upstream(self, url: str) -> bool:
+        """True when ``url`` names the upstream's own scheme, host and port."""
+        import httpx
+
+        try:
+            built, upstream = httpx.URL(url), httpx.URL(self.upstream)
+        except (httpx.InvalidURL, ValueError):
+            return False
+        return (built.scheme, built.host, built.port, built.userinfo) == (
+            upstream.scheme, upstream.host, upstream.port, upstream.userinfo,
+        )  # fmt: skip
+
+    def _shown(self, req: Request) -> str:
+        return Redactor.of_request(req, names=self.redact).text(f"{req.method} {req.target}")
 
     def _forward(self, req: Request, feed: Feed) -> None:
         try:
@@ -166,9 +245,13 @@ class Recorder:
             self._keep(exchange)
         except Exception as exc:  # a bug: keep it, never leave the client hanging
             self.errors.append(exc)
+            self._say(f"{self._shown(req)}: internal error: {type(exc).__name__}: {exc}")
             if not feed.gone:
                 with contextlib.suppress(ConfigError):
                     feed.end("reset")
+        finally:
+            with self._lock:
+                self._names.pop(threading.current_thread(), None)
 
     def _exchange(self, req: Request, feed: Feed) -> Exchange:
         import httpx
@@ -203,7 +286,8 @@ class Recorder:
             httpx.WriteError,
         ) as exc:
             end = "reset" if _was_reset(exc) else "close"
-            self._say(f"{req.method} {req.target}: upstream {type(exc).__name__}: {exc}")
+            shown = redactor_of(req, self.redact).text(f"{type(exc).__name__}: {exc}")
+            self._say(f"{self._shown(req)}: upstream {shown}")
         if not feed.gone:
             feed.end(end)
         if head is None:
@@ -236,7 +320,7 @@ class Recorder:
             self._write(index)
         what = "failed" if exchange.failure else str(exchange.status)
         self._say(
-            f"recorded {exchange.request.method} {exchange.request.target} -> {what}"
+            f"recorded {self._shown(exchange.request)} -> {what}"
             + (f" ({exchange.end})" if exchange.end != "complete" else "")
         )
 
@@ -249,11 +333,17 @@ class Recorder:
             slug = _SLUG.sub("-", f"{mock.method}-{mock.path}".lower()).strip("-")[:60]
             path = self.out / f"{self._first + index + 1:03d}-{slug}.yaml"
             self._files[index] = path
-        path.write_text(dump(self.mocks[index]), encoding="utf-8")
+        partial = path.with_name(f".{path.name}.partial")
+        partial.write_text(dump(self.mocks[index]), encoding="utf-8")
+        os.replace(partial, path)  # a reader never sees half a file
 
     def _say(self, line: str) -> None:
         if self.log is not None:
             print(line, file=self.log, flush=True)
+
+
+def _refuse(code: int, message: str) -> Reply:
+    return status(code).json({"error": {"type": "mockhttp_record_refused", "message": message}})
 
 
 def _length(resp: httpx.Response) -> int | None:

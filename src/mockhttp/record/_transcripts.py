@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from .._core._mock import Mock
 from .._core._request import Headers, Request
-from ._exchange import REDACT, Exchange, to_mock
+from ._exchange import Exchange, to_mock
 from ._pieces import Write
 
 __all__ = ["from_transcript"]
@@ -30,13 +30,21 @@ class _Transcript(Protocol):
 
 
 def from_transcript(
-    transcript: _Transcript, request: Any, path: str, *, method: str = "POST", call: int = 0
+    transcript: _Transcript,
+    request: Any,
+    path: str,
+    *,
+    method: str = "POST",
+    call: int = 0,
+    headers: tuple[tuple[str, str], ...] = (),
 ) -> Mock:
     """The mock that replays ``transcript`` (a ``mockhttp.contract`` transcript) for the
-    JSON ``request`` sent to ``path``.  Chunk times count from the request (the head's
-    own arrival is not in a transcript), so they become the writes' times."""
+    JSON ``request`` sent to ``path`` with ``headers`` (never written: their secrets are
+    hidden wherever the reply repeats them).  Chunk times count from the request (the
+    head's own arrival is not in a transcript), so they become the writes' times."""
     body = json.dumps(request).encode() if request is not None else b""
-    req = Request(method, path, Headers((("content-type", "application/json"),)), body)
+    sent = Headers((("content-type", "application/json"), *headers))
+    req = Request(method, path, sent, body)
     if transcript.status is None:
         failure = "reset" if "reset" in (transcript.error or "").lower() else "empty_response"
         return to_mock(Exchange(req, 0, "", (), 0.0, (), None, failure=failure), call=call)
@@ -51,4 +59,4 @@ def from_transcript(
         None,
         "close" if transcript.error else "complete",
     )
-    return to_mock(exchange, redact=REDACT, call=call)
+    return to_mock(exchange, call=call)
