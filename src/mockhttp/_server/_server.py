@@ -21,10 +21,12 @@ import logging
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, overload
 
+from .._core._cors import cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock
@@ -44,6 +46,7 @@ __all__ = ["LOOPS", "LoopChoice", "Server", "loop_factory"]
 
 _ADMIN_PREFIX = "/__mockhttp/"
 _LOG = logging.getLogger("mockhttp")
+_PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -80,6 +83,11 @@ class Server:
             closes.
         idle_timeout: seconds a connection may wait, with no reply running, for its next
             request (300) before it is closed.
+        cors: let web pages from other origins call the mocks (off by default): True
+            (any origin), an origin (``"http://localhost:3000"``) or a list of them.
+            Preflights are answered, and every reply (streams, faults, 404s included)
+            carries ``Access-Control-Allow-Origin``; the admin API never does
+            (``docs/browsers.md``).  Preflights are kept in :attr:`preflights`.
     """
 
     def __init__(
@@ -97,7 +105,10 @@ class Server:
         idle_timeout: float = 300.0,
         loop: LoopChoice = "auto",
         reuse_port: bool = False,
+        cors: bool | str | Sequence[str] | None = None,
     ) -> None:
+        self._cors = cors_policy(cors)
+        self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
         self.reuse_port = reuse_port
         for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
@@ -500,6 +511,11 @@ class Server:
         framing = Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             return Call(request, None, None), self._admin_reply(request, framing)
+        if self._cors is not None:
+            framing = framing._replace(cors=self._cors.headers(request))
+            preflight = self._cors.preflight(request)
+            if preflight is not None:
+                return self._preflight(request, preflight, framing)
         if not request.body:
             return self._answer(request, framing)
         request._matching(True)  # parse a JSON body once for every matcher
@@ -507,6 +523,13 @@ class Server:
             return self._answer(request, framing)
         finally:
             request._matching(False)  # the journal keeps the bytes, not the parsed tree
+
+    def _preflight(self, request: Request, reply: Reply, framing: Framing) -> tuple[Call, Plan]:
+        """A CORS preflight, answered by the server itself (``_core._cors``): kept in
+        :attr:`preflights`, not in the journal (no mock is involved)."""
+        call = Call(request, None, reply.status_code)
+        self.preflights.append(call)
+        return call, Steps(framing._replace(cors=()).frame(reply.plan()))
 
     def _admin_reply(self, request: Request, framing: Framing) -> Deferred:
         """Admin work runs on a worker thread, so parsing a big body never stalls streams;
