@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -19,7 +20,7 @@ PREFLIGHT = {
 
 
 @pytest.fixture
-def cors_server() -> mockhttp.Server:
+def cors_server() -> Iterator[mockhttp.Server]:
     with mockhttp.Server(cors=[PAGE], admin=True) as server:
         yield server
 

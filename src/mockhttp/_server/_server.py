@@ -16,6 +16,7 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import errno
 import logging
 import socket
@@ -555,8 +556,12 @@ class Server:
             assert answer.error is not None
             return call, self._failed(call, answer.error, framing)
         call.status = reply.status_code
+        fixed = mock.fixed
+        if reply.stream is not None and reply.stream.resumable:
+            reply = _resumed(call, active, reply)
+            fixed = fixed and reply is answer.reply
         try:
-            return call, self._wires.plan(reply, answer.faults, answer.index, mock.fixed, framing)
+            return call, self._wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
             return call, self._failed(call, exc, framing)
 
@@ -576,6 +581,8 @@ class Server:
         return call, Steps(framing.frame(miss.reply(self.unmatched_status).plan()))
 
     def _finished(self, call: Call) -> None:
+        if call.outcome != "complete" and call.mock is not None:
+            call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
         self._journal.ended(  # admin calls are not kept: only when there is an admin API
             call,
             call.mock is not None
@@ -589,6 +596,22 @@ class Server:
             except Exception as exc:
                 self.errors.append(exc)
         seal(call)  # compact in the journal from now on (few objects for the collector)
+
+
+def _resumed(call: Call, active: ActiveMock, reply: Reply) -> Reply:
+    """A resumable stream's reply to ``call``: the events after its ``Last-Event-ID``;
+    the call notes how long after the previous call's cut it came."""
+    calls = active.calls
+    if len(calls) >= 2:
+        cut = calls[-2].cut_time
+        if cut is not None:
+            call.after_cut = call.time - cut
+    last = call.request.headers.get("last-event-id")
+    if last is None:
+        return reply
+    assert reply.stream is not None
+    stream = reply.stream.after(last)
+    return reply if stream is reply.stream else dataclasses.replace(reply, stream=stream)
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:
