@@ -152,7 +152,8 @@ def test_bad_file_at_start_exits_with_the_error(tmp_path: Path) -> None:
     assert result.stderr == (
         f"{tmp_path / 'oops.yaml'}:2:10 at request.body[0]: unknown matcher 'equals' — "
         "did you mean 'equal'?\nknown matchers: absent, all_of, any_of, contains, "
-        "ends_with, equal, exists, json_equal, json_path, jsonpath, not, regex, starts_with\n"
+        "ends_with, equal, exists, json_equal, json_path, jsonpath, last_user_message, not, "
+        "regex, starts_with, system_prompt, tool_offered, tool_result, turn_index\n"
     )
 
 

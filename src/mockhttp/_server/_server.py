@@ -31,7 +31,7 @@ from .._core._cors import cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock
-from .._core._reply import Reply, error_reply
+from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Miss, route
 from ._budget import LIBRARY_DEFAULT
@@ -43,9 +43,12 @@ from ._runner import Deferred, Plan, Steps
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
-__all__ = ["LOOPS", "LoopChoice", "Server", "loop_factory"]
+__all__ = ["HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
 _ADMIN_PREFIX = "/__mockhttp/"
+#: The readiness probe: ``GET`` answers 200 and ``{"status": "ok", "mocks": N}`` once the
+#: server listens, with or without the admin API, and needs no token (it tells nothing else).
+HEALTH_PATH = "/__mockhttp/health"
 _LOG = logging.getLogger("mockhttp")
 _PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
@@ -510,6 +513,8 @@ class Server:
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
         framing = Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
+        if request.path == HEALTH_PATH and request.method in ("GET", "HEAD"):
+            return Call(request, None, 200), Steps(framing.frame(self._health().plan()))
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             return Call(request, None, None), self._admin_reply(request, framing)
         if self._cors is not None:
@@ -531,6 +536,9 @@ class Server:
         call = Call(request, None, reply.status_code)
         self.preflights.append(call)
         return call, Steps(framing._replace(cors=()).frame(reply.plan()))
+
+    def _health(self) -> Reply:
+        return status(200).json({"status": "ok", "mocks": len(self._ranked.snapshot())})
 
     def _admin_reply(self, request: Request, framing: Framing) -> Deferred:
         """Admin work runs on a worker thread, so parsing a big body never stalls streams;
@@ -586,7 +594,7 @@ class Server:
         self._journal.ended(  # admin calls are not kept: only when there is an admin API
             call,
             call.mock is not None
-            or self.admin is None
+            or (self.admin is None and call.request.path != HEALTH_PATH)
             or not call.request.path.startswith(_ADMIN_PREFIX),
         )
         if self.on_call_end is not None:
