@@ -21,6 +21,16 @@ class _page_server(mockhttp.Server):
         self.mock(mockhttp.get("/").reply(page))
 
 
+def _on_page(chromium: Any, site: mockhttp.Server, script: str, url: str) -> Any:
+    """Run ``script(url)`` in a new tab showing the site's page (the page's origin)."""
+    page = chromium.new_page()
+    try:
+        page.goto(site.url_for("/"))
+        return page.evaluate(script, url)
+    finally:
+        page.close()
+
+
 FETCH_STREAM = """async (url) => {
   const response = await fetch(url, {
     method: "POST",
@@ -45,12 +55,7 @@ def test_fetch_reads_an_llm_stream_after_a_preflight(chromium: Any) -> None:
     with _page_server() as site, mockhttp.Server(cors=True) as api:
         reply = llm.openai_chat("Hello from the mock")
         mock = api.mock(mockhttp.post("/v1/chat/completions").reply(reply))
-        page = chromium.new_page()
-        try:
-            page.goto(site.url_for("/"))
-            got = page.evaluate(FETCH_STREAM, api.url_for("/v1/chat/completions"))
-        finally:
-            page.close()
+        got = _on_page(chromium, site, FETCH_STREAM, api.url_for("/v1/chat/completions"))
         [preflight] = api.preflights
         assert preflight.request.headers["access-control-request-method"] == "POST"
         asked = preflight.request.headers["access-control-request-headers"]
@@ -95,12 +100,7 @@ def test_event_source_resumes_after_a_cut(chromium: Any) -> None:
         reply = mockhttp.ok().event_stream(*events, resumable=True, retry=300)
         cut = fault.first(1, fault.close_after_events(2))
         mock = api.mock(mockhttp.get("/events").reply(reply).pipe(cut))
-        page = chromium.new_page()
-        try:
-            page.goto(site.url_for("/"))
-            got = page.evaluate(EVENT_SOURCE, api.url_for("/events"))
-        finally:
-            page.close()
+        got = _on_page(chromium, site, EVENT_SOURCE, api.url_for("/events"))
         assert got == [[str(i), f"token {i}"] for i in range(1, 6)]
         first, second = mock.calls
         assert second.wait() == "complete"
