@@ -24,18 +24,27 @@ if TYPE_CHECKING:
     from ._server._server import Server
 
 
-_MARKER_OPTIONS = {"allow_unmatched", "assert_all_called", "admin", "mockfile", "reset_journal"}
+_MARKER_OPTIONS = {
+    "allow_unmatched",
+    "assert_all_called",
+    "admin",
+    "cors",
+    "mockfile",
+    "reset_journal",
+}
 _SHARED = ("mockhttp_module_server", "mockhttp_session_server")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "mockhttp(allow_unmatched=False, assert_all_called=False, admin=False, mockfile=None, "
-        "reset_journal=False): options for the mockhttp fixtures; allow_unmatched=True keeps "
-        "unmatched requests from failing the test; assert_all_called=True fails it when a "
-        "mock was never called; admin=True serves the admin API (/__mockhttp/) during the "
-        "test; mockfile='mocks/' loads mock files (a path relative to the test's file) "
+        "mockhttp(allow_unmatched=False, assert_all_called=False, admin=False, cors=None, "
+        "mockfile=None, reset_journal=False): options for the mockhttp fixtures; "
+        "allow_unmatched=True keeps unmatched requests from failing the test; "
+        "assert_all_called=True fails it when a mock was never called; admin=True serves the "
+        "admin API (/__mockhttp/) during the test; cors=True (or an origin, or a list of "
+        "them) lets web pages from other origins call the mocks during the test; "
+        "mockfile='mocks/' loads mock files (a path relative to the test's file) "
         "first; reset_journal=True forgets a module or session server's calls (and resets "
         "its scenarios) before the test.",
     )
@@ -149,7 +158,11 @@ class _watched:
         if options.get("reset_journal"):
             server.clear_journal()
             server.reset_scenarios()
-        self.admin = server.admin
+        self.admin, self.cors = server.admin, server._cors
+        if options.get("cors") is not None:
+            from ._core._cors import cors_policy
+
+            server._cors = cors_policy(options["cors"])
         if options.get("admin") and server.admin is None:
             from ._server._admin import AdminAPI
 
@@ -158,7 +171,7 @@ class _watched:
         self.errors, self.raised = server.errors, len(server.errors)
 
     def __exit__(self, *exc: object) -> None:
-        self.server.admin = self.admin
+        self.server.admin, self.server._cors = self.admin, self.cors
         if exc[0] is None:
             self.check()
 

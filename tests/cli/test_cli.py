@@ -337,3 +337,29 @@ def test_log_line_for_a_stream_an_unmatched_request_and_an_admin_call() -> None:
         log_line(admin, [], now)
         == "03:04:05.678 GET /__mockhttp/mocks → admin 200, 0 bytes, complete"
     )
+
+
+def test_serve_cors_answers_a_preflight_from_the_origin_given(tmp_path: Path) -> None:
+    """``serve --cors ORIGIN``: that origin's preflight is answered; another's refused."""
+    mocks = tmp_path / "m.yaml"
+    mocks.write_text("- request: {method: POST, path: /v1/chat}\n  response: {body: hi}\n")
+    asked = {"Access-Control-Request-Method": "POST"}
+    with Serving(str(mocks), "--cors", "http://localhost:3000") as serving:
+        ok = httpx.options(
+            serving.url + "/v1/chat", headers={**asked, "Origin": "http://localhost:3000"}
+        )
+        other = httpx.options(
+            serving.url + "/v1/chat", headers={**asked, "Origin": "http://e.test"}
+        )
+        got = httpx.post(serving.url + "/v1/chat", headers={"Origin": "http://localhost:3000"})
+    assert ok.status_code == 204
+    assert other.status_code == 403
+    assert got.headers["access-control-allow-origin"] == "http://localhost:3000"
+
+
+def test_serve_cors_with_a_path_for_an_origin_says_how_to_write_it(tmp_path: Path) -> None:
+    """A path after ``--cors`` is taken as an origin: the error says where paths go."""
+    done = run("serve", "--cors", "mocks.yaml")
+    assert done.returncode == 1
+    assert "cors origin 'mocks.yaml' must be scheme://host[:port]" in done.stderr
+    assert "(paths go before --cors, or end its origins with --)" in done.stderr

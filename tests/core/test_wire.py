@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ EVENT = b"data: hi\n\n"  # 10 bytes: chunk size "a"
 LONG = b"x" * 300  # chunk size "12c"
 
 
-def _framed(steps: Iterable[Step], **options: bool) -> list[Step]:
+def _framed(steps: Iterable[Step], **options: Any) -> list[Step]:
     return list(frame(steps, **options))
 
 

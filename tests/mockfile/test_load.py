@@ -257,7 +257,7 @@ BAD: dict[str, tuple[str, str]] = {
         "request:\n  path: /x\nresponse:\n  event_stream:\n    evnts: []\n",
         "bad.yaml:5:5 at response.event_stream.evnts: unknown key 'evnts' — did you mean "
         "'events'?\n  expected one of: event_delay, events, first_event_delay, line_ending, "
-        "repeat, space",
+        "repeat, resumable, retry, space",
     ),
     "unknown top key": (
         "requets: {path: /x}\n",

@@ -99,3 +99,29 @@ def test_misspelled_marker_option_fails_the_test(pytester: pytest.Pytester) -> N
     result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.re_match_lines([r".*takes keyword options .*, not \['allow_unmatch'\]"])
+
+
+def test_the_marker_turns_cors_on_for_one_test(pytester: pytest.Pytester) -> None:
+    """``@pytest.mark.mockhttp(cors=ORIGIN)``: CORS during that test only."""
+    pytester.makepyfile(
+        """
+        import httpx
+        import mockhttp
+        import pytest
+
+        PAGE = {"Origin": "http://localhost:3000"}
+
+        @pytest.mark.mockhttp(cors="http://localhost:3000")
+        def test_on(mockhttp_server):
+            mockhttp_server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("x")))
+            got = httpx.get(mockhttp_server.url + "/a", headers=PAGE)
+            assert got.headers["access-control-allow-origin"] == "http://localhost:3000"
+
+        def test_off_again(mockhttp_server):
+            mockhttp_server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("x")))
+            got = httpx.get(mockhttp_server.url + "/a", headers=PAGE)
+            assert "access-control-allow-origin" not in got.headers
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)

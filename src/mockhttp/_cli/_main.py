@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
+from .._core._cors import cors_policy
 from .._core._errors import ConfigError, MockfileError, ServerError
 from .._core._mock import Mock
 from .._mockfile._load import file_problems, files, load
@@ -148,6 +149,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="close connections idle for longer between requests (300)",
     )
+    serve.add_argument(
+        "--cors",
+        nargs="*",
+        action="extend",
+        metavar="ORIGIN",
+        help="let web pages from ORIGIN (http://localhost:3000; none given: any origin) "
+        "call the mocks: preflights answered, CORS headers on every reply (not the admin API)",
+    )
     admin = serve.add_argument_group("admin API")
     admin.add_argument("--no-admin", action="store_true", help="turn the admin API off")
     admin.add_argument(
@@ -240,8 +249,10 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         loop_factory(args.loop)
+        cors_policy(args.cors)
     except ConfigError as exc:
-        print(f"mockhttp: {exc}", file=sys.stderr)
+        hint = "\n(paths go before --cors, or end its origins with --)" if args.cors else ""
+        print(f"mockhttp: {exc}{hint}", file=sys.stderr)
         return 1
     token = args.admin_token or os.environ.get(TOKEN_ENV) or None
     warning = admin_warning(args.host, token, admin=not args.no_admin)
@@ -258,6 +269,7 @@ def _serve(args: argparse.Namespace) -> int:
         journal_bytes=args.journal_bytes,
         header_timeout=args.header_timeout,
         idle_timeout=args.idle_timeout,
+        cors=args.cors,
     )
     if args.variants:
         mocks = _variants(mocks)
@@ -341,6 +353,7 @@ def _supervise(
     argv += [str(args.header_timeout), "--idle-timeout", str(args.idle_timeout)]
     argv += [f"--allow-host={name}" for name in args.allow_host]
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
+    argv += [] if args.cors is None else [f"--cors={origin}" for origin in args.cors or ["*"]]
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token

@@ -45,7 +45,9 @@ class EventStream:
     """An event stream's events, already encoded, and its timing.
 
     ``encoded[i]`` is event i's bytes; ``delays[i]`` the pause before it.  ``repeat`` is how
-    many times the events are sent (None: until the client hangs up).
+    many times the events are sent (None: until the client hangs up).  A ``resumable``
+    stream's events all have ids, and :meth:`after` gives the rest of it after one;
+    ``retry`` (milliseconds) is sent as a ``retry:`` field at the start of every reply.
     """
 
     events: tuple[Event, ...]
@@ -56,9 +58,14 @@ class EventStream:
     repeat: int | None
     line_ending: LineEnding
     space: bool
+    resumable: bool = False
+    retry: int | None = None
 
     def steps(self) -> Iterator[Step]:
         """Data and Pause steps, in order; endless when ``repeat`` is None."""
+        if self.retry is not None:  # a block with no data: clients dispatch no event
+            end = self.line_ending
+            yield Data(f"retry{': ' if self.space else ':'}{self.retry}{end}{end}".encode())
         index = 0
         rounds = 0
         while self.repeat is None or rounds < self.repeat:
@@ -75,6 +82,35 @@ class EventStream:
     def _between(self, i: int) -> float:
         delay = self.events[i].delay
         return self.event_delay if delay is None else delay
+
+    @property
+    def ids(self) -> tuple[str | None, ...]:
+        """Each event's ``id``."""
+        return tuple(e.id for e in self.events)
+
+    def after(self, last_event_id: str) -> EventStream:
+        """The stream a client that saw the event with ``last_event_id`` is sent on
+        reconnecting: the events after it (the whole stream for an id it does not have;
+        the first of the rest waits ``first_event_delay``)."""
+        ids = self.ids
+        if last_event_id not in ids:
+            return self
+        start = ids.index(last_event_id) + 1
+        delays = self.delays[start:]
+        if delays and self.events[start].delay is None:
+            delays = (self.first_event_delay, *delays[1:])
+        return dataclasses.replace(
+            self, events=self.events[start:], encoded=self.encoded[start:], delays=delays
+        )
+
+
+def _numbered(events: tuple[Event, ...]) -> tuple[Event, ...]:
+    """The events of a resumable stream: those without an ``id`` get their position
+    (``"1"``, ``"2"``, ...)."""
+    return tuple(
+        e if e.id is not None else dataclasses.replace(e, id=str(i))
+        for i, e in enumerate(events, 1)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +181,8 @@ class Reply:
         repeat: int | bool = 1,
         line_ending: LineEnding = "\n",
         space: bool = True,
+        resumable: bool = False,
+        retry: int | None = None,
     ) -> Reply:
         """Send ``events`` as a ``text/event-stream``, each written and flushed in its turn.
 
@@ -156,16 +194,26 @@ class Reply:
                 client hangs up (a heartbeat: ``Event(comment="ping"), event_delay=1``).
             line_ending: ``"\\n"`` (default), ``"\\r\\n"`` or ``"\\r"``.
             space: a space after each field's colon (``data: x``); False gives ``data:x``.
+            resumable: a client that reconnects with ``Last-Event-ID: K`` is sent the
+                events after K (events without an ``id`` are numbered ``"1"``, ``"2"``, ...
+                by position); ``mock.assert_resumed()`` checks the reconnects.
+            retry: milliseconds, sent as ``retry:`` at the start of every reply (the
+                wait a client should leave before reconnecting).
 
         The reply gets ``Content-Type: text/event-stream`` and ``Cache-Control: no-cache``
         unless it already has those headers, and is sent with chunked transfer coding.
 
         Raises:
-            ConfigError: an argument that is not an Event, a bad delay, line ending or repeat.
+            ConfigError: an argument that is not an Event, a bad delay, line ending, repeat
+                or retry, a resumable stream that repeats or has an id twice.
         """
         for i, event in enumerate(events):
             if not isinstance(event, Event):
                 raise ConfigError(f"event_stream() events[{i}]={event!r} must be an Event")
+        if resumable:
+            events = _resumable(events, repeat)
+        if retry is not None and (type(retry) is not int or retry < 0):
+            raise ConfigError(f"retry={retry!r} must be a non-negative int (milliseconds)")
         if line_ending not in _LINE_ENDINGS:
             raise ConfigError(f"line_ending={line_ending!r} must be one of '\\n', '\\r\\n', '\\r'")
         if repeat is True:
@@ -189,6 +237,8 @@ class Reply:
             repeat=rounds,
             line_ending=line_ending,
             space=bool(space),
+            resumable=bool(resumable),
+            retry=retry,
         )
         return dataclasses.replace(self, stream=stream, content=b"")
 
@@ -225,6 +275,25 @@ class Reply:
         if self.stream is not None:
             return f"{self.status_code} event stream ({len(self.stream.events)} events)"
         return f"{self.status_code} body ({len(self.content)} bytes)"
+
+
+def _resumable(events: tuple[Event, ...], repeat: int | bool) -> tuple[Event, ...]:
+    """The events of a resumable stream, numbered; refused when ids would be ambiguous."""
+    if repeat is True or (type(repeat) is int and repeat > 1):
+        raise ConfigError(
+            f"resumable=True with repeat={repeat!r}: a resumed stream must know which "
+            "event an id names, so it cannot repeat"
+        )
+    numbered = _numbered(events)
+    seen: set[str | None] = set()
+    for i, event in enumerate(numbered):
+        if event.id in seen:
+            raise ConfigError(
+                f"event_stream() events[{i}] id={event.id!r} is used twice: a resumable "
+                "stream needs an id per event"
+            )
+        seen.add(event.id)
+    return numbered
 
 
 def status(code: int, reason: str | None = None) -> Reply:

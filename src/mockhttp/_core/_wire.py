@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ._cors import exposed_names
 from ._plan import Data, End, Head, Raw, Step
+
+_Pairs = tuple[tuple[str, str], ...]
 
 __all__ = ["frame", "head_bytes"]
 
@@ -25,13 +28,18 @@ def _no_body(status: int, head_only: bool) -> bool:
     return head_only or status < 200 or status in (204, 304)
 
 
-def head_bytes(head: Head, *, chunked: bool, keep_alive: bool, no_body: bool) -> bytes:
-    """The status line and header block, framing headers added."""
+def head_bytes(
+    head: Head, *, chunked: bool, keep_alive: bool, no_body: bool, cors: _Pairs = ()
+) -> bytes:
+    """The status line and header block, framing headers (and ``cors`` headers, with
+    the reply's own headers exposed to the page) added."""
     lines = [f"HTTP/1.1 {head.status} {head.reason}"]
     names = set()
     for name, value in head.headers:
         lines.append(f"{name}: {value}")
         names.add(name.lower())
+    if cors:
+        _add_cors(lines, names, head, cors)
     if not (head.status < 200 or head.status == 204):
         if head.length is not None:
             if "content-length" not in names:
@@ -43,14 +51,33 @@ def head_bytes(head: Head, *, chunked: bool, keep_alive: bool, no_body: bool) ->
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
+def _add_cors(lines: list[str], names: set[str], head: Head, cors: _Pairs) -> None:
+    """The CORS headers the reply does not set itself (a mock's own win)."""
+    allowed = False
+    for name, value in cors:
+        lower = name.lower()
+        if lower not in names:
+            lines.append(f"{name}: {value}")
+            allowed = allowed or lower == "access-control-allow-origin"
+    if allowed and "access-control-expose-headers" not in names:
+        exposed = exposed_names(name for name, _ in head.headers)
+        if exposed:
+            lines.append(f"Access-Control-Expose-Headers: {exposed}")
+
+
 def frame(
-    steps: Iterable[Step], *, head_only: bool = False, http10: bool = False, keep_alive: bool = True
+    steps: Iterable[Step],
+    *,
+    head_only: bool = False,
+    http10: bool = False,
+    keep_alive: bool = True,
+    cors: _Pairs = (),
 ) -> Iterator[Step]:
     """Turn a body plan into a wire plan (``Raw``/``Pause``/``End`` steps).
 
     ``keep_alive`` False adds ``connection: close`` (the executor closes after ``End``).
     HTTP/1.0 clients never get keep-alive, so their unknown-length bodies are
-    close-delimited.
+    close-delimited.  ``cors``: headers every head gets (see ``_cors.py``).
     """
     chunked = False
     no_body = False
@@ -58,7 +85,10 @@ def frame(
         if isinstance(step, Head):
             no_body = _no_body(step.status, head_only)
             chunked = step.length is None and not http10
-            yield Raw(head_bytes(step, chunked=chunked, keep_alive=keep_alive, no_body=no_body))
+            head = head_bytes(
+                step, chunked=chunked, keep_alive=keep_alive, no_body=no_body, cors=cors
+            )
+            yield Raw(head)
             if no_body:
                 # Nothing of the body goes out, so its pauses and events (perhaps endless)
                 # are not run: the reply ends with its head.

@@ -236,7 +236,7 @@ def _event_stream(stream: EventStream) -> dict[str, Any]:
             out[name] = format_seconds(getattr(stream, name))
     if stream.repeat != 1:
         out["repeat"] = True if stream.repeat is None else stream.repeat
-    for name in ("line_ending", "space"):
+    for name in ("line_ending", "space", "resumable", "retry"):
         if getattr(stream, name) != options[name].default:
             out[name] = getattr(stream, name)
     out["events"] = [_event(e) for e in stream.events]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overloa
 
 from .._core._errors import VerificationError
 from .._core._request import Headers, Request
+from .._core._sse_decode import Message, decode
 from ._budget import Budget, Dropped, digests
 
 if TYPE_CHECKING:
@@ -122,6 +123,10 @@ class Call:
             ``reset``, ``stalled``, ``client hung up``, ``server closed`` (the server was
             closed mid-reply), or ``in progress``.
         dropped: None, or what the journal's byte budget dropped (see the property).
+        cut_time: when a reply that did not complete ended (``time.time()``), else None.
+        after_cut: for a call to a resumable stream (``event_stream(resumable=True)``),
+            seconds between the cut of the mock's previous call and this request's
+            arrival (None: the previous call completed, or there was none).
     """
 
     request: Request
@@ -135,6 +140,8 @@ class Call:
     outcome: Outcome = "in progress"
     explanation: Explanation | None = field(default=None, repr=False)
     time: float = field(default_factory=_now, repr=False)
+    cut_time: float | None = field(default=None, init=False, repr=False)
+    after_cut: float | None = field(default=None, init=False, repr=False)
     # what the byte budget dropped, as plain values (cheap to keep): see ``dropped``
     _dropped: tuple[int, str, int, str] | None = field(default=None, init=False, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
@@ -190,6 +197,19 @@ class Call:
 
     def __repr__(self) -> str:
         return f"<Call {self.summary()}, {self.body_bytes} body bytes, {self.events} events>"
+
+    @property
+    def last_event_id(self) -> str | None:
+        """The ``Last-Event-ID`` the request carried (a reconnecting event-stream client
+        sends the id of the last event it received), or None."""
+        return self.request.headers.get("last-event-id")
+
+    @property
+    def event_ids(self) -> list[str]:
+        """The ids of the events this call's reply delivered whole (decoded from
+        ``body_sent``, so the first MiB of the body, and not after the byte budget
+        dropped it); an event cut in the middle is not delivered, for a client."""
+        return [item.id for item in decode(bytes(self.body_sent)) if isinstance(item, Message)]
 
     def json(self) -> Any:
         """The request body parsed as JSON (parsed on each call: the journal keeps bytes)."""

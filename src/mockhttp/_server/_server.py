@@ -16,15 +16,18 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import errno
 import logging
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, overload
 
+from .._core._cors import cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock
@@ -47,6 +50,7 @@ _ADMIN_PREFIX = "/__mockhttp/"
 #: server listens, with or without the admin API, and needs no token (it tells nothing else).
 HEALTH_PATH = "/__mockhttp/health"
 _LOG = logging.getLogger("mockhttp")
+_PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -83,6 +87,11 @@ class Server:
             closes.
         idle_timeout: seconds a connection may wait, with no reply running, for its next
             request (300) before it is closed.
+        cors: let web pages from other origins call the mocks (off by default): True
+            (any origin), an origin (``"http://localhost:3000"``) or a list of them.
+            Preflights are answered, and every reply (streams, faults, 404s included)
+            carries ``Access-Control-Allow-Origin``; the admin API never does
+            (``docs/browsers.md``).  Preflights are kept in :attr:`preflights`.
     """
 
     def __init__(
@@ -100,7 +109,10 @@ class Server:
         idle_timeout: float = 300.0,
         loop: LoopChoice = "auto",
         reuse_port: bool = False,
+        cors: bool | str | Sequence[str] | None = None,
     ) -> None:
+        self._cors = cors_policy(cors)
+        self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
         self.reuse_port = reuse_port
         for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
@@ -505,6 +517,11 @@ class Server:
             return Call(request, None, 200), Steps(framing.frame(self._health().plan()))
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             return Call(request, None, None), self._admin_reply(request, framing)
+        if self._cors is not None:
+            framing = framing._replace(cors=self._cors.headers(request))
+            preflight = self._cors.preflight(request)
+            if preflight is not None:
+                return self._preflight(request, preflight, framing)
         if not request.body:
             return self._answer(request, framing)
         request._matching(True)  # parse a JSON body once for every matcher
@@ -512,6 +529,13 @@ class Server:
             return self._answer(request, framing)
         finally:
             request._matching(False)  # the journal keeps the bytes, not the parsed tree
+
+    def _preflight(self, request: Request, reply: Reply, framing: Framing) -> tuple[Call, Plan]:
+        """A CORS preflight, answered by the server itself (``_core._cors``): kept in
+        :attr:`preflights`, not in the journal (no mock is involved)."""
+        call = Call(request, None, reply.status_code)
+        self.preflights.append(call)
+        return call, Steps(framing._replace(cors=()).frame(reply.plan()))
 
     def _health(self) -> Reply:
         return status(200).json({"status": "ok", "mocks": len(self._ranked.snapshot())})
@@ -540,8 +564,12 @@ class Server:
             assert answer.error is not None
             return call, self._failed(call, answer.error, framing)
         call.status = reply.status_code
+        fixed = mock.fixed
+        if reply.stream is not None and reply.stream.resumable:
+            reply = _resumed(call, active, reply)
+            fixed = fixed and reply is answer.reply
         try:
-            return call, self._wires.plan(reply, answer.faults, answer.index, mock.fixed, framing)
+            return call, self._wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
             return call, self._failed(call, exc, framing)
 
@@ -561,6 +589,8 @@ class Server:
         return call, Steps(framing.frame(miss.reply(self.unmatched_status).plan()))
 
     def _finished(self, call: Call) -> None:
+        if call.outcome != "complete" and call.mock is not None:
+            call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
         self._journal.ended(  # admin calls are not kept: only when there is an admin API
             call,
             call.mock is not None
@@ -574,6 +604,22 @@ class Server:
             except Exception as exc:
                 self.errors.append(exc)
         seal(call)  # compact in the journal from now on (few objects for the collector)
+
+
+def _resumed(call: Call, active: ActiveMock, reply: Reply) -> Reply:
+    """A resumable stream's reply to ``call``: the events after its ``Last-Event-ID``;
+    the call notes how long after the previous call's cut it came."""
+    calls = active.calls
+    if len(calls) >= 2:
+        cut = calls[-2].cut_time
+        if cut is not None:
+            call.after_cut = call.time - cut
+    last = call.request.headers.get("last-event-id")
+    if last is None:
+        return reply
+    assert reply.stream is not None
+    stream = reply.stream.after(last)
+    return reply if stream is reply.stream else dataclasses.replace(reply, stream=stream)
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from .._core._errors import ConfigError, VerificationError
 from .._core._route import limit_of
 from ._journal import CallList
+from ._resume import resume_problems
 
 if TYPE_CHECKING:
     from .._core._mock import Mock
@@ -131,6 +132,39 @@ class ActiveMock:
         __tracebackhide__ = True
         if self._count:
             self._fail("not to be called", self._count)
+
+    def assert_resumed(self, *, retry: float | None = None, slack: float = 0.005) -> None:
+        """Fail unless the client read this mock's resumable stream correctly across its
+        reconnects: each reconnect carried the ``Last-Event-ID`` of the last event it
+        was delivered whole, came no sooner than ``retry`` seconds after the cut (default:
+        the stream's ``retry``, or the first ``retry:`` of its events), and every event
+        was delivered exactly once.  Wait for the calls to end first
+        (``mock.calls[-1].wait()``).
+
+        Raises:
+            VerificationError: what went wrong, call by call, with the journal.
+            ConfigError: the mock's reply is not a resumable event stream.
+        """
+        __tracebackhide__ = True
+        stream = self.mock.response.stream if self.mock.response is not None else None
+        if stream is None or not stream.resumable:
+            raise ConfigError(
+                f"assert_resumed(): mock {self.mock.describe()} does not reply with "
+                "event_stream(..., resumable=True)"
+            )
+        if retry is None:
+            asked = [e.retry for e in stream.events if e.retry is not None]
+            ms = stream.retry if stream.retry is not None else (asked[0] if asked else None)
+            retry = None if ms is None else ms / 1000
+        problems = resume_problems(list(self.calls), stream.ids, retry, slack)
+        if problems:
+            lines = [f"mock {self.mock.describe()} was not resumed correctly:"]
+            lines.extend(f"  {p}" for p in problems)
+            lines.extend(
+                f"  call {n}: Last-Event-ID {c.last_event_id!r}, sent {c.event_ids}, {c.outcome}"
+                for n, c in enumerate(self.calls, 1)
+            )
+            raise VerificationError("\n".join(lines))
 
     def _fail(self, expected: str, count: int) -> None:
         lines = [f"expected mock {self.mock.describe()} {expected}, it was called {_times(count)}"]

@@ -33,10 +33,15 @@ class Framing(NamedTuple):
     head_only: bool
     http10: bool
     keep_alive: bool
+    cors: tuple[tuple[str, str], ...] = ()  # headers every head gets (``_core._cors``)
 
     def frame(self, steps: Iterable[Step]) -> Iterator[Step]:
         return frame(
-            steps, head_only=self.head_only, http10=self.http10, keep_alive=self.keep_alive
+            steps,
+            head_only=self.head_only,
+            http10=self.http10,
+            keep_alive=self.keep_alive,
+            cors=self.cors,
         )
 
 

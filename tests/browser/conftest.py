@@ -1,0 +1,53 @@
+"""A real headless Chromium (Debian's ``chromium`` package) driven by Playwright.
+
+Never ``playwright install``: the browser is the system's, at ``/usr/bin/chromium``.
+Without it (or without the ``playwright`` package) these tests are skipped, saying why;
+``.ci/run`` installs both.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+# --disable-background-networking and friends: without them Chromium reaches the internet
+# at every start (updates, sync, field trials).
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """A Playwright browser context on the system Chromium, with a fresh profile."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium chromium-driver)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install playwright)")
+    profile = tempfile.mkdtemp(prefix="mockhttp-chromium-")
+    try:
+        with sync_playwright() as playwright:
+            context = playwright.chromium.launch_persistent_context(
+                profile, executable_path=str(CHROMIUM), args=ARGS, headless=True
+            )
+            try:
+                yield context
+            finally:
+                context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
