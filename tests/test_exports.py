@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import mockhttp
-from mockhttp import llm, match
+from mockhttp import llm, match, mcp
 
 
 def test_all_is_sorted_and_complete() -> None:
     """__all__ is sorted, and every listed name exists."""
-    for module in (mockhttp, match, llm):
+    for module in (mockhttp, match, llm, mcp):
         assert list(module.__all__) == sorted(module.__all__)
         for name in module.__all__:
             assert hasattr(module, name), name

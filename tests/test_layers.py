@@ -6,6 +6,9 @@ The layers, lowest first, are listed in ``tests/helpers/layers.py`` (``LAYERS``)
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from tests.helpers import layers
 
 
@@ -52,3 +55,16 @@ def test_a_circle_is_seen() -> None:
 
 def test_the_mock_does_not_import_the_mock_file_writer() -> None:
     assert "mockhttp._mockfile._dump" not in layers.module_graph()["mockhttp._core._mock"]
+
+
+def test_design_md_shows_the_graph_the_script_prints() -> None:
+    """docs/design.md's graph is what ``scripts/import_graph.py`` prints (exit 0: no circle,
+    no climb, no I/O in the core)."""
+    script = layers.ROOT / "scripts" / "import_graph.py"
+    printed = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False
+    )
+    assert printed.returncode == 0, printed.stdout + printed.stderr
+    design = (layers.ROOT / "docs" / "design.md").read_text()
+    block = design.split("<!-- import-graph: printed by scripts/import_graph.py -->\n```\n")[1]
+    assert block.split("```")[0] == printed.stdout

@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("contract", ("mockhttp.contract",)),
     ("llm", ("mockhttp.llm",)),
     ("record", ("mockhttp.record",)),
+    ("mcp", ("mockhttp.mcp",)),
     ("face", ("mockhttp",)),
     ("cli", ("mockhttp._cli", "mockhttp.__main__", "mockhttp.contract.__main__")),
 )

@@ -1,0 +1,74 @@
+"""MCP server mocks on the Streamable HTTP transport (revisions 2025-03-26 onward).
+
+```python
+import mockhttp
+from mockhttp import mcp
+
+with mockhttp.Server() as server:
+    server.mock(mcp.server(tools=[mcp.tool("get_weather", answers=["Sunny, 21 °C"])]))
+```
+
+:func:`server` makes a mock answering every method at ``/mcp`` with an
+:class:`McpServer`, a reply kind (``response: {mcp: {tools: [...]}}`` in mock files) that
+answers each JSON-RPC message: ``initialize`` (a session, a negotiated revision),
+``tools/*``, ``resources/*``, ``prompts/*``, ``ping``; as JSON or an SSE stream whose
+notifications (progress, log messages, list changes) come before the response; the GET
+stream; resumption after ``Last-Event-ID``.  Its sessions and script places live in the
+state it owns (``_sessions``); the core knows none of this.
+
+Modules: ``_spec`` (revisions, headers, JSON-RPC shapes), ``_catalog`` (tools, answers,
+resources, prompts), ``_methods`` (one function per JSON-RPC method), ``_sessions`` (the
+state), ``_kind`` (the transport).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._core._mock import Mock
+from .._core._registry import register_reply_kind
+from ._catalog import Answer as Answer
+from ._catalog import Prompt as Prompt
+from ._catalog import Resource as Resource
+from ._catalog import Tool as Tool
+from ._catalog import answer as answer
+from ._catalog import error as error
+from ._catalog import prompt as prompt
+from ._catalog import resource as resource
+from ._catalog import tool as tool
+from ._kind import McpServer as McpServer
+from ._spec import REVISIONS as REVISIONS
+
+register_reply_kind(McpServer.file_key, McpServer)
+
+
+def server(
+    tools: Sequence[Tool | Mapping[str, Any]] = (),
+    *,
+    path: str = "/mcp",
+    **options: Any,
+) -> Mock:
+    """A mock answering every method at ``path`` with ``McpServer(tools, **options)``
+    (see :class:`McpServer` for the options); ``mock.kind`` is that server.
+
+    Raises:
+        ConfigError: a bad tool, resource, prompt or option (the message says which).
+    """
+    return McpServer(tools, **options).mock(path)
+
+
+__all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
+    "Answer",
+    "McpServer",
+    "Prompt",
+    "REVISIONS",
+    "Resource",
+    "Tool",
+    "answer",
+    "error",
+    "prompt",
+    "resource",
+    "server",
+    "tool",
+]

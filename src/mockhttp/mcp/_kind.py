@@ -1,0 +1,330 @@
+"""The mock MCP server: a reply kind that answers the Streamable HTTP transport.
+
+``McpServer.build(request)`` reads one HTTP request to the MCP endpoint and answers it as
+the transport says (see :mod:`mockhttp.mcp._spec`): ``POST`` of a request gets its
+response as JSON or as an SSE stream (notifications first, the response last), ``POST``
+of a notification or response gets ``202``, ``GET`` opens the session's stream of
+server-to-client messages (or resumes one after ``Last-Event-ID``), ``DELETE`` ends the
+session.  Its state (sessions, streams kept for resumption, the tools' script places)
+lives in a :class:`~mockhttp.mcp._sessions.State` it owns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, cast
+
+from .._core._errors import ConfigError
+from .._core._mock import Mock, request
+from .._core._registry import ReplyKind
+from .._core._reply import Reply, ok, status
+from .._core._request import Request
+from .._server._feed import Feed
+from ._catalog import Prompt, Resource, Tool, records
+from ._methods import answer
+from ._sessions import Session, State, sse_event
+from ._spec import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    PRIMING_FROM,
+    REVISIONS,
+    SESSION_HEADER,
+    VERSION_HEADER,
+    error,
+    negotiate,
+    result,
+)
+
+__all__ = ["McpServer"]
+
+AnswerAs = Literal["auto", "json", "sse"]
+_ANSWER_AS = ("auto", "json", "sse")
+
+
+@dataclass(frozen=True)
+class McpServer(ReplyKind):
+    """A mock MCP server on the Streamable HTTP transport.
+
+    Args:
+        tools: the tools (``mcp.tool(...)``, or their data) with their scripted answers.
+        resources: the resources (``mcp.resource(uri, text)``).
+        prompts: the prompts (``mcp.prompt(name, text)``).
+        name: the ``serverInfo`` name (also the logger of log notifications).
+        version: the ``serverInfo`` version.
+        instructions: the ``instructions`` of the initialize result, if any.
+        protocol_versions: the revisions the mock speaks; ``initialize`` answers the
+            client's when it is one of them, else the newest.
+        answer_as: ``"auto"``: an SSE stream when there are notifications to send before
+            the response, else JSON; ``"sse"`` or ``"json"``: always that (when the
+            request's ``Accept`` allows it; JSON drops the notifications).
+        sessions: issue an ``Mcp-Session-Id`` on initialize and require it after.
+        get_stream: offer the GET stream (False: ``405``).
+        retry: the SSE ``retry`` field (milliseconds) on each stream's first event: how
+            soon a client reconnects after a cut.
+    """
+
+    file_key: ClassVar[str] = "mcp"
+
+    tools: Sequence[Tool | Mapping[str, Any]] = ()
+    resources: Sequence[Resource | Mapping[str, Any]] = ()
+    prompts: Sequence[Prompt | Mapping[str, Any]] = ()
+    name: str = "mockhttp-mcp"
+    version: str = "1.0.0"
+    instructions: str | None = None
+    protocol_versions: Sequence[str] = REVISIONS
+    answer_as: AnswerAs = "auto"
+    sessions: bool = True
+    get_stream: bool = True
+    retry: int | None = None
+    state: State = field(default_factory=State, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "tools", records(Tool, self.tools, "tools"))
+        set_(self, "resources", records(Resource, self.resources, "resources"))
+        set_(self, "prompts", records(Prompt, self.prompts, "prompts"))
+        names = [t.name for t in self.offered_tools]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ConfigError(f"tools[{i}].name: {name!r} is a second tool of that name")
+        self._check_options()
+
+    def _check_options(self) -> None:
+        versions = self.protocol_versions
+        if isinstance(versions, str):
+            versions = (versions,)
+        if not versions or any(v not in REVISIONS for v in versions):
+            raise ConfigError(
+                f"protocol_versions={self.protocol_versions!r} must be revisions among "
+                f"{', '.join(REVISIONS)}"
+            )
+        object.__setattr__(self, "protocol_versions", tuple(sorted(set(versions))))
+        if self.answer_as not in _ANSWER_AS:
+            raise ConfigError(
+                f"answer_as={self.answer_as!r} must be one of {', '.join(_ANSWER_AS)}"
+            )
+        for flag in ("sessions", "get_stream"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(f"{flag}={getattr(self, flag)!r} must be true or false")
+        retry = self.retry
+        if retry is not None and (
+            isinstance(retry, bool) or not isinstance(retry, int) or retry < 0
+        ):
+            raise ConfigError(f"retry={retry!r} must be a number of milliseconds (an int)")
+
+    @property
+    def offered_tools(self) -> tuple[Tool, ...]:
+        """The tools, as records (``tools`` holds them once built)."""
+        return cast("tuple[Tool, ...]", self.tools)
+
+    @property
+    def offered_resources(self) -> tuple[Resource, ...]:
+        return cast("tuple[Resource, ...]", self.resources)
+
+    @property
+    def offered_prompts(self) -> tuple[Prompt, ...]:
+        return cast("tuple[Prompt, ...]", self.prompts)
+
+    # -- the test's side -----------------------------------------------------------------
+
+    def mock(self, path: str = "/mcp", *, name: str | None = "mcp") -> Mock:
+        """A mock answering every method at ``path`` with this server."""
+        return request(None, path, name=name).reply(self)
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a notification to every live session on its GET stream (held for the next
+        GET when none is open), e.g. ``notify("notifications/tools/list_changed")``."""
+        if not isinstance(method, str) or not method.startswith("notifications/"):
+            raise ConfigError(
+                f"method={method!r} must be a notification such as 'notifications/message'"
+            )
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        self.state.push(message)
+
+    def expire(self, session_id: str | None = None) -> int:
+        """End ``session_id`` (None: every session), as if it expired: its next request
+        gets ``404 Not Found``.  Returns how many sessions ended."""
+        return self.state.end(session_id)
+
+    @property
+    def session_ids(self) -> tuple[str, ...]:
+        """The live sessions' ids, oldest first."""
+        return self.state.session_ids()
+
+    def reset(self) -> None:
+        """Forget every session and start each tool's answers again."""
+        self.state.reset()
+
+    # -- the file form -------------------------------------------------------------------
+
+    def to_args(self) -> dict[str, Any]:
+        default = _default()
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name != "state" and value != getattr(default, f.name):
+                out[f.name] = [v.to_data() for v in value] if f.name in _RECORDS else _plain(value)
+        return out
+
+    # -- answering -----------------------------------------------------------------------
+
+    def build(self, request: Request) -> Reply:
+        if request.method == "POST":
+            return self._post(request)
+        if request.method == "GET":
+            return self._get(request)
+        if request.method == "DELETE":
+            return self._delete(request)
+        return _http_error(405, "Method Not Allowed: use POST, GET or DELETE").header(
+            "Allow", "GET, POST, DELETE"
+        )
+
+    def _post(self, req: Request) -> Reply:
+        try:
+            message = req.json()
+        except ValueError as exc:
+            return _http_error(400, f"Parse error: {exc}", PARSE_ERROR)
+        if not _is_message(message):
+            return _http_error(400, "Invalid Request: expected one JSON-RPC 2.0 message")
+        if not any(_accepts(req)):
+            return _http_error(406, "Not Acceptable: accept application/json or text/event-stream")
+        if message.get("method") == "initialize" and "id" in message:
+            return self._initialize(req, message)
+        session = self._session(req)
+        if isinstance(session, Reply):
+            return session
+        if "id" not in message or "method" not in message:  # a notification or response
+            if message.get("method") == "notifications/initialized":
+                session.initialized = True
+            return status(202)
+        return self._answer(req, session, answer(self, message))
+
+    def _initialize(self, req: Request, message: dict[str, Any]) -> Reply:
+        params = message.get("params")
+        asked = params.get("protocolVersion") if isinstance(params, dict) else None
+        revision = negotiate(asked, self.protocol_versions)
+        session = self.state.open(revision) if self.sessions else self.state.stateless()
+        info = {"name": self.name, "version": self.version}
+        value: dict[str, Any] = {
+            "protocolVersion": revision,
+            "capabilities": _CAPABILITIES,
+            "serverInfo": info,
+        }
+        if self.instructions is not None:
+            value["instructions"] = self.instructions
+        reply = self._answer(req, session, [result(message["id"], value)], revision)
+        return reply.header(SESSION_HEADER, session.id) if self.sessions else reply
+
+    def _session(self, req: Request) -> Session | Reply:
+        """The request's session, or the error reply: 400 without one, 404 for an unknown
+        or ended one, 400 for a revision the mock does not speak."""
+        version = req.headers.get(VERSION_HEADER)
+        if version is not None and version not in self.protocol_versions:
+            return _http_error(400, f"Bad Request: unsupported {VERSION_HEADER}: {version}")
+        if not self.sessions:
+            return self.state.stateless()
+        session_id = req.headers.get(SESSION_HEADER)
+        if not session_id:
+            return _http_error(400, f"Bad Request: no {SESSION_HEADER} header (initialize first)")
+        session = self.state.find(session_id)
+        if session is None:
+            return _http_error(404, "Session not found", -32001)
+        return session
+
+    def _answer(
+        self, req: Request, session: Session, messages: list[dict[str, Any]], revision: str = ""
+    ) -> Reply:
+        """The messages as a JSON answer (the response alone) or an SSE stream."""
+        json_ok, sse_ok = _accepts(req)
+        wants_sse = self.answer_as == "sse" or (self.answer_as == "auto" and len(messages) > 1)
+        if not (sse_ok and (wants_sse or not json_ok)):
+            return ok().json(messages[-1])
+        revision = revision or session.revision
+        priming: list[dict[str, Any] | None] = [None] if revision >= PRIMING_FROM else []
+        events: list[dict[str, Any] | None] = [*priming, *messages]
+        number = self.state.stream(session, events)
+        return ok().event_stream(*self._events(number, 0, events))
+
+    def _events(self, number: int, start: int, messages: Sequence[Any]) -> list[Any]:
+        return [
+            sse_event(f"{number}-{start + i}", m, self.retry if i == 0 else None)
+            for i, m in enumerate(messages)
+        ]
+
+    def _get(self, req: Request) -> Reply:
+        if not self.get_stream:
+            return _http_error(405, "Method Not Allowed: this server offers no GET stream").header(
+                "Allow", "POST, DELETE"
+            )
+        if "text/event-stream" not in req.headers.get("accept", ""):
+            return _http_error(406, "Not Acceptable: a GET stream is text/event-stream")
+        session = self._session(req)
+        if isinstance(session, Reply):
+            return session
+        last = req.headers.get("last-event-id")
+        start = None
+        if last is not None:
+            place = self.state.replay(session, last)
+            if place is None:
+                return _http_error(400, f"Bad Request: no event {last!r} in this session")
+            number, start = place
+            if number != 0:  # the rest of a POST answer's stream, then its end
+                rest = self.state.events(session, number, start)
+                return ok().event_stream(*(sse_event(i, m) for i, m in rest))
+        feed = Feed()
+        feed.head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+        self.state.attach(session, feed, start)
+        return feed.reply()
+
+    def _delete(self, req: Request) -> Reply:
+        if not self.sessions:
+            return _http_error(405, "Method Not Allowed: this server keeps no sessions")
+        session = self._session(req)
+        if isinstance(session, Reply):
+            return session
+        self.state.end(session.id)
+        return status(200)
+
+
+_RECORDS = ("tools", "resources", "prompts")
+_CAPABILITIES: dict[str, Any] = {
+    "tools": {"listChanged": True},
+    "resources": {"listChanged": True},
+    "prompts": {"listChanged": True},
+    "logging": {},
+}
+
+
+def _default() -> McpServer:
+    """A server with every default (what ``to_args`` leaves out)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = McpServer()
+    return _DEFAULT
+
+
+_DEFAULT: McpServer | None = None
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _accepts(req: Request) -> tuple[bool, bool]:
+    """Whether the request accepts a JSON answer, and an SSE answer."""
+    accept = req.headers.get("accept", "")
+    json_ok = "application/json" in accept or "*/*" in accept or not accept
+    return json_ok, "text/event-stream" in accept
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("jsonrpc") == "2.0"
+
+
+def _http_error(code: int, message: str, rpc_code: int = INVALID_REQUEST) -> Reply:
+    """An HTTP error whose body is a JSON-RPC error without an id."""
+    return status(code).json(error(None, rpc_code, message))

@@ -1,0 +1,175 @@
+"""The state a mock MCP server keeps between requests: sessions, streams, script places.
+
+Where it lives: a reply kind is a frozen value, but MCP is stateful (a session is issued
+by ``initialize`` and named by every later request; an SSE stream is replayed after
+``Last-Event-ID``; a tool's answers go in order).  So each :class:`~mockhttp.mcp.McpServer`
+owns one :class:`State`, left out of its equality and file form; the core never sees it.
+
+Rule 1: every read and write goes through ``State``'s lock: ``build`` runs on the
+server's thread, ``notify`` and ``expire`` on the test's.
+Rule 2: nothing here blocks: a GET stream is a :class:`~mockhttp.Feed` that messages are
+put into; a feed whose client went away is dropped at the next put.
+Rule 3: event ids are ``<stream>-<n>``, unique in a session; stream 0 is the session's
+GET stream (its messages outlive each GET), streams 1, 2, ... are POST answers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._core._errors import ConfigError
+from .._core._sse import Event
+from .._server._feed import Feed
+
+__all__ = ["Session", "State"]
+
+
+def sse_event(event_id: str, message: dict[str, Any] | None, retry: int | None = None) -> Event:
+    """One SSE event: ``event: message``, ``id``, ``retry`` when given, and the message as
+    ``data`` (a priming event, without message, has an empty ``data``)."""
+    return Event("" if message is None else message, event="message", id=event_id, retry=retry)
+
+
+@dataclass
+class Session:
+    """One session: its id, revision and streams (every field read under the lock)."""
+
+    id: str
+    revision: str
+    initialized: bool = False
+    ended: bool = False
+    # stream number -> its messages in order (None: a priming event)
+    streams: dict[int, list[dict[str, Any] | None]] = field(default_factory=lambda: {0: []})
+    feeds: list[tuple[Feed, int]] = field(default_factory=list)  # open GET streams, sent
+    sent: int = 0  # how many of stream 0's messages some GET stream took
+
+
+class State:
+    """A mock server's sessions and script places, thread-safe (see the module's rules)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[str, Session] = {}
+        self._calls: dict[tuple[str, tuple[int, ...]], int] = {}
+        self._stateless = Session("", "")
+
+    # -- sessions ----------------------------------------------------------------------
+
+    def open(self, revision: str) -> Session:
+        """A new session at ``revision``, with a fresh random id."""
+        session = Session(uuid.uuid4().hex, revision)
+        with self._lock:
+            self._sessions[session.id] = session
+        return session
+
+    def find(self, session_id: str) -> Session | None:
+        """The live session ``session_id`` (None: unknown or ended)."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+            return None if session is None or session.ended else session
+
+    def stateless(self) -> Session:
+        """The one session of a mock without sessions (its streams still resume)."""
+        return self._stateless
+
+    def end(self, session_id: str | None = None) -> int:
+        """End ``session_id`` (None: every session); returns how many ended.  Its next
+        request gets 404, and its GET streams end."""
+        with self._lock:
+            ended = [
+                s
+                for s in self._sessions.values()
+                if not s.ended and (session_id is None or s.id == session_id)
+            ]
+            feeds = [f for s in ended for f, _ in s.feeds]
+            for s in ended:
+                s.ended = True
+                s.feeds.clear()
+        for feed in feeds:
+            _end(feed)
+        return len(ended)
+
+    def session_ids(self) -> tuple[str, ...]:
+        """The live sessions' ids, oldest first."""
+        with self._lock:
+            return tuple(s.id for s in self._sessions.values() if not s.ended)
+
+    # -- streams -----------------------------------------------------------------------
+
+    def stream(self, session: Session, messages: list[dict[str, Any] | None]) -> int:
+        """Keep ``messages`` as a new POST stream of ``session``; returns its number."""
+        with self._lock:
+            number = len(session.streams)
+            session.streams[number] = list(messages)
+            return number
+
+    def replay(self, session: Session, last_event_id: str) -> tuple[int, int] | None:
+        """Where a stream resumes after ``last_event_id``: (stream, first index to send);
+        None for an id this session never sent."""
+        number, _, seq = last_event_id.partition("-")
+        if not (number.isdigit() and seq.isdigit()):
+            return None
+        with self._lock:
+            events = session.streams.get(int(number))
+            if events is None or int(seq) >= len(events):
+                return None
+        return int(number), int(seq) + 1
+
+    def events(self, session: Session, number: int, start: int) -> list[tuple[str, Any]]:
+        """Stream ``number``'s events from index ``start``: (event id, message)."""
+        with self._lock:
+            events = session.streams[number][start:]
+        return [(f"{number}-{start + i}", m) for i, m in enumerate(events)]
+
+    def attach(self, session: Session, feed: Feed, start: int | None) -> None:
+        """Make ``feed`` a GET stream of ``session``: it gets stream 0's messages from
+        ``start`` (None: the ones no GET stream took yet), then each new one."""
+        with self._lock:
+            begin = session.sent if start is None else start
+            backlog = session.streams[0][begin:]
+            session.feeds.append((feed, begin))
+            session.sent = max(session.sent, begin + len(backlog))
+            for i, message in enumerate(backlog):  # under the lock: before any newer push
+                feed.data(sse_event(f"0-{begin + i}", message).encode(), event=begin + i)
+
+    def push(self, message: dict[str, Any]) -> None:
+        """Put ``message`` on every live session's GET stream (the newest open one gets
+        it; with none open it waits for the next GET)."""
+        with self._lock:
+            sessions = [s for s in (*self._sessions.values(), self._stateless) if not s.ended]
+            for s in sessions:
+                s.feeds = [(f, n) for f, n in s.feeds if not f.gone]
+                s.streams[0].append(message)
+                index = len(s.streams[0]) - 1
+                if s.feeds:
+                    s.feeds[-1][0].data(sse_event(f"0-{index}", message).encode(), event=index)
+                    s.sent = index + 1
+
+    # -- scripts -----------------------------------------------------------------------
+
+    def take(self, tool: str, candidates: tuple[int, ...]) -> int:
+        """How many earlier calls of ``tool`` had these candidate answers (then counts
+        this one)."""
+        with self._lock:
+            key = (tool, candidates)
+            n = self._calls.get(key, 0)
+            self._calls[key] = n + 1
+            return n
+
+    def reset(self) -> None:
+        """Forget every session and script place."""
+        self.end()
+        with self._lock:
+            self._sessions.clear()
+            self._calls.clear()
+            self._stateless = Session("", "")
+
+
+def _end(feed: Feed) -> None:
+    if not feed.gone:
+        with contextlib.suppress(ConfigError):  # it ended meanwhile: nothing to end
+            feed.end()
