@@ -65,7 +65,8 @@ class Server:
             read the journal over HTTP; see ``docs/cli.md``), as ``mockhttp serve`` does.
         journal_limit: keep only the newest this many calls in :attr:`journal` and
             in each mock's ``calls`` (None: all; above 1,024, up to an eighth more between
-            trims).  Counts (``call_count``, ``times``) stay exact.  For long-running servers; ``mockhttp serve`` keeps 10,000.
+            trims).  Counts (``call_count``, ``times``) stay exact.  For long-running
+            servers; ``mockhttp serve`` keeps 10,000.
         loop: the event loop the server runs on (in its thread): ``"auto"`` (the default:
             uvloop when it is installed, ``pip install 'mockhttp[fast]'``, else asyncio's),
             ``"asyncio"``, ``"uvloop"``, or a function that returns a new
