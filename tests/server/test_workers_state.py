@@ -292,3 +292,48 @@ def test_a_worker_killed_mid_write_leaves_no_split_brain(tmp_path: Path) -> None
         )
         assert retry.status_code == 409, retry.text
         assert serving.stop(signal.SIGTERM) == 0
+
+
+# -- the channel and the keeper, in this process -------------------------------------------
+
+
+def test_two_channels_to_one_keeper_get_distinct_indices() -> None:
+    """Two workers' channels asking one keeper from 8 threads: each index once, in all."""
+    import socket as sockets
+
+    from mockhttp._core._route import Claim
+    from mockhttp._server._workers import Keeper, StateChannel
+
+    keeper = Keeper()
+    channels = []
+    for _ in range(2):
+        ours, theirs = sockets.socketpair()
+        threading.Thread(target=keeper.serve, args=(ours,), daemon=True).start()
+        channels.append(StateChannel(theirs))
+    claims = [Claim(5, limit=400)]
+    with ThreadPoolExecutor(8) as pool:
+        choices = list(pool.map(lambda i: channels[i % 2](claims), range(420)))
+    taken = sorted(c.index for c in choices if c.position is not None)
+    assert taken == list(range(400))
+    assert sum(c.position is None for c in choices) == 20
+    for channel in channels:
+        channel.sock.close()
+
+
+def test_a_channel_that_timed_out_never_takes_a_late_answer() -> None:
+    """No answer in time: a ConnectionError, and the channel stays closed (a late answer
+    would otherwise be read as the answer to the next question)."""
+    import socket as sockets
+
+    from mockhttp._core._route import Claim
+    from mockhttp._server._workers import StateChannel
+
+    supervisor, worker = sockets.socketpair()
+    channel = StateChannel(worker)
+    channel.sock.settimeout(0.05)
+    with pytest.raises(ConnectionError, match="the supervisor did not answer"):
+        channel([Claim(1)])
+    supervisor.sendall(b'{"position":0,"index":0,"states":{}}\n')  # too late
+    with pytest.raises(ConnectionError, match="did not answer"):
+        channel([Claim(1)])
+    supervisor.close()

@@ -282,15 +282,26 @@ class StateChannel:
         self.sock = sock
         self.lines = sock.makefile("rb")
         self.lock = threading.Lock()  # the loop asks; the admin thread reads the states
+        self.broken: str | None = None
 
     def _ask(self, question: dict[str, Any]) -> Any:
+        """One question and its answer; after a failure (a timeout, the supervisor gone)
+        the channel is closed for good, so that a late answer is never taken for the
+        answer to the next question."""
         data = json.dumps(question, separators=(",", ":")).encode() + b"\n"
         with self.lock:
-            self.sock.sendall(data)
-            line = self.lines.readline()
-        if not line:
-            raise ConnectionError("the supervisor is gone")
-        return json.loads(line)
+            if self.broken is not None:
+                raise ConnectionError(self.broken)
+            try:
+                self.sock.sendall(data)
+                line = self.lines.readline()
+                if not line:
+                    raise ConnectionError("the supervisor is gone")
+                return json.loads(line)
+            except (OSError, ValueError) as exc:
+                self.broken = f"the supervisor did not answer ({exc or type(exc).__name__})"
+                self.sock.close()
+                raise ConnectionError(self.broken) from None
 
     def __call__(self, claims: Sequence[Claim]) -> Choice:
         rows = [[c.id, c.limit, c.scenario, c.state, c.next_state] for c in claims]
