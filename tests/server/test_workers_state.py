@@ -23,6 +23,7 @@ import pytest
 
 from mockhttp._server._workers import SECRET_ENV, SECRET_HEADER
 from tests.helpers.cli_process import Serving
+from tests.server.test_workers import children
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="SO_REUSEPORT spreading and /proc: Linux"
@@ -33,13 +34,6 @@ _ADMIN = "/__mockhttp"
 
 
 # -- the processes, as /proc shows them ---------------------------------------------------
-
-
-def children(pid: int) -> set[int]:
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found |= {int(p) for p in (task / "children").read_text().split()}
-    return found
 
 
 def listening_ports(pids: set[int]) -> set[int]:
