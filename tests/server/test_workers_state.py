@@ -259,10 +259,20 @@ def test_a_worker_killed_mid_write_leaves_no_split_brain(tmp_path: Path) -> None
             f"---\nname: m{i}\nrequest: {{path: /m{i}}}\nresponse: {{body: '{i}'}}\n"
             for i in range(500)
         )
+        # to the hub itself, as a worker forwards it: a client connected to the shared
+        # port may be on the victim, and would lose its connection with it
+        shared = int(serving.url.rsplit(":", 1)[1])
+        (hub,) = listening_ports({serving.proc.pid}) - {shared}
+        headers = {**_YAML, SECRET_HEADER: the_secret(serving)}
         answer: list[httpx.Response] = []
         writer = threading.Thread(
             target=lambda: answer.append(
-                httpx.post(serving.url + _ADMIN + "/mocks", headers=_YAML, content=many, timeout=60)
+                httpx.post(
+                    f"http://127.0.0.1:{hub}{_ADMIN}/mocks",
+                    headers=headers,
+                    content=many,
+                    timeout=60,
+                )
             )
         )
         busy = cpu_ticks(victim) + 10  # 0.1 s of CPU: it is parsing the write
