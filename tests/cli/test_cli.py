@@ -94,7 +94,7 @@ def test_defaults_log_one_line_per_request(defaults: Serving) -> None:
         r"expected [^)]+\) 404, \d+ bytes, complete\n",
         missing,
     ), missing
-    assert defaults.log[0].startswith("mockhttp: serving 5 mocks from the built-in mocks on ")
+    assert defaults.log[0].startswith("mockhttp: serving 6 mocks from the built-in mocks on ")
 
 
 # -- serve: files, logs, signals ------------------------------------------------------------
@@ -152,7 +152,8 @@ def test_bad_file_at_start_exits_with_the_error(tmp_path: Path) -> None:
     assert result.stderr == (
         f"{tmp_path / 'oops.yaml'}:2:10 at request.body[0]: unknown matcher 'equals' — "
         "did you mean 'equal'?\nknown matchers: absent, all_of, any_of, contains, "
-        "ends_with, equal, exists, json_equal, json_path, jsonpath, not, regex, starts_with\n"
+        "ends_with, equal, exists, json_equal, json_path, jsonpath, last_user_message, not, "
+        "regex, starts_with, system_prompt, tool_offered, tool_result, turn_index\n"
     )
 
 

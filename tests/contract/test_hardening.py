@@ -228,7 +228,7 @@ def test_no_response_means_status_and_content_type_are_not_checked() -> None:
     """They were reported as "pass" when no response arrived."""
     server = Hostile(silent)
     try:
-        proc = check(server.url, "--model", "m", "--deadline", "1")
+        proc = check(server.url, "--model", "m", "--deadline", "1", "--verbose")
         out, _ = proc.communicate(timeout=30)
     finally:
         server.listener.close()

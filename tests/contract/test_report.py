@@ -20,9 +20,11 @@ from mockhttp.contract import (
     evaluate,
     format_json,
     format_junit,
+    format_summary,
     format_table,
     parse_head,
 )
+from mockhttp.contract._report import summary
 from tests.helpers.contract_streams import BREAKING
 
 SRC = Path(contract.__file__).resolve().parent
@@ -104,7 +106,7 @@ def test_json_report_has_every_finding_with_its_location() -> None:
         "event": 3,
         "offset": finding["offset"],
         "where": f"event 3, byte {finding['offset']}",
-        "message": "id was 'x', expected 'chatcmpl-1' as on event 0",
+        "message": 'id was "x", expected "chatcmpl-1" as on event 0',
     }
 
 
@@ -151,3 +153,29 @@ def test_rule_modules_are_pure(name: str) -> None:
         if isinstance(node, ast.ImportFrom) and node.level == 0
     }
     assert not imported & {"socket", "threading", "asyncio", "time", "os", "select", "httpx"}
+
+
+def test_the_summary_leads_with_what_failed_and_gives_each_profile_a_line() -> None:
+    """Violations, then warnings, with where and why in JSON terms; notes only counted;
+    one line per profile; --verbose (format_table) keeps every rule."""
+    outcome = evaluate(BREAKING["openai.stable-id"].transcript(), exchange="stream")
+    text = format_summary([outcome])
+    lines = text.splitlines()
+    assert lines[0] == "== stream"
+    assert lines[1].startswith("violation  openai.stable-id at event 3, byte ")
+    assert lines[1].endswith(': id was "x", expected "chatcmpl-1" as on event 0')
+    assert lines[-3].startswith("fail       openai-chat: 39 rules checked, 1 violation")
+    assert lines[-1] == summary([outcome])
+    assert "'" not in text
+    assert "None" not in text
+    assert " pass " not in text
+    assert len(format_table([outcome]).splitlines()) > 40
+
+
+def test_a_refused_request_is_one_line_and_the_rules_not_checked_are_counted() -> None:
+    """A 401: the status finding, then the profile line says how many rules were not run."""
+    refused = Transcript.from_body(b'{"error": "no key"}', status=401)
+    text = format_summary([evaluate(refused, exchange="stream")])
+    assert text.count("\n") == 5
+    assert "violation  http.status at stream: " in text
+    assert "not checked (no stream to check)" in text

@@ -69,7 +69,7 @@ def test_json_reply_to_a_stream_request_is_one_finding() -> None:
     """A buffered JSON reply is reported by http.content-type only."""
     case = BREAKING["http.content-type"]
     (finding,) = check(case.transcript(), case.profile)
-    assert "content-type was 'application/json', expected text/event-stream" in finding.message
+    assert 'content-type was "application/json", expected text/event-stream' in finding.message
 
 
 def test_findings_carry_event_index_and_byte_offset() -> None:
@@ -78,7 +78,7 @@ def test_findings_carry_event_index_and_byte_offset() -> None:
     (finding,) = [f for f in check(case.transcript()) if f.rule == "openai.stable-id"]
     offset = case.body.index(b'data: {"id":"x"')
     assert (finding.event, finding.offset, finding.where) == (3, offset, f"event 3, byte {offset}")
-    assert finding.message == "id was 'x', expected 'chatcmpl-1' as on event 0"
+    assert finding.message == 'id was "x", expected "chatcmpl-1" as on event 0'
 
 
 def test_stream_closing_without_done_points_at_the_end() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mockhttp import ConfigError, Headers, Request, match
@@ -135,3 +137,63 @@ def test_a_users_own_matcher_composes_and_explains() -> None:
     assert m.matches(2)
     assert m.explain(3) == "got 3, odd"
     assert repr(m) == "all_of(<Even>, not_(equal(0)))"
+
+
+# -- text matchers on JSON values (docs/matching.md, "Text matchers on JSON") ----------------
+
+TWO_TURNS = {
+    "messages": [
+        {"role": "user", "content": "What is the weather?"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "And tomorrow?"},
+    ]
+}
+USER_CONTENT = "$.messages[?@.role == 'user'].content"
+
+
+def json_body(doc: object) -> Request:
+    return Request("POST", "/", Headers(()), json.dumps(doc).encode())
+
+
+def test_contains_reads_one_selected_text_and_several_alike() -> None:
+    """A JSONPath that selects one text or a list of texts: ``contains`` is a substring
+    test on the text, and on any text of the list (the issue's trap: membership before)."""
+    one = {"messages": TWO_TURNS["messages"][:1]}
+    for doc in (one, TWO_TURNS):
+        assert match.json_path(USER_CONTENT, match.contains("weather")).matches(json_body(doc))
+    assert not match.json_path(USER_CONTENT, match.contains("rain")).matches(json_body(TWO_TURNS))
+    assert match.contains(2).matches([1, 2])  # an element equal to the item
+    assert match.contains({"a": 1}).matches([{"a": 1}])
+    assert not match.contains("a").matches([{"a": 1}])  # an object element is no text
+
+
+def test_contains_on_objects_scalars_and_bodies() -> None:
+    """An object contains its keys; numbers, booleans and null contain nothing; a body is
+    its text."""
+    assert match.contains("role").matches({"role": "user"})
+    assert not match.contains("user").matches({"role": "user"})
+    assert not match.contains("1").matches(18)
+    assert not match.contains(True).matches(True)
+    assert not match.contains("x").matches(None)
+    assert match.contains('"stream"').matches(json_body({"stream": True}))
+    assert match.contains("1").explain(18) == "got 18, expected contains('1')"
+
+
+def test_regex_never_searches_serialized_json() -> None:
+    """On a list, regex tries each text (or number) element; an object is never searched
+    as JSON text (keys and history included), and the miss says to select a field."""
+    msgs = match.json_path("$.messages", match.regex("weather"))
+    assert not msgs.matches(json_body(TWO_TURNS))  # a list of objects: no text element
+    first = match.json_path("$.messages[0]", match.regex("weather"))
+    assert first.explain(json_body(TWO_TURNS)) == (
+        '$.messages[0]: got {"role": "user", "content": "What is the weather?"}, an object:'
+        " regex applies to text (select a field with json_path)"
+    )
+    assert match.json_path(USER_CONTENT, match.regex(r"^And")).matches(json_body(TWO_TURNS))
+    assert match.json_path("$.n", match.regex(r"^1\d$")).matches(json_body({"n": 18}))
+    assert match.json_path("$.s", match.regex("^true$")).matches(json_body({"s": True}))
+    assert not match.regex("null").matches(None)
+    assert match.starts_with("And").matches(["What", "And then"])
+    assert match.ends_with("?").matches(["a", "b?"])
+    assert not match.starts_with("role").matches({"role": 1})
+    assert match.regex("weather").matches(json_body(TWO_TURNS))  # a body: its text, as sent

@@ -10,6 +10,7 @@ import pytest
 
 from mockhttp.contract import PROFILES
 from mockhttp.contract._docs import BEGIN, END, render_rules, update
+from tests.helpers.cli_process import console_examples, run_shown
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"^```python\n(.*?)^```$", re.S | re.M)
@@ -72,3 +73,9 @@ def test_as_option_lists_the_catalogue_providers() -> None:
     bullet = text[text.index("**`--as PROVIDER`**") :].split("- **")[0]
     listed = re.findall(r"`([a-z-]+)`", bullet[bullet.index("known to differ") :])
     assert listed[: len(PROVIDERS)] == list(PROVIDERS)
+
+
+@pytest.mark.parametrize(("command", "output"), console_examples("docs/contract.md"))
+def test_console_examples_print_what_is_shown(command: str, output: str) -> None:
+    """The page's ``$ mockhttp check …`` prints what it shows (stdout and stderr)."""
+    assert run_shown(command) == output

@@ -145,6 +145,8 @@ def test_check_cli_as_provider(tmp_path: Path, capsys: pytest.CaptureFixture[str
     args = ["--body", str(body), "--request", str(request)]
     assert main(args) == 1
     assert main([*args, "--as", "GROQ"]) == 0
+    assert "2 notes" in capsys.readouterr().out  # the summary counts notes
+    assert main([*args, "--as", "GROQ", "--verbose"]) == 0  # and --verbose lists them
     out = capsys.readouterr().out
     assert "Q-USAGE-WITHOUT-REQUEST (documented for groq): usage arrived" in out
     assert main([*args, "--as", "nope"]) == 2

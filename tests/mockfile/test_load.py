@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import mockhttp
-from mockhttp import Event, MockfileError, fault, match
+from mockhttp import Event, MockfileError, fault, llm, match
 from mockhttp._core._match import MATCHERS, Matcher
 from mockhttp._core._reply import Reply
 from mockhttp._mockfile._load import (
@@ -205,6 +205,11 @@ MATCHER_EXAMPLES: list[Matcher] = [
     match.absent(),
     match.json_path("$.a[0]", match.equal(True)),
     match.json_equal({"a": [1]}, ignore_extra=True),
+    llm.last_user_message(match.contains("weather")),
+    llm.system_prompt("Be brief."),
+    llm.turn_index(1),
+    llm.tool_offered("get_weather"),
+    llm.tool_result(name="get_weather", content=match.contains("18"), anywhere=True),
 ]
 
 
@@ -245,7 +250,8 @@ BAD: dict[str, tuple[str, str]] = {
         "request:\n  body: [jsonpath, $.stream, [equals, true]]\n",
         "bad.yaml:2:31 at request.body[2][0]: unknown matcher 'equals' — did you mean 'equal'?\n"
         "known matchers: absent, all_of, any_of, contains, ends_with, equal, exists, "
-        "json_equal, json_path, jsonpath, not, regex, starts_with",
+        "json_equal, json_path, jsonpath, last_user_message, not, regex, starts_with, "
+        "system_prompt, tool_offered, tool_result, turn_index",
     ),
     "unknown key": (
         "request:\n  path: /x\nresponse:\n  event_stream:\n    evnts: []\n",

@@ -23,8 +23,9 @@ from ..contract._check import Outcome, evaluate
 from ..contract._live import auth_headers, run_live
 from ..contract._profiles import PROFILES
 from ..contract._providers import PROVIDERS, provider
+from ..contract._recognise import recognise
 from ..contract._record import Limits
-from ..contract._report import format_json, format_junit, format_table
+from ..contract._report import format_json, format_junit, format_summary, format_table
 from ..contract._transcript import Transcript, parse_head
 from . import _argtypes as argtypes
 
@@ -55,7 +56,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--profile",
         action="append",
         choices=list(PROFILES),
-        help="rule profile, repeatable (default: openai-chat)",
+        help="rule profile, repeatable (default: recognised from the body offline, "
+        "openai-chat live)",
     )
     parser.add_argument(
         "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra header"
@@ -106,6 +108,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help=f"the provider the stream comes from ({', '.join(PROVIDERS)}): its documented "
         "quirks are reported as notes naming the quirk",
     )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every rule of every exchange (pass, skipped, findings), not only what failed",
+    )
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
     parser.add_argument(
@@ -123,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # outside a recording (which reports its own)
         print("mockhttp check: interrupted", file=sys.stderr)
         return VIOLATION
-    print(format_json(outcomes) if args.json else format_table(outcomes), end="")
+    shown = format_table if args.verbose else format_summary
+    print(format_json(outcomes) if args.json else shown(outcomes), end="")
     if args.junit is not None:
         try:
             args.junit.write_text(format_junit(outcomes), encoding="utf-8")
@@ -137,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _outcomes(args: argparse.Namespace) -> list[Outcome]:
-    profiles: list[str] = args.profile or ["openai-chat"]
+    profiles: list[str] = args.profile or []
     if args.as_ is not None:
         try:
             args.as_ = provider(args.as_).name
@@ -147,7 +155,7 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
         raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
     if args.body is not None:
         return [_offline(args, profiles)]
-    return _live(args, profiles)
+    return _live(args, profiles or ["openai-chat"])
 
 
 def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
@@ -210,11 +218,18 @@ def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:
             raise UsageError(f"--head {args.head}: {exc}") from None
     request = _read_json(args.request, "--request")
     buffered = _read_json(args.buffered, "--buffered")
-    if buffered is not None and profiles == ["openai-chat"]:
-        profiles = [*profiles, "stream-equals-buffered"]
     transcript = Transcript.from_body(
         _read(args.body), status=status, headers=headers, request=request, buffered=buffered
     )
+    if not profiles:
+        found = recognise(transcript)
+        profiles = [found or "openai-chat"]
+        how = "recognised from the exchange" if found else "nothing recognised: the default"
+        print(
+            f"mockhttp check: profile {profiles[0]} ({how}; --profile to choose)", file=sys.stderr
+        )
+    if buffered is not None and profiles == ["openai-chat"]:
+        profiles = [*profiles, "stream-equals-buffered"]
     return evaluate(transcript, profiles, str(args.body), as_=args.as_)
 
 

@@ -10,6 +10,7 @@ and a bad file on ``--watch`` keeps the mocks already served.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import os
 import signal
@@ -57,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve(parsed)
     if parsed.command == "validate":
         return _validate(parsed.paths)
+    if parsed.command == "defaults":
+        return _defaults(parsed.out)
     _parser().print_help(sys.stderr)
     return 2
 
@@ -74,10 +77,24 @@ def _parser() -> argparse.ArgumentParser:
         "serve",
         help="serve mock files (or the built-in LLM mocks)",
         description="Serve the mocks in PATHs (files or directories of *.yaml, *.yml, "
-        "*.json); with no PATH, built-in OpenAI- and Anthropic-style mocks.  Prints the base "
-        "URL on stdout when listening.  The admin API is under /__mockhttp/.",
+        "*.json); with no PATH (or with --defaults), the built-in mocks: OpenAI Chat "
+        "Completions and Responses, Anthropic Messages, Gemini generateContent and "
+        "streamGenerateContent, and the models lists (`mockhttp defaults` lists them).  "
+        "Prints the base URL on stdout when listening; GET /__mockhttp/health answers 200 "
+        "once it does.  The admin API is under /__mockhttp/.",
     )
     serve.add_argument("paths", nargs="*", metavar="PATH", help="mock files or directories")
+    serve.add_argument(
+        "--defaults",
+        action="store_true",
+        help="serve the built-in mocks too, after yours: yours are tried first, and one of "
+        "yours with a built-in mock's name replaces it",
+    )
+    serve.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="start even when a directory holds no mock file (with --watch, add them later)",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8080, help="port (8080; 0 picks a free one)")
     loud = serve.add_mutually_exclusive_group()
@@ -161,6 +178,16 @@ def _parser() -> argparse.ArgumentParser:
         "Exit status 0 when every file loads, 1 otherwise.",
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="mock files or directories")
+    defaults = commands.add_parser(
+        "defaults",
+        help="list the built-in mocks, or write them as files to edit",
+        description="List the built-in mocks (`mockhttp serve` with no PATH, or --defaults); "
+        "with --out DIR, write their files into DIR (created if missing; existing files are "
+        "not overwritten) to edit and serve as your own.",
+    )
+    defaults.add_argument(
+        "--out", type=Path, metavar="DIR", help="write the built-in mock files into DIR"
+    )
     commands.add_parser(
         "record",
         help="record an upstream's replies as mock files, through a proxy",
@@ -200,12 +227,20 @@ def _workers_arg(text: str) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths] or [DEFAULTS]
+    if paths == [DEFAULTS]:
+        args.defaults = False  # (they are the files already)
     snapshot = watch_snapshot(paths) if args.watch else None  # before loading: miss no change
     try:
-        mocks = load(*paths)
+        empty = _empty_folders(paths)
+        mocks = _with_defaults(load(*paths), args.defaults)
     except MockfileError as exc:
         print(exc, file=sys.stderr)
         return 1
+    if empty and not args.allow_empty:
+        for folder in empty:
+            print(f"{folder}: no mock files (*.yaml, *.yml, *.json) in it", file=sys.stderr)
+        print("mockhttp: nothing to serve; --allow-empty starts anyway", file=sys.stderr)
+        return 2
     try:
         loop_factory(args.loop)
     except ConfigError as exc:
@@ -240,8 +275,9 @@ def _serve(args: argparse.Namespace) -> int:
         },
         redact=not args.no_redact,
     )  # fmt: skip
-    if args.variants:
-        served.expand = _variants
+    if args.defaults or args.variants:
+        served.expand = _expander(args.defaults, args.variants)
+    served.with_defaults = args.defaults
     control: Server | None = None
     if args.worker is not None:  # one of --workers: its admin API is everybody's
         _number, hub_port, fd = args.worker.split(":")
@@ -313,6 +349,7 @@ def _supervise(
     argv += [str(args.header_timeout), "--idle-timeout", str(args.idle_timeout)]
     argv += [f"--allow-host={name}" for name in args.allow_host]
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
+    argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token
     argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []
@@ -340,7 +377,7 @@ def _supervise(
             return
         watched[0] = current
         try:
-            load(*paths)
+            _with_defaults(load(*paths), args.defaults)
         except MockfileError as exc:
             log(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
             return
@@ -349,6 +386,7 @@ def _supervise(
     try:
         supervisor.start()
         where = "the built-in mocks" if paths == [DEFAULTS] else ", ".join(map(str, paths))
+        where += " and the built-in mocks" if args.defaults else ""
         print(supervisor.url, flush=True)
         log(
             f"mockhttp: serving {mocks} mocks from {where} on {supervisor.url} "
@@ -390,6 +428,68 @@ def _variants(mocks: list[Mock]) -> list[Mock]:
     where = ", ".join(f"/{n}/" for n in names) or "none: no recorded event stream"
     print(f"mockhttp: variants under {where}", file=sys.stderr, flush=True)
     return expanded
+
+
+def _empty_folders(paths: Sequence[Path]) -> list[Path]:
+    """The directories among ``paths`` that hold no mock file."""
+    return [p for p in paths if p.is_dir() and not files([p])]
+
+
+def _with_defaults(mocks: list[Mock], defaults: bool) -> list[Mock]:
+    """``serve --defaults``: the built-in mocks, then ``mocks``; ranked below every one of
+    ``mocks`` (a lower priority), and left out where one of ``mocks`` takes their name."""
+    if not defaults:
+        return mocks
+    names = {m.name for m in mocks if m.name is not None}
+    below = min([0, *(m.priority for m in mocks)]) - 1
+    built_in = [
+        dataclasses.replace(m, priority=below + m.priority)
+        for m in load(DEFAULTS)
+        if m.name not in names
+    ]
+    return built_in + mocks
+
+
+def _expander(defaults: bool, variants: bool) -> Callable[[list[Mock]], list[Mock]]:
+    """What a reload adds to the files' mocks: the built-in mocks, then the variants."""
+
+    def expand(mocks: list[Mock]) -> list[Mock]:
+        mocks = _with_defaults(mocks, defaults)
+        return _variants(mocks) if variants else mocks
+
+    return expand
+
+
+# -- defaults -------------------------------------------------------------------------------
+
+
+def _defaults(out: Path | None) -> int:
+    if out is None:
+        for path in files([DEFAULTS]):
+            for mock in load(path):
+                method, where = mock.method or "*", mock.path or "*"
+                print(f"{mock.name!s:<18} {method:<5} {where!s}  ({path.name})")
+        return 0
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"mockhttp defaults: cannot create {out}: {exc.strerror}", file=sys.stderr)
+        return 1
+    status = 0
+    for path in files([DEFAULTS]):
+        target = out / path.name
+        try:
+            with target.open("x", encoding="utf-8") as written:
+                written.write(path.read_text(encoding="utf-8"))
+        except FileExistsError:
+            print(f"{target}: exists, left as it is", file=sys.stderr)
+            status = 1
+            continue
+        except OSError as exc:
+            print(f"mockhttp defaults: cannot write {target}: {exc.strerror}", file=sys.stderr)
+            return 1
+        print(target)
+    return status
 
 
 # -- validate -------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 from .._core._errors import MockfileError
 from .._core._explain import Hide, explain
 from .._core._mock import Mock
+from .._core._reply import Reply
 from .._mockfile._load import files, load
 from .._server._admin import PREFIX, AdminAPI, is_secret, redacted
 from .._server._journal import Call
@@ -62,7 +63,7 @@ def plural(n: int, noun: str) -> str:
 
 def _streams(mock: Mock) -> bool:
     replies = [r for r, _ in mock.sequence] or ([] if mock.response is None else [mock.response])
-    return any(r.stream is not None for r in replies)
+    return any(isinstance(r, Reply) and r.stream is not None for r in replies)
 
 
 def shown(name: str, value: str) -> str:
@@ -117,6 +118,7 @@ class Served:
         self.verbose = verbose
         self.active: list[ActiveMock] = []
         self.expand: Callable[[list[Mock]], list[Mock]] = list  # what --variants adds
+        self.with_defaults = False  # --defaults: the built-in mocks are served too
         self._settling: Snapshot | None = None  # a changed snapshot seen once, not yet loaded
         self._lock = threading.Lock()
         server.on_call_end = None if quiet else self.log  # --quiet: no per-call callback
@@ -137,7 +139,7 @@ class Served:
             "the built-in mocks"
             if list(self.paths) == [DEFAULTS]
             else ", ".join(map(str, self.paths))
-        )
+        ) + (" and the built-in mocks" if self.with_defaults else "")
         self._err(
             f"mockhttp: serving {plural(len(self.mocks), 'mock')} from {where} "
             f"on {self.server.url} "

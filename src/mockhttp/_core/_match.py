@@ -213,6 +213,11 @@ class Matcher:
         """True when ``value`` matches."""
         return self.explain(value) is None
 
+    def select(self, value: Any) -> Any:
+        """The part of ``value`` this matcher looks at, for reports (the value itself;
+        a JSONPath: what it selects; a conversation matcher: what it read)."""
+        return value
+
     def _args(self) -> tuple[Any, ...]:
         """The constructor's arguments (matchers as matchers)."""
         raise NotImplementedError
@@ -296,13 +301,30 @@ class _TextMatcher(Matcher):
         raise NotImplementedError
 
     def explain(self, value: Any) -> str | None:
-        text = _text(value)
-        if text is not None and self.check(text):
+        texts = _texts(value)
+        if any(self.check(t) for t in texts):
             return None
+        if isinstance(value, dict):
+            return (
+                f"got {_show(value)}, an object: {self.name} applies to text"
+                " (select a field with json_path)"
+            )
         return f"got {_show(value)}, expected {self!r}"
 
     def _args(self) -> tuple[Any, ...]:
         return (self.arg,)
+
+
+def _texts(value: Any) -> list[str]:
+    """The texts a text matcher tries (see docs/matching.md, "Text matchers on JSON"):
+    text itself; a body's text; a number or boolean's JSON text; each such element of a
+    list; nothing for an object, null or an absent value."""
+    if isinstance(value, list):
+        return [t for v in value if not isinstance(v, list | dict) for t in _texts(v)]
+    if value is None or isinstance(value, dict):
+        return []
+    text = _text(value)
+    return [] if text is None else [text]
 
 
 @dataclass(frozen=True, repr=False)
@@ -344,19 +366,27 @@ class EndsWith(_TextMatcher):
 
 @dataclass(frozen=True, repr=False)
 class Contains(Matcher):
-    """Text contains a substring; a JSON list contains an element; an object has a key."""
+    """Text (a body's too) contains a substring; a list has an element equal to the item,
+    or a text element containing it; an object has the key.  A number, boolean, null or
+    absent value contains nothing."""
 
     item: Any
     name: ClassVar[str] = "contains"
 
     def explain(self, value: Any) -> str | None:
+        item = self.item
         if isinstance(value, list):
-            found = any(_same(x, self.item) for x in value)
+            found = any(
+                _same(x, item) or (isinstance(x, str) and isinstance(item, str) and item in x)
+                for x in value
+            )
         elif isinstance(value, dict):
-            found = self.item in value
-        else:
+            found = isinstance(item, str) and item in value
+        elif isinstance(value, str | bytes | Request):
             text = _text(value)
-            found = text is not None and isinstance(self.item, str) and self.item in text
+            found = text is not None and isinstance(item, str) and item in text
+        else:  # a number, true/false, null, or absent: nothing to contain
+            found = False
         return None if found else f"got {_show(value)}, expected {self!r}"
 
     def _args(self) -> tuple[Any, ...]:
@@ -615,12 +645,16 @@ def not_(matcher: Matcher | Any) -> Matcher:
 
 
 def regex(pattern: str) -> Matcher:
-    """Match text in which ``pattern`` is found (``re.search``)."""
+    """Match text in which ``pattern`` is found (``re.search``): the text itself, a body's
+    text, a number's JSON text, or any such element of a list; never an object (select
+    a field with ``json_path``)."""
     return Regex(_need_text("regex", "pattern", pattern))
 
 
 def contains(item: Any) -> Matcher:
-    """Match text containing ``item``, a JSON list holding it, or an object with that key."""
+    """Match text containing ``item``; a list with an element equal to ``item`` or a text
+    element containing it (so a JSONPath that selects one message or several reads
+    alike); an object with the key ``item``."""
     return Contains(item)
 
 
@@ -666,6 +700,8 @@ def json_path(path: str, matcher: Matcher | Any = None) -> Matcher:
     inner = exists() if matcher is None else as_matcher(matcher, "json_path() matcher")
     return JSONPath(path, inner)
 
+
+MATCHERS_GROUP = "mockhttp.matchers"
 
 _JSON_SCALARS = (str, int, float, bool, type(None))  # the leaves, and the keys json.dumps takes
 
@@ -735,8 +771,11 @@ MATCHERS: Registry[Callable[..., Matcher]] = Registry(
         "jsonpath": json_path,
         "json_equal": json_equal,
     },
+    group=MATCHERS_GROUP,
 )
-"""File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``."""
+"""File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``.  Packages
+add theirs through the ``mockhttp.matchers`` entry-point group (``mockhttp.llm``'s
+conversation matchers), imported the first time a name is not found."""
 
 
 def _jsonpath_why(exc: Exception) -> str:

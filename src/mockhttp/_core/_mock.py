@@ -141,9 +141,9 @@ class Mock:
     name: str | None = None
     priority: int = 0
     times: int | None = None
-    handler: Callable[..., Reply] | None = None
+    handler: Callable[..., Reply | ReplyKind] | None = None
     kind: ReplyKind | None = None
-    sequence: tuple[tuple[Reply, tuple[Fault, ...]], ...] = ()
+    sequence: tuple[tuple[Reply | ReplyKind, tuple[Fault, ...]], ...] = ()
     exhausted: Exhausted = "repeat"
     scenario_of: Scenario | None = None
 
@@ -220,12 +220,14 @@ class Mock:
 
     def replies(
         self,
-        *replies: Reply | tuple[Reply, Sequence[Fault]],
+        *replies: Reply | ReplyKind | tuple[Reply | ReplyKind, Sequence[Fault]],
         exhausted: Exhausted = "repeat",
     ) -> Mock:
         """Answer the first request with the first reply, the second with the second, ...
 
-        A reply may come with its own faults: ``(reply, [fault.limit_events(2)])``.  When
+        A reply is a fixed one or a reply kind built for its request (such as
+        ``llm.openai_chat(tool_calls=[...])`` then ``llm.openai_chat("Done")``).  It may
+        come with its own faults: ``(reply, [fault.close_after_events(2)])``.  When
         every reply has been sent, ``exhausted`` says what follows: ``"repeat"`` (the last
         reply again), ``"unmatched"`` (the mock stops matching; other mocks or a 404
         answer) or ``"error"`` (a 500, and ``server.check()`` fails).
@@ -237,9 +239,10 @@ class Mock:
         sequence = []
         for i, item in enumerate(replies):
             reply, faults = item if isinstance(item, tuple) else (item, ())
-            if not isinstance(reply, Reply):
+            if not isinstance(reply, Reply | ReplyKind):
                 raise ConfigError(
-                    f"replies() argument {i}={item!r} must be a Reply or (Reply, [faults])"
+                    f"replies() argument {i}={item!r} must be a Reply, a reply kind "
+                    "(such as llm.openai_chat(...)) or (reply, [faults])"
                 )
             sequence.append((reply, tuple(self._checked_faults(faults))))
         return dataclasses.replace(
@@ -261,11 +264,12 @@ class Mock:
                 raise ConfigError(f"scenario() {arg}={value!r} must be non-empty text")
         return dataclasses.replace(self, scenario_of=Scenario(name, state, next_state))
 
-    def respond_with(self, handler: Callable[..., Reply]) -> Mock:
+    def respond_with(self, handler: Callable[..., Reply | ReplyKind]) -> Mock:
         """Answer with the reply ``handler(request)`` builds, per request (Python only).
 
-        The handler runs on the server thread; if it raises, or returns something other
-        than a ``Reply``, the client gets a 500 and ``server.check()`` re-raises the error.
+        The handler returns a ``Reply`` or a reply kind (such as ``llm.openai_chat("Hi")``,
+        built for the same request).  It runs on the server thread; if it raises, or
+        returns something else, the client gets a 500 and ``server.check()`` re-raises.
         A mock with a handler has no file form (a :class:`ReplyKind` has one: pass it to
         :meth:`reply`).
         """
@@ -292,13 +296,17 @@ class Mock:
             wanted = _handler_params(self.handler)
             kwargs = params if wanted is None else {k: params[k] for k in wanted if k in params}
             reply = self.handler(request, **kwargs)
+            if isinstance(reply, ReplyKind) and not isinstance(reply, Reply):
+                reply = reply.build(request)
             if not isinstance(reply, Reply):
                 raise ConfigError(
-                    f"the handler of mock {self.describe()} returned {reply!r}, not a Reply"
+                    f"the handler of mock {self.describe()} returned {reply!r}, "
+                    "not a Reply nor a reply kind"
                 )
             return reply
         if self.sequence:
-            return self.sequence[min(index, len(self.sequence) - 1)][0]
+            step = self.sequence[min(index, len(self.sequence) - 1)][0]
+            return step if isinstance(step, Reply) else step.build(request)
         assert self.response is not None  # no kind: a fixed response
         return self.response
 
@@ -310,9 +318,13 @@ class Mock:
 
     @property
     def fixed(self) -> bool:
-        """True when every reply is known up front (no kind, no handler): framed once,
-        replayed."""
-        return self.handler is None and self.kind is None
+        """True when every reply is known up front (no kind, no handler, no kind in the
+        sequence): framed once, replayed."""
+        return (
+            self.handler is None
+            and self.kind is None
+            and all(isinstance(r, Reply) for r, _ in self.sequence)
+        )
 
     def pipe(self, *faults: Fault) -> Mock:
         """Apply ``faults`` to the reply, in order (see :mod:`mockhttp.fault`)."""
@@ -455,7 +467,7 @@ def _as_text(value: Any) -> Any:
     return value
 
 
-def _handler_params(handler: Callable[..., Reply]) -> tuple[str, ...] | None:
+def _handler_params(handler: Callable[..., Reply | ReplyKind]) -> tuple[str, ...] | None:
     """The keyword names a handler takes after the request (None: any, ``**kwargs``)."""
     try:
         sig = inspect.signature(handler)
@@ -478,7 +490,8 @@ def _mismatch(criterion: Criterion, value: Any, reason: str) -> Mismatch:
     matcher = criterion.matcher
     path = matcher.path if isinstance(matcher, JSONPath) else None
     if isinstance(value, Request):
-        value = matcher.select(value) if isinstance(matcher, JSONPath) else value.text
+        value = matcher.select(value)
+        value = value.text if isinstance(value, Request) else value
     actual = None if value is MISSING else value
     return Mismatch(criterion.label(), reason, 1, repr(matcher), actual, path)
 

@@ -113,7 +113,12 @@ def to_dict(mock: Mock) -> dict[str, Any]:
     if mock.kind is not None:
         doc["response"] = _kind(mock.kind, mock.faults)
     elif mock.sequence:
-        doc["replies"] = [_response(r, (*own, *mock.faults)) for r, own in mock.sequence]
+        doc["replies"] = [
+            _response(r, (*own, *mock.faults))
+            if isinstance(r, Reply)
+            else _kind(r, (*own, *mock.faults))
+            for r, own in mock.sequence
+        ]
         if mock.exhausted != "repeat":
             doc["exhausted"] = mock.exhausted
     else:

@@ -428,12 +428,7 @@ def _replies(mock: Mock, f: dict[str, At]) -> Mock:
     listed = f["replies"].elements("a list of responses")
     if not listed:
         f["replies"].fail("replies: found an empty list, expected at least one response")
-    replies: list[tuple[Reply, list[Fault]]] = []
-    for item in listed:
-        reply, faults = _response(item)
-        if not isinstance(reply, Reply):
-            item.fail("a reply kind (such as openai_chat) in replies:, expected a fixed response")
-        replies.append((reply, faults))
+    replies = [_response(item) for item in listed]
     options = {k: typed(f[k], p.annotation) for k, p in _SEQUENCE_OPTIONS.items() if k in f}
     with (f.get("exhausted") or f["replies"]).building():
         return mock.replies(*replies, **options)

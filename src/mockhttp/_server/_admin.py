@@ -21,6 +21,8 @@ POST     /__mockhttp/requests/count       count the calls matching the body's ``
 GET      /__mockhttp/scenarios            every scenario's state
 POST     /__mockhttp/scenarios/reset      put every scenario back in ``Started``
 POST     /__mockhttp/reset                remove the mocks and clear the journal
+GET      /__mockhttp/health               the readiness probe (answered by the server
+                                          itself: also without the admin API, no token)
 =======  ===============================  ==================================================
 
 ``ref`` is a mock's ``id`` (a number, given when it is added) or its ``name``; names are
@@ -474,4 +476,5 @@ _INDEX = (
     ("GET", "scenarios"),
     ("POST", "scenarios/reset"),
     ("POST", "reset"),
+    ("GET", "health"),
 )

@@ -40,9 +40,12 @@ from ._runner import Deferred, Plan, Steps
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
-__all__ = ["LOOPS", "LoopChoice", "Server", "loop_factory"]
+__all__ = ["HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
 _ADMIN_PREFIX = "/__mockhttp/"
+#: The readiness probe: ``GET`` answers 200 and ``{"status": "ok", "mocks": N}`` once the
+#: server listens, with or without the admin API, and needs no token (it tells nothing else).
+HEALTH_PATH = "/__mockhttp/health"
 _LOG = logging.getLogger("mockhttp")
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
@@ -503,6 +506,8 @@ class Server:
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
         framing = Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
+        if request.path == HEALTH_PATH and request.method in ("GET", "HEAD"):
+            return Call(request, None, 200), Steps(framing.frame(self._health().plan()))
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             return Call(request, None, None), self._admin_reply(request, framing)
         if not request.body:
@@ -512,6 +517,9 @@ class Server:
             return self._answer(request, framing)
         finally:
             request._matching(False)  # the journal keeps the bytes, not the parsed tree
+
+    def _health(self) -> Reply:
+        return status(200).json({"status": "ok", "mocks": len(self._ranked.snapshot())})
 
     def _admin_reply(self, request: Request, framing: Framing) -> Deferred:
         """Admin work runs on a worker thread, so parsing a big body never stalls streams;
@@ -575,7 +583,7 @@ class Server:
         self._journal.ended(  # admin calls are not kept: only when there is an admin API
             call,
             call.mock is not None
-            or self.admin is None
+            or (self.admin is None and call.request.path != HEALTH_PATH)
             or not call.request.path.startswith(_ADMIN_PREFIX),
         )
         if self.on_call_end is not None:

@@ -34,6 +34,7 @@ from ._record import Limits as Limits
 from ._record import record as record
 from ._report import format_json as format_json
 from ._report import format_junit as format_junit
+from ._report import format_summary as format_summary
 from ._report import format_table as format_table
 from ._rule import Rule as Rule
 from ._transcript import Chunk as Chunk
@@ -54,6 +55,7 @@ __all__ = [
     "evaluate",
     "format_json",
     "format_junit",
+    "format_summary",
     "format_table",
     "parse_head",
     "record",

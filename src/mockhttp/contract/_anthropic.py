@@ -98,7 +98,7 @@ def _ping(stream: Stream) -> Iterator[Hit]:
 def _unknown(stream: Stream) -> Iterator[Hit]:
     for message, kind, _ in typed(stream):
         if kind not in _KNOWN:
-            yield hit(message, f"unknown event type {kind!r}; clients must ignore it")
+            yield hit(message, f"unknown event type {short(kind)}; clients must ignore it")
 
 
 def _buffered_text(stream: Stream) -> Iterator[Hit]:

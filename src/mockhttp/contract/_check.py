@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ._finding import SEVERITIES, Finding, Severity
 from ._profiles import rules
-from ._providers import documented
+from ._providers import documented, provider
 from ._rule import Hit, Rule
+from ._signs import shows
 from ._stream import Stream
 from ._transcript import Transcript
 
@@ -27,12 +28,14 @@ class Outcome:
         findings: what they found.
         skipped: ids of rules not run because there was no stream (or no response) to
             check; reports show them as not checked.
+        profiles: the profiles checked (reports give each a line).
     """
 
     exchange: str
     rules: tuple[Rule, ...]
     findings: tuple[Finding, ...]
     skipped: tuple[str, ...] = ()
+    profiles: tuple[str, ...] = ()
 
     @property
     def violations(self) -> tuple[Finding, ...]:
@@ -67,12 +70,25 @@ def evaluate(
             continue
         findings += _findings(rule, list(rule.find(stream)), exchange)
     if as_ is not None:
-        findings = [_as_note(f, notes, as_) for f in findings]
-    return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped))
+        options = provider(as_).options
+        findings = [_as_note(f, notes, as_, stream, options) for f in findings]
+    names = (profile,) if isinstance(profile, str) else tuple(profile)
+    return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped), names)
 
 
-def _as_note(finding: Finding, notes: dict[str, tuple[str, ...]], as_: str) -> Finding:
-    quirks = notes.get(finding.rule)
+def _as_note(
+    finding: Finding,
+    notes: dict[str, tuple[str, ...]],
+    as_: str,
+    stream: Stream,
+    options: Mapping[str, Mapping[str, str | int]],
+) -> Finding:
+    """``finding`` as a note naming the provider's quirks its event shows (``_signs``)."""
+    quirks = [
+        q
+        for q in notes.get(finding.rule, ())
+        if shows(q, stream, finding.event, options.get(q, {}))
+    ]
     if not quirks:
         return finding
     return replace(

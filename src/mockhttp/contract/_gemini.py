@@ -62,7 +62,7 @@ def _candidate_shape(candidate: dict[str, Any]) -> str | None:
     if not isinstance(content.get("parts"), list):
         return f"content.parts was {short(content.get('parts'))}, expected a list"
     if content.get("role") != "model":
-        return f"content.role was {short(content.get('role'))}, expected 'model'"
+        return f'content.role was {short(content.get("role"))}, expected "model"'
     return None
 
 

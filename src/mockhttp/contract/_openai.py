@@ -150,7 +150,7 @@ def error_payloads(stream: Stream) -> Iterator[Hit]:
 def _object(stream: Stream) -> Iterator[Hit]:
     for message, chunk in chunks(stream):
         if chunk.get("object") != _OBJECT:
-            yield hit(message, f"object was {short(chunk.get('object'))}, expected '{_OBJECT}'")
+            yield hit(message, f'object was {short(chunk.get("object"))}, expected "{_OBJECT}"')
 
 
 def _choices_list(stream: Stream) -> Iterator[Hit]:

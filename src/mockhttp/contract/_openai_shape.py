@@ -150,7 +150,7 @@ def _tool_call_finish(stream: Stream) -> Iterator[Hit]:
             yield hit(
                 entry.message,
                 f"choice {entry.index} streamed tool calls but finished with {short(reason)}, "
-                "expected 'tool_calls'; agent loops that branch on it never run the tools",
+                'expected "tool_calls"; agent loops that branch on it never run the tools',
             )
         elif entry.index not in called and reason == "tool_calls":
             yield hit(

@@ -9,9 +9,10 @@ from typing import Any
 
 from ._check import Outcome
 from ._finding import SEVERITIES, Finding
+from ._profiles import PROFILES
 from ._rule import Rule
 
-__all__ = ["format_json", "format_junit", "format_table", "summary"]
+__all__ = ["format_json", "format_junit", "format_summary", "format_table", "summary"]
 
 _HEADINGS = ("rule", "result", "where", "message")
 
@@ -57,6 +58,42 @@ def format_table(outcomes: Sequence[Outcome]) -> str:
     return "\n\n".join([*blocks, summary(outcomes)]) + "\n"
 
 
+def format_summary(outcomes: Sequence[Outcome]) -> str:
+    """What failed first: per exchange, each violation and warning with where and why, then
+    one line per profile (``pass`` when it found neither); the summary line last.  Notes
+    are counted, not listed (``format_table`` lists every rule)."""
+    blocks = []
+    for outcome in outcomes:
+        shown = sorted(
+            (f for f in outcome.findings if f.severity != "note"),
+            key=lambda f: SEVERITIES.index(f.severity),
+        )
+        lines = [f"== {outcome.exchange}"]
+        lines += [f"{f.severity:<9}  {f.rule} at {f.where}: {f.message}" for f in shown]
+        lines += [_profile_line(outcome, name) for name in outcome.profiles or ("rules",)]
+        blocks.append("\n".join(lines))
+    return "\n\n".join([*blocks, summary(outcomes)]) + "\n"
+
+
+def _profile_line(outcome: Outcome, name: str) -> str:
+    """``pass       openai-chat: 31 rules, 2 notes`` (or its violations and warnings)."""
+    ids = {r.id for r in (PROFILES.get(name) if name in PROFILES else outcome.rules)}
+    found = [f for f in outcome.findings if f.rule in ids]
+    counts = {s: sum(f.severity == s for f in found) for s in SEVERITIES}
+    skipped = [r for r in outcome.skipped if r in ids]
+    verdict = "fail" if counts["violation"] else "warn" if counts["warning"] else "pass"
+    parts = [_count(len(ids) - len(skipped), "rule") + " checked"]
+    parts += [_count(n, s) for s, n in counts.items() if n]
+    if skipped:
+        why = _why_skipped(next(r for r in outcome.rules if r.id == skipped[0]))
+        parts.append(f"{len(skipped)} not checked ({why})")
+    return f"{verdict:<9}  {name}: {', '.join(parts)}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _finding_json(finding: Finding) -> dict[str, Any]:
     return {
         "rule": finding.rule,
@@ -77,6 +114,7 @@ def format_json(outcomes: Sequence[Outcome]) -> str:
         "exchanges": [
             {
                 "exchange": o.exchange,
+                "profiles": list(o.profiles),
                 "rules": [rule.id for rule in o.rules],
                 "skipped": list(o.skipped),
                 "findings": [_finding_json(f) for f in o.findings],

@@ -232,7 +232,7 @@ def _done_sentinel(stream: Stream) -> Iterator[Hit]:
 def _unknown(stream: Stream) -> Iterator[Hit]:
     for message, kind, _ in typed(stream):
         if not _known(kind):
-            yield hit(message, f"unknown event type {kind!r}; clients must ignore it")
+            yield hit(message, f"unknown event type {short(kind)}; clients must ignore it")
 
 
 def _arguments_json(stream: Stream) -> Iterator[Hit]:

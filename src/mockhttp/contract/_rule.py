@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -9,7 +10,7 @@ from .._core._sse_decode import Message
 from ._finding import Severity
 from ._stream import Stream
 
-__all__ = ["Hit", "Rule", "hit", "short"]
+__all__ = ["Hit", "Rule", "hit", "json_terms", "short"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,17 @@ def hit(message: Message, text: str, severity: Severity | None = None) -> Hit:
 
 
 def short(value: object, limit: int = 60) -> str:
-    """``repr`` cut to ``limit`` characters, for quoting wire data in messages."""
-    text = repr(value)
+    """``value`` in JSON terms (``"text"``, ``null``, ``{"a": 1}``; bytes as the JSON string
+    of their UTF-8 text) cut to ``limit`` characters, for quoting wire data in messages."""
+    text = json_terms(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def json_terms(value: object) -> str:
+    """``value`` as JSON shows it: reports speak the wire's language, not Python's."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        value = bytes(value).decode("utf-8", "backslashreplace")
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # not JSON data: its text, quoted
+        return json.dumps(str(value), ensure_ascii=False)

@@ -40,4 +40,4 @@ def event_name(stream: Stream) -> Iterator[Hit]:
     for message, kind, _ in typed(stream):
         if message.event != kind:
             seen = "no event: line" if message.event == "message" else f"event: {message.event}"
-            yield hit(message, f"{seen} on data of type {kind!r}, expected event: {kind}")
+            yield hit(message, f"{seen} on data of type {short(kind)}, expected event: {kind}")

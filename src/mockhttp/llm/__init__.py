@@ -15,10 +15,13 @@ as data first and bytes last (the hook for transforms such as provider quirks), 
 :mod:`mockhttp.llm._draft`.
 
 Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render),
-``_base`` (what every reply shares), one module per API (``_openai_chat``,
-``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
-shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
-with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
+``_base`` (what every reply shares), ``_history`` and ``_matchers`` (what a request's
+conversation holds, in the four shapes, and the body matchers that read it:
+``last_user_message``, ``system_prompt``, ``tool_result``, ``tool_offered``,
+``turn_index``), one module per API (``_openai_chat``, ``_openai_responses``,
+``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error shapes), ``_text``
+(pieces, token counts, ids).  A module of transforms registers the ones with a file form
+in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
 ``QUIRKS`` (each catalogued provider divergence, ``Q-*``) and ``PROVIDERS`` (a provider's
 quirks as one bundle) are data that :mod:`mockhttp.contract` owns; ``_transforms`` gives
 each quirk id its transform (``_chunk_quirks``, ``_wire_quirks``, over the draft edits of
@@ -41,6 +44,12 @@ from ._draft import Framing as Framing
 from ._draft import Transform as Transform
 from ._errors import ERRORS as ERRORS
 from ._gemini import Gemini as Gemini
+from ._matchers import last_user_message as last_user_message
+from ._matchers import register as _register_matchers
+from ._matchers import system_prompt as system_prompt
+from ._matchers import tool_offered as tool_offered
+from ._matchers import tool_result as tool_result
+from ._matchers import turn_index as turn_index
 from ._models import ModelsList as ModelsList
 from ._openai_chat import OpenAIChat as OpenAIChat
 from ._openai_responses import OpenAIResponses as OpenAIResponses
@@ -53,6 +62,7 @@ models = ModelsList
 
 for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
     register_reply_kind(_kind.file_key, _kind)
+_register_matchers()
 
 __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "AnthropicMessages",
@@ -74,7 +84,12 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "Transform",
     "anthropic_messages",
     "gemini",
+    "last_user_message",
     "models",
     "openai_chat",
     "openai_responses",
+    "system_prompt",
+    "tool_offered",
+    "tool_result",
+    "turn_index",
 ]

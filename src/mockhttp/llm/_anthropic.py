@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from .._core._errors import ConfigError
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
-from ._errors import anthropic_error
+from ._errors import anthropic_error, merge_headers
 from ._text import argument_pieces, make_id, pieces
 
 __all__ = ["STOP_REASONS", "AnthropicMessages"]
@@ -182,15 +182,17 @@ class AnthropicMessages(LLMReply):
 
     def error_chunks(self, kept: list[Chunk], context: Context) -> list[Chunk]:
         assert self.error is not None
-        _, body, _ = anthropic_error(self.error)
+        _, body, _ = anthropic_error(self.error, self.error_options)
         error = {"details": None, **body["error"]}
         return [_event("error", "error", error=error)]
 
     def error_draft(self, context: Context) -> Draft:
         assert self.error is not None
-        code, body, headers = anthropic_error(self.error)
+        code, body, headers = anthropic_error(self.error, self.error_options)
         body["request_id"] = self.make_id("req_", context, "request")
-        return Draft(self.file_key, False, code, headers + self.base_headers(context), body)
+        return Draft(
+            self.file_key, False, code, merge_headers(headers, self.base_headers(context)), body
+        )
 
 
 def _event(name: str, kind: str, **fields: Any) -> Chunk:

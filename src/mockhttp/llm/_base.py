@@ -43,7 +43,7 @@ from ._draft import (
     Transform,
     render,
 )
-from ._errors import ERRORS
+from ._errors import ERRORS, ErrorOptions, merge_headers
 from ._text import arguments_text, count_tokens, make_id, pieces, prompt_tokens
 from ._transforms import canonical
 from ._transforms import transforms as quirk_transforms
@@ -142,6 +142,10 @@ class LLMReply(ReplyKind):
     seed: int = 0
     error: str | None = None
     error_after: int | None = None
+    retry_after: Duration | None = None
+    error_message: str | None = None
+    error_code: str | None = None
+    error_type: str | None = None
     transforms: Sequence[Any] = field(default=(), hash=False)
     quirks: Sequence[str] = field(default=(), hash=False)
     as_: str | None = None
@@ -203,6 +207,20 @@ class LLMReply(ReplyKind):
             _positive_int("error_after", self.error_after, zero=True)
             if self.error is None:
                 raise ConfigError("error_after needs error (which error to send mid-stream)")
+        if self.retry_after is not None:
+            self._set("retry_after", seconds(self.retry_after, "retry_after"))
+        for name in ("error_message", "error_code", "error_type"):
+            _text_or_none(name, getattr(self, name))
+        names = ("retry_after", "error_message", "error_code", "error_type")
+        given = [n for n in names if getattr(self, n) is not None]
+        if given and self.error is None:
+            raise ConfigError(f"{given[0]} needs error (which error to send)")
+
+    @property
+    def error_options(self) -> ErrorOptions:
+        """The reply's own words for its error (see :class:`._errors.ErrorOptions`)."""
+        wait = None if self.retry_after is None else seconds(self.retry_after, "retry_after")
+        return ErrorOptions(self.error_message, self.error_code, self.error_type, wait)
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -318,7 +336,7 @@ class LLMReply(ReplyKind):
     def base_headers(self, context: Context) -> tuple[tuple[str, str], ...]:
         """Provider headers plus the reply's own ``headers``."""
         own = tuple(self.headers.items()) if self.headers else ()
-        return self.provider_headers(context) + own
+        return merge_headers(self.provider_headers(context), own)
 
     # -- what a provider defines ----------------------------------------------------------
 
@@ -369,7 +387,7 @@ def _default(f: dataclasses.Field[Any]) -> Any:
 
 
 def _file_value(name: str, value: Any, lenient: bool = False) -> Any:
-    if name == "ttft":
+    if name in ("ttft", "retry_after"):
         return format_seconds(value)
     if name == "tool_calls":
         return [c.to_file() for c in value]

@@ -14,8 +14,10 @@ turns a name into its own shape with the functions here.
 (OpenAI's codes: ``rate_limit_exceeded``, ``context_length_exceeded``; Gemini answers a
 bad key with 400 ``INVALID_ARGUMENT``, reason ``API_KEY_INVALID``.)
 
-A 429 carries ``retry-after`` and the provider's rate-limit headers (OpenAI
-``x-ratelimit-*`` with duration resets such as ``1s``; Anthropic
+A reply's ``retry_after``, ``error_message``, ``error_code`` and ``error_type`` replace the
+table's (:class:`ErrorOptions`), and its own ``headers`` replace same-named ones
+(:func:`merge_headers`).  A 429 carries ``retry-after`` and the provider's rate-limit
+headers (OpenAI ``x-ratelimit-*`` with duration resets such as ``1s``; Anthropic
 ``anthropic-ratelimit-*`` with RFC 3339 resets); Gemini puts the wait in the body
 (``RetryInfo.retryDelay``), as it does for real.
 """
@@ -27,9 +29,57 @@ from typing import Any
 
 from .._core._registry import Registry
 
-__all__ = ["ERRORS", "ErrorShapes", "anthropic_error", "gemini_error", "openai_error"]
+__all__ = [
+    "ERRORS",
+    "NO_OPTIONS",
+    "ErrorOptions",
+    "ErrorShapes",
+    "anthropic_error",
+    "gemini_error",
+    "merge_headers",
+    "openai_error",
+]
 
 Headers = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class ErrorOptions:
+    """A reply's own words for its error (None: the table's): ``message``; ``code``
+    (OpenAI's ``code``); ``type`` (OpenAI's ``type``, Anthropic's ``error.type``, Gemini's
+    ``status``); ``retry_after`` in seconds (the ``retry-after`` header, on any error;
+    Gemini's ``RetryInfo.retryDelay`` too)."""
+
+    message: str | None = None
+    code: str | None = None
+    type: str | None = None
+    retry_after: float | None = None
+
+    def headers(self, table: Headers) -> Headers:
+        """The table's headers with ``retry-after`` set (added when the table has none)."""
+        if self.retry_after is None:
+            return table
+        return merge_headers(table, (("retry-after", _seconds_text(self.retry_after)),))
+
+
+NO_OPTIONS = ErrorOptions()
+
+
+def _seconds_text(value: float) -> str:
+    """``0``, ``2``, ``0.5``: what ``retry-after`` carries (the SDKs read a float)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def merge_headers(*groups: Headers) -> Headers:
+    """The headers of ``groups`` in order, a later group's name replacing an earlier
+    one's (any case): a reply's ``headers={"retry-after": "0"}`` replaces the table's."""
+    out: list[tuple[str, str]] = []
+    for group in groups:
+        names = {name.lower() for name, _ in group}
+        out = [(n, v) for n, v in out if n.lower() not in names]
+        out.extend(group)
+    return tuple(out)
+
 
 _OPENAI: dict[str, tuple[int, str, str, str | None, str | None]] = {
     # name: (status, message, type, param, code)
@@ -94,11 +144,16 @@ class ErrorShapes:
     gemini: tuple[int, str, str]  # status, status name, message
 
 
-def openai_error(name: str) -> tuple[int, dict[str, Any], Headers]:
+def openai_error(name: str, own: ErrorOptions = NO_OPTIONS) -> tuple[int, dict[str, Any], Headers]:
     """OpenAI's ``{"error": {message, type, param, code}}`` for error ``name``."""
     code, message, kind, param, short = ERRORS.get(name).openai
-    body = {"error": {"message": message, "type": kind, "param": param, "code": short}}
-    return code, body, _OPENAI_LIMITS if name == "rate_limit" else ()
+    error = {
+        "message": own.message or message,
+        "type": own.type or kind,
+        "param": param,
+        "code": own.code or short,
+    }
+    return code, {"error": error}, own.headers(_OPENAI_LIMITS if name == "rate_limit" else ())
 
 
 _ANTHROPIC: dict[str, tuple[int, str, str]] = {
@@ -128,11 +183,13 @@ _ANTHROPIC_LIMITS: Headers = (
 )
 
 
-def anthropic_error(name: str) -> tuple[int, dict[str, Any], Headers]:
+def anthropic_error(
+    name: str, own: ErrorOptions = NO_OPTIONS
+) -> tuple[int, dict[str, Any], Headers]:
     """Anthropic's ``{"type": "error", "error": {type, message}}`` for error ``name``."""
     code, kind, message = ERRORS.get(name).anthropic
-    body = {"type": "error", "error": {"type": kind, "message": message}}
-    return code, body, _ANTHROPIC_LIMITS if name == "rate_limit" else ()
+    body = {"type": "error", "error": {"type": own.type or kind, "message": own.message or message}}
+    return code, body, own.headers(_ANTHROPIC_LIMITS if name == "rate_limit" else ())
 
 
 _GEMINI: dict[str, tuple[int, str, str]] = {
@@ -157,13 +214,21 @@ _GEMINI: dict[str, tuple[int, str, str]] = {
 }
 
 
-def gemini_error(name: str) -> tuple[int, dict[str, Any], Headers]:
+def gemini_error(name: str, own: ErrorOptions = NO_OPTIONS) -> tuple[int, dict[str, Any], Headers]:
     """Google's ``{"error": {code, message, status, details?}}`` for error ``name``."""
     code, state, message = ERRORS.get(name).gemini
-    error: dict[str, Any] = {"code": code, "message": message, "status": state}
-    if name == "rate_limit":
+    error: dict[str, Any] = {
+        "code": code,
+        "message": own.message or message,
+        "status": own.type or state,
+    }
+    if name == "rate_limit" or own.retry_after is not None:
+        wait = 1.0 if own.retry_after is None else own.retry_after
         error["details"] = [
-            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"}
+            {
+                "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                "retryDelay": f"{_seconds_text(wait)}s",
+            }
         ]
     elif name == "invalid_key":
         error["details"] = [
@@ -173,7 +238,7 @@ def gemini_error(name: str) -> tuple[int, dict[str, Any], Headers]:
                 "domain": "googleapis.com",
             }
         ]
-    return code, {"error": error}, ()
+    return code, {"error": error}, own.headers(())
 
 
 ERRORS: Registry[ErrorShapes] = Registry(

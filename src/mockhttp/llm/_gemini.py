@@ -24,7 +24,7 @@ from .._core._errors import ConfigError
 from .._core._request import Request
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft, Framing
-from ._errors import gemini_error
+from ._errors import gemini_error, merge_headers
 from ._text import count_tokens
 
 __all__ = ["FINISH_REASONS", "Gemini"]
@@ -146,11 +146,11 @@ class Gemini(LLMReply):
 
     def error_chunks(self, kept: list[Chunk], context: Context) -> list[Chunk]:
         assert self.error is not None
-        _, body, _ = gemini_error(self.error)
+        _, body, _ = gemini_error(self.error, self.error_options)
         return [Chunk(body, "error")]
 
     def error_draft(self, context: Context) -> Draft:
         assert self.error is not None
-        code, body, headers = gemini_error(self.error)
+        code, body, headers = gemini_error(self.error, self.error_options)
         own = tuple(self.headers.items()) if self.headers else ()
-        return Draft(self.file_key, False, code, headers + own, body)
+        return Draft(self.file_key, False, code, merge_headers(headers, own), body)

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Literal
 from .._core._errors import ConfigError
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
-from ._errors import openai_error
+from ._errors import merge_headers, openai_error
 from ._text import argument_pieces, pieces
 
 __all__ = ["FINISH_REASONS", "OpenAIChat", "openai_usage"]
@@ -185,7 +185,7 @@ class OpenAIChat(LLMReply):
 
     def error_chunks(self, kept: list[Chunk], context: Context) -> list[Chunk]:
         assert self.error is not None
-        _, body, _ = openai_error(self.error)
+        _, body, _ = openai_error(self.error, self.error_options)
         if self.error_style == "openai":
             return [Chunk(body, "error")]
         error = body["error"]
@@ -196,8 +196,10 @@ class OpenAIChat(LLMReply):
 
     def error_draft(self, context: Context) -> Draft:
         assert self.error is not None
-        code, body, headers = openai_error(self.error)
-        return Draft(self.file_key, False, code, headers + self.base_headers(context), body)
+        code, body, headers = openai_error(self.error, self.error_options)
+        return Draft(
+            self.file_key, False, code, merge_headers(headers, self.base_headers(context)), body
+        )
 
 
 def _include_usage(body: Any) -> bool:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
-from ._errors import openai_error
+from ._errors import merge_headers, openai_error
 from ._openai_chat import CREATED
 from ._text import argument_pieces
 
@@ -191,7 +191,7 @@ class OpenAIResponses(LLMReply):
 
     def error_chunks(self, kept: list[Chunk], context: Context) -> list[Chunk]:
         assert self.error is not None
-        _, body, _ = openai_error(self.error)
+        _, body, _ = openai_error(self.error, self.error_options)
         error = body["error"]
         code = error["code"] or error["type"]
         seq = len(kept)
@@ -206,8 +206,10 @@ class OpenAIResponses(LLMReply):
 
     def error_draft(self, context: Context) -> Draft:
         assert self.error is not None
-        code, body, headers = openai_error(self.error)
-        return Draft(self.file_key, False, code, headers + self.base_headers(context), body)
+        code, body, headers = openai_error(self.error, self.error_options)
+        return Draft(
+            self.file_key, False, code, merge_headers(headers, self.base_headers(context)), body
+        )
 
 
 def _text_part(text: str) -> dict[str, Any]:

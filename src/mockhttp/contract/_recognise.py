@@ -1,0 +1,62 @@
+"""Which profile a recorded exchange speaks, read from its request and its stream.
+
+``mockhttp check --body FILE`` without ``--profile`` checks the profile recognised here, so a
+Gemini stream is not checked (and failed) as OpenAI Chat Completions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._stream import Stream
+from ._transcript import Transcript
+
+__all__ = ["recognise"]
+
+_ANTHROPIC_TYPES = ("message_start", "content_block_start", "content_block_delta", "ping")
+
+
+def recognise(transcript: Transcript) -> str | None:
+    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"`` or ``"gemini"``
+    when the stream (else the request) shows which; None when nothing does."""
+    return _by_stream(transcript) or _by_request(transcript.request)
+
+
+def _by_stream(transcript: Transcript) -> str | None:
+    if transcript.body.lstrip()[:1] == b"[":  # Gemini's streamGenerateContent without alt=sse
+        return "gemini"
+    for payload in Stream(transcript).payloads:
+        found = _by_payload(payload.message.event, payload.obj)
+        if found is not None:
+            return found
+    try:
+        answer = json.loads(transcript.body)
+    except (ValueError, RecursionError):
+        return None
+    return _by_payload("message", answer if isinstance(answer, dict) else None)
+
+
+def _by_payload(event: str, data: dict[str, Any] | None) -> str | None:
+    kind = data.get("type") if data is not None else None
+    if event in _ANTHROPIC_TYPES or kind in _ANTHROPIC_TYPES or kind == "message":
+        return "anthropic-messages"
+    if event.startswith("response.") or (isinstance(kind, str) and kind.startswith("response.")):
+        return "openai-responses"
+    if data is None:
+        return None
+    if "candidates" in data or "usageMetadata" in data:
+        return "gemini"
+    if "choices" in data or str(data.get("object", "")).startswith("chat.completion"):
+        return "openai-chat"
+    return None
+
+
+def _by_request(request: Any) -> str | None:
+    if not isinstance(request, dict):
+        return None
+    if "contents" in request:
+        return "gemini"
+    if "input" in request:
+        return "openai-responses"
+    return None
