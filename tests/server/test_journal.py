@@ -95,3 +95,38 @@ def test_a_call_not_kept_is_not_counted_in_the_budget() -> None:
         journal.ended(c, kept=False)
     assert all(c.request.body == b"y" * 60 and c.dropped is None for c in admin)
     assert len(journal.budget) == 0
+
+
+def test_a_small_journal_limit_keeps_exactly_that_many_calls() -> None:
+    """journal_limit=2 keeps the newest 2 calls after every request (not 2 or 3 by turns);
+    POST /__mockhttp/requests/count says when its count is bounded by it."""
+    import httpx
+
+    from mockhttp import Server, get
+
+    with Server(journal_limit=2, admin=True) as server:
+        server.mock(get("/x"))
+        seen = []
+        for i in range(7):
+            httpx.get(server.url + f"/x?i={i}")
+            seen.append(len(server.journal))
+        assert seen == [1, 2, 2, 2, 2, 2, 2]
+        assert [c.request.query_value("i") for c in server.journal] == ["5", "6"]
+        counted = httpx.post(
+            server.url + "/__mockhttp/requests/count",
+            headers={"Content-Type": "application/yaml"},
+            content="request: {path: /x}",
+        ).json()
+        assert counted["count"] == 2
+        assert counted["exact"] is False
+        assert counted["dropped"] == 5
+        assert "the 5 oldest were dropped" in counted["message"]
+        assert server.mocks[0].call_count == 7
+        server.clear_journal()
+        httpx.get(server.url + "/x")
+        exact = httpx.post(
+            server.url + "/__mockhttp/requests/count",
+            headers={"Content-Type": "application/yaml"},
+            content="request: {path: /x}",
+        ).json()
+        assert exact == {"count": 1, "exact": True, "dropped": 0}

@@ -14,6 +14,7 @@ import dataclasses
 import gc
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -30,7 +31,9 @@ from .._server._server import LOOPS, Server, loop_factory
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
+    StateChannel,
     Supervisor,
+    take_secret,
     wait_for_listen,
     worker_count,
 )
@@ -289,9 +292,13 @@ def _serve(args: argparse.Namespace) -> int:
     served.with_defaults = args.defaults
     control: Server | None = None
     if args.worker is not None:  # one of --workers: its admin API is everybody's
-        control = _control(served)
+        _number, hub_port, fd = args.worker.split(":")
+        secret = take_secret()
+        channel = StateChannel(socket.socket(fileno=int(fd)))
+        server.tally, server.shared_states = channel, channel.states
+        control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
-            server.admin = ForwardingAdmin(int(args.worker.split(":")[1]), served.admin.refusal)
+            server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal)
     try:
         server.start()
     except ServerError as exc:
@@ -330,12 +337,13 @@ def _stop_at_eof(stop: threading.Event) -> None:
     stop.set()
 
 
-def _control(served: Served) -> Server:
+def _control(served: Served, secret: str) -> Server:
     """A worker's private admin port; wait for the supervisor's word to listen."""
     control = Server("127.0.0.1", 0, loop="asyncio")
     control.admin = ControlAdmin(
         served.admin.handle if served.admin is not None else None,
         lambda: served.reload_if_changed((), settle=False),
+        secret,
     )
     control.start()
     print(f"CONTROL {control.port}", flush=True)
@@ -364,7 +372,9 @@ def _supervise(
         sys.stderr.flush()
 
     try:
-        supervisor = Supervisor(args.host, args.port, args.workers, argv, log)
+        supervisor = Supervisor(
+            args.host, args.port, args.workers, argv, log, admin=not args.no_admin
+        )
     except OSError as exc:
         print(f"mockhttp: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1

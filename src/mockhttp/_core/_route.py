@@ -11,23 +11,42 @@ answered (``call_count``) and whether it answers no more (``exhausted``); the sc
 states are a mapping that is never changed: a move gives a new one in ``Answer.states``.
 The caller (the server) owns the state and records the answer; nothing here locks, reads
 a clock or does I/O.
-Rule 2: a reply's errors are data too: a handler that raises, or a sequence used up with
+Rule 2: the state may be held elsewhere (``serve --workers``: by the supervisor, for every
+worker): ``route_shared`` reads no entry's count, but asks ``tally`` for the first of the
+matching entries that answers, as ``Claim``s (data), and ``choose`` is what the keeper of
+the state runs on them, under its lock.  Mocks that keep no state (no ``times``, replies
+or scenario: ``keeps_state``) are answered without asking.
+Rule 3: a reply's errors are data too: a handler that raises, or a sequence used up with
 ``exhausted="error"``, gives an ``Answer`` whose ``error`` is set (the call still counts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from ._errors import VerificationError
 from ._explain import Explanation, explain
-from ._mock import Mock
+from ._mock import STARTED, Mock
 from ._plan import Fault
 from ._reply import Reply, status
 from ._request import Request
 
-__all__ = ["Answer", "Entry", "Miss", "api_of", "limit_of", "route"]
+__all__ = [
+    "Answer",
+    "Choice",
+    "Claim",
+    "Entry",
+    "Miss",
+    "api_of",
+    "choose",
+    "keeps_state",
+    "limit_of",
+    "next_states",
+    "route",
+    "route_shared",
+]
 
 
 class Entry(Protocol):
@@ -156,10 +175,12 @@ def find(
     return None
 
 
-def answer(request: Request, entry: E, states: Mapping[str, str]) -> Answer[E]:
-    """What ``entry`` answers to ``request``, its next call."""
+def answer(
+    request: Request, entry: E, states: Mapping[str, str], index: int | None = None
+) -> Answer[E]:
+    """What ``entry`` answers to ``request``, its ``index``-th call (None: its next)."""
     mock = entry.mock
-    index = entry.call_count
+    index = entry.call_count if index is None else index
     scenario = mock.scenario_of
     if scenario is not None and scenario.next_state is not None:
         states = {**states, scenario.name: scenario.next_state}
@@ -174,6 +195,108 @@ def answer(request: Request, entry: E, states: Mapping[str, str]) -> Answer[E]:
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
         return Answer(entry, index, None, (), states, exc)
     return Answer(entry, index, reply, mock.faults_for(index), states)
+
+
+# -- the state held elsewhere (Rule 2) -----------------------------------------------------
+
+
+def keeps_state(mock: Mock) -> bool:
+    """True when what ``mock`` answers depends on its calls so far or on a scenario (its
+    ``times``, its replies, its scenario): such a mock is answered through the state."""
+    return mock.times is not None or bool(mock.sequence) or mock.scenario_of is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What the keeper of the state needs of a matching entry: its mock's ``id``, how
+    many requests it answers (``limit``, None: any number), its scenario's ``name``, the
+    ``state`` it answers in and the ``next_state`` it moves to (None: any, stay)."""
+
+    id: int
+    limit: int | None = None
+    scenario: str | None = None
+    state: str | None = None
+    next_state: str | None = None
+
+    @classmethod
+    def of(cls, mock_id: int, mock: Mock) -> Claim:
+        sc = mock.scenario_of
+        if sc is None:
+            return cls(mock_id, limit_of(mock))
+        return cls(mock_id, limit_of(mock), sc.name, sc.state, sc.next_state)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The keeper's answer: which claim answers (``position``, None: none), as its
+    ``index``-th call, the scenario ``states`` before the call and the ``counts`` after."""
+
+    position: int | None
+    index: int
+    states: Mapping[str, str]
+    counts: Mapping[int, int]
+
+
+def choose(claims: Sequence[Claim], counts: Mapping[int, int], states: Mapping[str, str]) -> Choice:
+    """The first of ``claims`` not used up (``counts``) and in its scenario's state; the
+    counts and states are never changed: the new ones are in the ``Choice`` (its
+    ``states`` are the states before; ``next_states`` gives those after)."""
+    for position, claim in enumerate(claims):
+        used = counts.get(claim.id, 0)
+        if claim.limit is not None and used >= claim.limit:
+            continue
+        if claim.state is not None and states.get(claim.scenario or "", STARTED) != claim.state:
+            continue
+        return Choice(position, used, states, {**counts, claim.id: used + 1})
+    return Choice(None, 0, states, counts)
+
+
+def next_states(claim: Claim, states: Mapping[str, str]) -> Mapping[str, str]:
+    """The scenario states after ``claim`` answered."""
+    if claim.scenario is None or claim.next_state is None:
+        return states
+    return {**states, claim.scenario: claim.next_state}
+
+
+class Identified(Entry, Protocol):
+    """An entry with its mock's number on the server (shared state is kept by it)."""
+
+    @property
+    def id(self) -> int: ...
+
+
+IE = TypeVar("IE", bound=Identified)
+Tally = Callable[[Sequence[Claim]], Choice]
+
+
+def route_shared(request: Request, entries: Sequence[IE], tally: Tally) -> Answer[IE] | Miss:
+    """``route`` with the state held elsewhere: the matching entries up to the first that
+    keeps no state are the candidates; that one answers at once when it comes first, else
+    ``tally`` chooses among their claims (Rule 2)."""
+    method = request.method
+    states: Mapping[str, str] = {}
+    for as_method in (method, "GET") if method == "HEAD" else (method,):
+        candidates = _candidates(request, entries, as_method)
+        if not candidates:
+            continue
+        if not keeps_state(candidates[0].mock):
+            return answer(request, candidates[0], {})
+        choice = tally([Claim.of(e.id, e.mock) for e in candidates])
+        if choice.position is not None:
+            return answer(request, candidates[choice.position], choice.states, choice.index)
+        states = choice.states
+    return Miss(explain(request, [e.mock for e in entries], states))
+
+
+def _candidates(request: Request, entries: Sequence[IE], method: str) -> list[IE]:
+    """The entries that match ``request`` (state aside), up to the first that keeps none."""
+    found = []
+    for entry in entries:
+        if entry.mock.matches(request, method):
+            found.append(entry)
+            if not keeps_state(entry.mock):
+                break
+    return found
 
 
 def limit_of(mock: Mock) -> int | None:

@@ -234,7 +234,14 @@ class AdminAPI:
         pattern = mocks[0]
         journal: Sequence[Call] = self.server.journal
         found = sum(1 for c in journal if pattern.matches(c.request))
-        return _json(200, {"count": found})
+        dropped = getattr(journal, "_base", 0)  # calls the journal limit dropped
+        answer: dict[str, Any] = {"count": found, "exact": not dropped, "dropped": dropped}
+        if dropped:
+            answer["message"] = (
+                f"counted among the calls still in the journal: the {dropped} oldest were "
+                "dropped (--journal-limit); a mock's call_count stays exact"
+            )
+        return _json(200, answer)
 
     def clear_journal(self, request: Request, ref: str) -> Reply:
         cleared = len(self.server.journal)

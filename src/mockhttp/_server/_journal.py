@@ -36,6 +36,7 @@ _now = time.time
 
 __all__ = [
     "BODY_KEPT",
+    "EXACT_LIMIT",
     "Call",
     "CallList",
     "Done",
@@ -323,11 +324,16 @@ class CallList(list[Call]):
         return [*self, *other]
 
 
+EXACT_LIMIT = 1024  # journal limits up to this are kept exactly (see append_call)
+
+
 def append_call(calls: CallList, call: Call, limit: int | None) -> None:
-    """Append ``call``; past ``limit`` (and an eighth of slack), drop the oldest at once."""
+    """Append ``call``; past ``limit``, drop the oldest, so that exactly ``limit`` stay (a
+    limit above ``EXACT_LIMIT`` keeps up to an eighth more between trims, so that no request
+    pays to move thousands of entries: 5 µs a drop at 10,000)."""
     calls.append(call)
     call._where += (calls, calls._base + len(calls) - 1)
-    if limit is not None and len(calls) > limit + max(1, limit // 8):
+    if limit is not None and len(calls) > limit + (limit // 8 if limit > EXACT_LIMIT else 0):
         drop_oldest(calls, len(calls) - limit)
 
 

@@ -33,7 +33,7 @@ from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
-from .._core._route import Miss, route
+from .._core._route import Miss, Tally, route, route_shared
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._journal import Call, CallList, Journal, seal, unmatched_calls
@@ -70,9 +70,10 @@ class Server:
             (the CLI logs with it).
         admin: serve the admin API under ``/__mockhttp/`` (add, list and remove mocks,
             read the journal over HTTP; see ``docs/cli.md``), as ``mockhttp serve`` does.
-        journal_limit: keep only about the newest this many calls in :attr:`journal` and
-            in each mock's ``calls`` (None: all).  Counts (``call_count``, ``times``) stay
-            exact.  For long-running servers; ``mockhttp serve`` keeps 10,000.
+        journal_limit: keep only the newest this many calls in :attr:`journal` and
+            in each mock's ``calls`` (None: all; above 1,024, up to an eighth more between
+            trims).  Counts (``call_count``, ``times``) stay exact.  For long-running
+            servers; ``mockhttp serve`` keeps 10,000.
         loop: the event loop the server runs on (in its thread): ``"auto"`` (the default:
             uvloop when it is installed, ``pip install 'mockhttp[fast]'``, else asyncio's),
             ``"asyncio"``, ``"uvloop"``, or a function that returns a new
@@ -143,6 +144,9 @@ class Server:
         self._ranked = Ranked()  # the mocks (read them as ``self._active``)
         # scenario name -> state (absent: "Started"); replaced, never changed (_route.py)
         self._states: Mapping[str, str] = {}
+        # the state kept elsewhere (serve --workers: the supervisor's), or None: here
+        self.tally: Tally | None = None
+        self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._seq = 0
         self._lock = threading.Lock()
@@ -405,7 +409,8 @@ class Server:
 
     def scenario_state(self, name: str) -> str:
         """The current state of scenario ``name`` (``"Started"`` at first)."""
-        return self._states.get(name, STARTED)
+        states = self._states if self.shared_states is None else self.shared_states()
+        return states.get(name, STARTED)
 
     def set_scenario_state(self, name: str, state: str) -> None:
         """Move scenario ``name`` to ``state`` (a test that starts mid-conversation)."""
@@ -551,7 +556,13 @@ class Server:
 
     def _answer(self, request: Request, framing: Framing) -> tuple[Call, Plan]:
         """Route ``request`` (``_core._route``), journal the answer, frame its reply."""
-        answer = route(request, self._ranked.snapshot(), self._states)
+        if self.tally is None:
+            answer = route(request, self._ranked.snapshot(), self._states)
+        else:
+            try:
+                answer = route_shared(request, self._ranked.snapshot(), self.tally)
+            except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone
+                return self._no_state(request, exc, framing)
         if isinstance(answer, Miss):
             return self._missed(answer, framing)
         active = answer.entry
@@ -572,6 +583,14 @@ class Server:
             return call, self._wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
             return call, self._failed(call, exc, framing)
+
+    def _no_state(self, request: Request, exc: Exception, framing: Framing) -> tuple[Call, Plan]:
+        """The shared state could not be asked: a 503 that says why."""
+        call = Call(request, None, 503)
+        self._journal.add(call)
+        message = f"mockhttp: the state of the mocks is out of reach ({exc})\n"
+        reply = status(503).header("Content-Type", "text/plain; charset=utf-8").body(message)
+        return call, Steps(framing.frame(reply.plan()))
 
     def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
         """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;

@@ -16,19 +16,34 @@ The admin API is a layer above each worker's own (``_admin.AdminAPI``):
   returns, and the journal and counts cover all workers;
 - the hub keeps every change that succeeded (POST, PUT, PATCH, DELETE) and replays them
   to a worker that replaces a dead one before that worker starts listening, so it serves
-  what the others serve, with the same mock ids.
+  what the others serve, with the same mock ids;
+- the state of mocks that keep one (``times``, ``replies`` sequences, scenarios) is the
+  supervisor's (a ``Keeper``): a worker asks it, over a socketpair of its own, which of
+  the matching mocks answers and as which call (``_core._route.route_shared``), so the
+  order is exact across workers; a mock that keeps no state is answered without asking.
 
 Rule 1: the supervisor serialises admin requests (one lock), so every worker sees the
-same changes in the same order.
-Rule 2: a worker never blocks its loop on the hub: its reply to a forwarded admin request
-is a plan that waits (short pauses) for the answer a thread fetches.
+same changes in the same order.  A write is all-or-nothing: a worker that cannot answer
+it (it died, or took longer than ``_TIMEOUT``) is killed and replaced from the kept
+changes, so the change is kept when every worker that answered applied it.
+Rule 2: a worker never blocks its loop on the hub for admin work: its reply to a
+forwarded admin request is a plan that waits for the answer a thread fetches.  (A state
+question is one short round trip on a socketpair, answered under a lock that nothing else
+holds for long: it is asked on the loop.)
+Rule 3: the private ports (the hub, each worker's control port) take only the
+supervisor and its workers: every request carries the run's secret (``SECRET_HEADER``,
+made at start, given to the workers through their environment, compared in constant
+time, never logged); anything else gets a 403 (the hub's: before it reads the body).  With
+``--no-admin`` there is no hub, and a control port only reloads, for the supervisor.
 """
 
 from __future__ import annotations
 
+import hmac
 import http.client
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -42,11 +57,45 @@ from typing import Any
 
 from .._core._reply import Reply, status
 from .._core._request import Request
+from .._core._route import Choice, Claim, choose, next_states
+from ._admin import MAX_ADMIN_BODY
 
-__all__ = ["ControlAdmin", "ForwardingAdmin", "Supervisor", "merge", "worker_count"]
+__all__ = [
+    "SECRET_ENV",
+    "SECRET_HEADER",
+    "ControlAdmin",
+    "ForwardingAdmin",
+    "Keeper",
+    "StateChannel",
+    "Supervisor",
+    "merge",
+    "take_secret",
+    "worker_count",
+]
 
 _TIMEOUT = 30.0  # seconds for one admin request to a worker
-_SUMMED = frozenset({"call_count", "count", "calls_total"})
+_STATE_TIMEOUT = 10.0  # seconds for the supervisor to answer a state question
+_SUMMED = frozenset({"call_count", "count", "calls_total", "dropped"})
+SECRET_HEADER = "X-Mockhttp-Secret"
+SECRET_ENV = "MOCKHTTP_WORKER_SECRET"  # how a worker gets the run's secret (then forgets it)
+
+
+def take_secret() -> str:
+    """A worker: the run's secret, removed from the environment (its children never see it)."""
+    return os.environ.pop(SECRET_ENV, "")
+
+
+def _has_secret(given: str | None, secret: str) -> bool:
+    return bool(secret) and hmac.compare_digest((given or "").encode(), secret.encode())
+
+
+def _refused_json() -> dict[str, Any]:
+    message = "this port is private to mockhttp serve --workers"
+    return {"error": {"type": "forbidden", "message": message}}
+
+
+def _refused() -> Reply:
+    return status(403).json(_refused_json())
 
 
 def worker_count(text: str) -> int:
@@ -70,6 +119,8 @@ def merge(answers: Sequence[Any], key: str = "") -> Any:
     item by item (the workers hold the same mocks, in the same order), anything else as
     the first worker said."""
     first = answers[0]
+    if key == "exact" and all(type(a) is bool for a in answers):
+        return all(answers)
     if key in _SUMMED and all(type(a) is int for a in answers):
         return sum(answers)
     if key == "calls" and all(isinstance(a, list) for a in answers):
@@ -94,10 +145,14 @@ def merge(answers: Sequence[Any], key: str = "") -> Any:
 # -- the worker's side --------------------------------------------------------------------
 
 
-def _http(port: int, method: str, target: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+def _http(
+    port: int, secret: str, method: str, target: str, body: bytes, content_type: str
+) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=_TIMEOUT)
     try:
-        headers = {"Content-Type": content_type} if content_type else {}
+        headers = {SECRET_HEADER: secret}
+        if content_type:
+            headers["Content-Type"] = content_type
         conn.request(method, target, body=body or None, headers=headers)
         response = conn.getresponse()
         return response.status, response.read()
@@ -116,9 +171,13 @@ class ForwardingAdmin:
     ``Host``, token), applied here before anything is forwarded."""
 
     def __init__(
-        self, hub_port: int, refusal: Callable[[Request], Reply | None] = lambda r: None
+        self,
+        hub_port: int,
+        secret: str,
+        refusal: Callable[[Request], Reply | None] = lambda r: None,
     ) -> None:
         self.hub_port = hub_port
+        self.secret = secret
         self.refusal = refusal
 
     def __call__(self, request: Request) -> Reply:
@@ -129,6 +188,7 @@ class ForwardingAdmin:
         try:
             code, body = _http(
                 self.hub_port,
+                self.secret,
                 request.method,
                 request.target,
                 request.body,
@@ -143,21 +203,114 @@ class ForwardingAdmin:
 class ControlAdmin:
     """A worker's admin API on its private control port (only the supervisor calls it):
     ``admin`` answers without the guards (the worker applied them before forwarding), or
-    is None (``--no-admin``: only the reload of ``--watch``)."""
+    is None (``--no-admin``: only the reload of ``--watch``); a request without the run's
+    ``secret`` gets a 403 (Rule 3)."""
 
     def __init__(
-        self, admin: Callable[[Request], Reply] | None, reload: Callable[[], object]
+        self, admin: Callable[[Request], Reply] | None, reload: Callable[[], object], secret: str
     ) -> None:
         self.admin = admin
         self.reload = reload
+        self.secret = secret
 
     def __call__(self, request: Request) -> Reply:
+        if not _has_secret(request.headers.get(SECRET_HEADER), self.secret):
+            return _refused()
         if request.path.rstrip("/") == "/__mockhttp/_reload" and request.method == "POST":
             self.reload()
             return status(200).json({"reloaded": True})
         if self.admin is None:
             return status(404).json({"error": {"type": "no_admin", "message": "no admin API"}})
         return self.admin(request)
+
+
+# -- the one state of the mocks that keep one ----------------------------------------------
+
+
+class Keeper:
+    """The supervisor's count of each mock's calls and the scenario states, for every
+    worker: ``choose`` runs ``_core._route.choose`` under a lock and keeps its result."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: dict[int, int] = {}
+        self.states: dict[str, str] = {}
+
+    def choose(self, claims: list[Claim]) -> Choice:
+        with self.lock:
+            choice = choose(claims, self.counts, self.states)
+            if choice.position is not None:
+                self.counts = dict(choice.counts)
+                self.states = dict(next_states(claims[choice.position], self.states))
+            return choice
+
+    def after(self, method: str, target: str) -> None:
+        """An admin write every worker applied: forget what it forgets."""
+        path = target.partition("?")[0].rstrip("/")
+        with self.lock:
+            if path == "/__mockhttp/reset" or (path, method) == ("/__mockhttp/journal", "DELETE"):
+                self.counts = {}
+            if path in ("/__mockhttp/reset", "/__mockhttp/scenarios/reset"):
+                self.states = {}
+
+    def answer(self, line: bytes) -> bytes:
+        """One question of a worker's ``StateChannel`` (a JSON line), answered."""
+        asked = json.loads(line)
+        if "claims" in asked:
+            choice = self.choose([Claim(*c) for c in asked["claims"]])
+            found = {"position": choice.position, "index": choice.index, "states": choice.states}
+        else:
+            with self.lock:
+                found = {"states": dict(self.states)}
+        return json.dumps(found, separators=(",", ":")).encode() + b"\n"
+
+    def serve(self, sock: socket.socket) -> None:
+        """Answer one worker's questions until it goes (a thread per worker)."""
+        with sock, sock.makefile("rb") as lines:
+            for line in lines:
+                try:
+                    sock.sendall(self.answer(line))
+                except (OSError, ValueError, TypeError):
+                    return
+
+
+class StateChannel:
+    """A worker's end of its socketpair to the ``Keeper`` (the server's ``tally``)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.settimeout(_STATE_TIMEOUT)
+        self.sock = sock
+        self.lines = sock.makefile("rb")
+        self.lock = threading.Lock()  # the loop asks; the admin thread reads the states
+        self.broken: str | None = None
+
+    def _ask(self, question: dict[str, Any]) -> Any:
+        """One question and its answer; after a failure (a timeout, the supervisor gone)
+        the channel is closed for good, so that a late answer is never taken for the
+        answer to the next question."""
+        data = json.dumps(question, separators=(",", ":")).encode() + b"\n"
+        with self.lock:
+            if self.broken is not None:
+                raise ConnectionError(self.broken)
+            try:
+                self.sock.sendall(data)
+                line = self.lines.readline()
+                if not line:
+                    raise ConnectionError("the supervisor is gone")
+                return json.loads(line)
+            except (OSError, ValueError) as exc:
+                self.broken = f"the supervisor did not answer ({exc or type(exc).__name__})"
+                self.sock.close()
+                raise ConnectionError(self.broken) from None
+
+    def __call__(self, claims: Sequence[Claim]) -> Choice:
+        rows = [[c.id, c.limit, c.scenario, c.state, c.next_state] for c in claims]
+        found = self._ask({"claims": rows})
+        return Choice(found["position"], found["index"], found["states"], {})
+
+    def states(self) -> dict[str, str]:
+        """The scenario states now."""
+        return dict(self._ask({"states": True})["states"])
 
 
 # -- the supervisor -----------------------------------------------------------------------
@@ -177,6 +330,7 @@ class Supervisor:
         worker_argv: the ``mockhttp serve`` command line of one worker, without
             ``--port`` and ``--worker`` (the supervisor adds them).
         log: writes a line to the log (stderr).
+        admin: serve the hub (False: ``--no-admin``, no hub at all).
     """
 
     def __init__(
@@ -186,6 +340,7 @@ class Supervisor:
         count: int,
         worker_argv: Sequence[str],
         log: Callable[[str], None],
+        admin: bool = True,
     ) -> None:
         self.host = host
         self.count = count
@@ -209,10 +364,17 @@ class Supervisor:
         self.changes: list[tuple[str, str, bytes, str]] = []  # admin changes, for new workers
         self.lock = threading.Lock()
         self.stopping = False
-        self._hub = ThreadingHTTPServer(("127.0.0.1", 0), _hub_handler(self))
-        self._hub.daemon_threads = True
-        self.hub_port: int = self._hub.server_address[1]
-        threading.Thread(target=self._hub.serve_forever, name="mockhttp-hub", daemon=True).start()
+        self.secret = secrets.token_urlsafe(32)  # Rule 3
+        self.keeper = Keeper()
+        self._hub: ThreadingHTTPServer | None = None
+        self.hub_port = 0
+        if admin:
+            self._hub = ThreadingHTTPServer(("127.0.0.1", 0), _hub_handler(self))
+            self._hub.daemon_threads = True
+            self.hub_port = self._hub.server_address[1]
+            threading.Thread(
+                target=self._hub.serve_forever, name="mockhttp-hub", daemon=True
+            ).start()
 
     @property
     def url(self) -> str:
@@ -227,14 +389,29 @@ class Supervisor:
 
     def _spawn(self, number: int) -> _Worker:
         """Start worker ``number``, bring it up to date, let it listen (lock held)."""
+        ours, theirs = socket.socketpair()
         argv = [
             *self.worker_argv,
             "--port",
             str(self.port),
             "--worker",
-            f"{number}:{self.hub_port}",
+            f"{number}:{self.hub_port}:{theirs.fileno()}",
         ]
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        env = {**os.environ, SECRET_ENV: self.secret}
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env=env,
+                pass_fds=(theirs.fileno(),),
+            )
+        finally:
+            theirs.close()
+        threading.Thread(
+            target=self.keeper.serve, args=(ours,), name=f"mockhttp-state:{number}", daemon=True
+        ).start()
         assert proc.stdout is not None
         assert proc.stdin is not None
         line = proc.stdout.readline()
@@ -244,7 +421,7 @@ class Supervisor:
             raise RuntimeError(f"worker {number} did not start (it said {line.strip()!r})")
         worker = _Worker(number, proc, int(line.split()[1]))
         for change in self.changes:  # what the others were told since they started
-            _http(worker.control, *change)
+            _http(worker.control, self.secret, *change)
         proc.stdin.write("listen\n")
         proc.stdin.flush()
         line = proc.stdout.readline()  # its URL, once it listens
@@ -278,31 +455,29 @@ class Supervisor:
     def broadcast(
         self, method: str, target: str, body: bytes = b"", content_type: str = ""
     ) -> tuple[int, Any]:
-        """Run one admin request on every worker; return the merged status and answer."""
+        """Run one admin request on every worker; return the merged status and answer.
+
+        All or nothing (Rule 1): a worker that does not answer is killed (``watch``
+        replaces it from the kept changes), so a write that every answering worker
+        applied is kept, and one that none applied is not."""
+        write = method not in ("GET", "HEAD")
         with self.lock:
             answers: list[tuple[int, Any]] = []
             for worker in self.workers:
-                if worker is None:
-                    continue
+                if worker is None or worker.proc.poll() is not None:
+                    continue  # (a dead one is being replaced, from the kept changes)
                 try:
-                    code, raw = _http(worker.control, method, target, body, content_type)
+                    code, raw = _http(
+                        worker.control, self.secret, method, target, body, content_type
+                    )
                     answers.append((code, json.loads(raw) if raw else None))
                 except (OSError, ValueError) as exc:
-                    answers.append(
-                        (
-                            502,
-                            {
-                                "error": {
-                                    "type": "workers",
-                                    "message": f"worker {worker.number}: {exc}",
-                                }
-                            },
-                        )
-                    )
-            if method not in ("GET", "HEAD") and all(code < 400 for code, _ in answers):
+                    self._drop(worker, exc)
+            if write and answers and all(code < 400 for code, _ in answers):
                 self.changes.append((method, target, body, content_type))
+                self.keeper.after(method, target)
         if not answers:
-            return 503, {"error": {"type": "workers", "message": "no worker is running"}}
+            return 503, {"error": {"type": "workers", "message": "no worker answered"}}
         codes = {code for code, _ in answers}
         if len(codes) > 1:  # the workers disagree: say so rather than pick one
             return 500, {
@@ -310,6 +485,13 @@ class Supervisor:
                 "answers": [a for _, a in answers],
             }
         return answers[0][0], merge([a for _, a in answers])
+
+    def _drop(self, worker: _Worker, exc: Exception) -> None:
+        """A worker that did not answer an admin request: kill it, to be replaced."""
+        self.log(f"mockhttp: worker {worker.number} did not answer ({exc}); replacing it")
+        if worker.proc.poll() is None:
+            worker.proc.kill()
+        worker.proc.wait()
 
     def stop(self, timeout: float = 5.0) -> None:
         """SIGTERM every worker; kill those still running after ``timeout`` seconds."""
@@ -325,8 +507,9 @@ class Supervisor:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        self._hub.shutdown()
-        self._hub.server_close()
+        if self._hub is not None:
+            self._hub.shutdown()
+            self._hub.server_close()
         self._hold.close()
 
 
@@ -335,11 +518,25 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
 
         def _any(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
+            if not _has_secret(self.headers.get(SECRET_HEADER), supervisor.secret):
+                self.close_connection = True  # its body stays unread
+                return self._send(403, _refused_json())
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_ADMIN_BODY + 1:  # the worker refuses more (413)
+                self.close_connection = True
+                return self._send(400, {"error": {"type": "workers", "message": "bad length"}})
             body = self.rfile.read(length) if length else b""
+            if self.path.partition("?")[0].rstrip("/") == "/__mockhttp/_reload":
+                return self._send(404, {"error": {"type": "unknown_endpoint", "message": ""}})
             code, answer = supervisor.broadcast(
                 self.command, self.path, body, self.headers.get("Content-Type", "")
             )
+            self._send(code, answer)
+
+        def _send(self, code: int, answer: Any) -> None:
             data = json.dumps(answer, separators=(",", ":")).encode()
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
