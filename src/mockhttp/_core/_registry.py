@@ -20,6 +20,11 @@ and matchers'), and a single value instead of a mapping is its first parameter
 Either writes its file form with ``to_args()`` (JSON values; ``_mockfile._forms``' style
 markers for flow lists or quoted text).
 
+A kind may also stand on its own (``standalone = True``, ``llm.conversation``): it knows the
+requests it answers (``own_mock()``, the mock ``server.mock(kind)`` registers), and in mock
+files its key stands at the top of a mock in place of ``response:`` (``conversation: [...]``),
+a ``request:`` beside it narrowing the kind's own mock.
+
 Rule 1: the core knows no kind by name.  A kind is registered with
 :func:`register_reply_kind`; a package that defines kinds declares a module in the
 ``mockhttp.reply_kinds`` entry-point group whose import registers them, and the first
@@ -34,11 +39,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from ._errors import ConfigError, UnknownNameError
 from ._reply import Reply
 from ._request import Request
+
+if TYPE_CHECKING:
+    from ._mock import Mock
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -162,6 +170,7 @@ class ReplyKind(ABC):
     __slots__ = ()
     file_key: ClassVar[str]
     composes: ClassVar[bool] = False
+    standalone: ClassVar[bool] = False
 
     @abstractmethod
     def build(self, request: Request) -> Reply:
@@ -174,6 +183,11 @@ class ReplyKind(ABC):
     def __call__(self, request: Request) -> Reply:
         return self.build(request)
 
+    def own_mock(self) -> Mock | None:
+        """The mock that answers with this kind on its own, for a ``standalone`` kind
+        (the requests it knows it answers); None for the others."""
+        return None
+
     def describe(self) -> str:
         """A short summary for messages: ``openai_chat reply``."""
         return f"{self.file_key} reply"
@@ -181,11 +195,13 @@ class ReplyKind(ABC):
 
 @dataclass(frozen=True)
 class KindEntry:
-    """A registered reply kind: its key, its factory and whether it composes."""
+    """A registered reply kind: its key, its factory, whether it composes and whether it
+    stands on its own (a top-level key of a mock in files)."""
 
     key: str
     make: Callable[..., Any]
     composes: bool
+    standalone: bool = False
 
 
 REPLY_KINDS: Registry[KindEntry] = Registry("reply kind", group=ENTRY_POINT_GROUP)
@@ -193,7 +209,11 @@ REPLY_KINDS: Registry[KindEntry] = Registry("reply kind", group=ENTRY_POINT_GROU
 
 
 def register_reply_kind(
-    key: str, factory: Callable[..., Any], *, composes: bool | None = None
+    key: str,
+    factory: Callable[..., Any],
+    *,
+    composes: bool | None = None,
+    standalone: bool | None = None,
 ) -> None:
     """Make ``factory`` the kind read from ``response: {<key>: ...}`` in mock files.
 
@@ -211,7 +231,10 @@ def register_reply_kind(
     if not callable(factory):
         raise ConfigError(f"reply kind {key!r} factory={factory!r} must be callable")
     flag = bool(getattr(factory, "composes", False)) if composes is None else composes
-    REPLY_KINDS.add(key, KindEntry(key, factory, flag))
+    alone = bool(getattr(factory, "standalone", False)) if standalone is None else standalone
+    if flag and alone:
+        raise ConfigError(f"reply kind {key!r} cannot both compose and stand alone")
+    REPLY_KINDS.add(key, KindEntry(key, factory, flag, alone))
 
 
 def reply_kind(key: str) -> KindEntry | None:

@@ -15,7 +15,8 @@ as data first and bytes last (the hook for transforms such as provider quirks), 
 :mod:`mockhttp.llm._draft`.
 
 Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render),
-``_base`` (what every reply shares), one module per API (``_openai_chat``,
+``_base`` (what every reply shares), ``_conversation`` (a script of turns answered in
+every API, the turn read from the request: ``_history``, ``_expect``), one module per API (``_openai_chat``,
 ``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
 shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
 with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
@@ -33,6 +34,12 @@ from ..contract._providers import PROVIDERS as PROVIDERS
 from ..contract._providers import Provider as Provider
 from ._anthropic import AnthropicMessages as AnthropicMessages
 from ._base import LLMReply as LLMReply
+from ._conversation import Conversation as Conversation
+from ._conversation import ConversationError as ConversationError
+from ._conversation import Turn as Turn
+from ._conversation import conversation as conversation
+from ._conversation import tool_call as tool_call
+from ._conversation import turn as turn
 from ._draft import TRANSFORMS as TRANSFORMS
 from ._draft import Chunk as Chunk
 from ._draft import Context as Context
@@ -51,13 +58,15 @@ anthropic_messages = AnthropicMessages
 gemini = Gemini
 models = ModelsList
 
-for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
+for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList, Conversation):
     register_reply_kind(_kind.file_key, _kind)
 
 __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "AnthropicMessages",
     "Chunk",
     "Context",
+    "Conversation",
+    "ConversationError",
     "Draft",
     "ERRORS",
     "Framing",
@@ -72,9 +81,13 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "Quirk",
     "TRANSFORMS",
     "Transform",
+    "Turn",
     "anthropic_messages",
+    "conversation",
     "gemini",
     "models",
     "openai_chat",
     "openai_responses",
+    "tool_call",
+    "turn",
 ]
