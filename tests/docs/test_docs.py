@@ -28,6 +28,7 @@ PAGES = [
     "docs/pytest.md",
     "docs/errors.md",
     "docs/llm.md",
+    "docs/agents.md",
     "docs/scale.md",
     "docs/limits.md",
 ]

@@ -372,6 +372,8 @@ class Conversation(ReplyKind):
             )
         self._check_loop(at, index, history, api)
         expect: Expect = self.turns[index].expect
+        if expect:
+            self._name_results(history, api)
         misses = expect.misses(history) if expect else []
         if misses:
             lines = "\n".join(f"  {m}" for m in misses)
@@ -381,6 +383,19 @@ class Conversation(ReplyKind):
                 f"the turn expects\n{lines}",
             )
         return index
+
+    def _name_results(self, history: History, api: str) -> None:
+        """Name the tool results whose call is not in the request (a Responses request
+        after ``previous_response_id``) from this conversation's own call ids."""
+        ids = {
+            c.id or self.call_id(i, j, api): c.name
+            for i, t in enumerate(self.turns)
+            for j, c in enumerate(t.calls)
+        }
+        history.pending = [
+            r if r.name or r.call_id not in ids else dataclasses.replace(r, name=ids[r.call_id])
+            for r in history.pending
+        ]
 
     def _check_loop(self, at: int, index: int, history: History, api: str) -> None:
         calls = [(c.name, arguments(c.arguments)) for c in self.turns[index].calls]
