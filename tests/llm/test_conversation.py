@@ -16,7 +16,9 @@ from mockhttp._core._request import Headers, Request
 CALL = llm.tool_call("get_weather", {"city": "Paris"})
 WEATHER = llm.conversation(
     llm.turn(tool_calls=[CALL]),
-    llm.turn("It is 18 °C in Paris.", expect={"tool_result": {"name": "get_weather", "content": "18"}}),
+    llm.turn(
+        "It is 18 °C in Paris.", expect={"tool_result": {"name": "get_weather", "content": "18"}}
+    ),
     name="weather-agent",
 )
 GEMINI = "/v1beta/models/gemini-2.5-flash:generateContent"
@@ -24,7 +26,9 @@ GEMINI = "/v1beta/models/gemini-2.5-flash:generateContent"
 
 def answer(conv: llm.Conversation, path: str, body: dict[str, Any]) -> tuple[int, Any]:
     """The reply of ``conv`` to a request, without sockets: status and JSON body."""
-    request = Request("POST", path, Headers((("content-type", "application/json"),)), json.dumps(body).encode())
+    request = Request(
+        "POST", path, Headers((("content-type", "application/json"),)), json.dumps(body).encode()
+    )
     try:
         reply = conv.build(request)
     except llm.ConversationError as exc:
@@ -40,7 +44,10 @@ def test_chat_turns_follow_the_assistant_messages_of_the_history() -> None:
     user = {"role": "user", "content": "Weather?"}
     _, first = answer(WEATHER, "/v1/chat/completions", {"messages": [user]})
     message = first["choices"][0]["message"]
-    assert message["tool_calls"][0]["function"] == {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    assert message["tool_calls"][0]["function"] == {
+        "name": "get_weather",
+        "arguments": '{"city": "Paris"}',
+    }
     assert first["choices"][0]["finish_reason"] == "tool_calls"
     result = {"role": "tool", "tool_call_id": message["tool_calls"][0]["id"], "content": "18 °C"}
     _, second = answer(WEATHER, "/v1/chat/completions", {"messages": [user, message, result]})
@@ -52,7 +59,11 @@ def test_anthropic_turns_and_a_prefill_that_is_no_turn() -> None:
     """Anthropic: assistant messages count; a trailing assistant message (a prefill) does not."""
     conv = llm.conversation(llm.turn("one"), llm.turn("two"))
     user = {"role": "user", "content": "hi"}
-    _, first = answer(conv, "/v1/messages", {"max_tokens": 9, "messages": [user, {"role": "assistant", "content": "Sure"}]})
+    _, first = answer(
+        conv,
+        "/v1/messages",
+        {"max_tokens": 9, "messages": [user, {"role": "assistant", "content": "Sure"}]},
+    )
     assert first["content"] == [{"type": "text", "text": "one"}]
     history = [user, {"role": "assistant", "content": "one"}, {"role": "user", "content": "more"}]
     _, second = answer(conv, "/v1/messages", {"max_tokens": 9, "messages": history})
@@ -61,9 +72,13 @@ def test_anthropic_turns_and_a_prefill_that_is_no_turn() -> None:
 
 def test_anthropic_tool_use_ids_are_the_apis_own() -> None:
     """Anthropic tool calls get ``toolu_`` ids, stable for the same script and turn."""
-    _, body = answer(WEATHER, "/v1/messages", {"max_tokens": 9, "messages": [{"role": "user", "content": "x"}]})
+    _, body = answer(
+        WEATHER, "/v1/messages", {"max_tokens": 9, "messages": [{"role": "user", "content": "x"}]}
+    )
     (use,) = body["content"]
-    assert use["type"] == "tool_use" and use["id"].startswith("toolu_") and use["input"] == {"city": "Paris"}
+    assert use["type"] == "tool_use"
+    assert use["id"].startswith("toolu_")
+    assert use["input"] == {"city": "Paris"}
     assert use["id"] == WEATHER.call_id(0, 0, "anthropic_messages")
 
 
@@ -73,7 +88,10 @@ def test_gemini_turns_follow_the_model_contents() -> None:
     _, first = answer(WEATHER, GEMINI, {"contents": [user]})
     part = first["candidates"][0]["content"]["parts"][0]
     assert part == {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
-    reply = {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"t": 18}}}]}
+    reply = {
+        "role": "user",
+        "parts": [{"functionResponse": {"name": "get_weather", "response": {"t": 18}}}],
+    }
     history = [user, first["candidates"][0]["content"], reply]
     _, second = answer(WEATHER, GEMINI, {"contents": history})
     assert second["candidates"][0]["content"]["parts"] == [{"text": "It is 18 °C in Paris."}]
@@ -83,10 +101,13 @@ def test_responses_turn_from_history_items_and_from_previous_response_id() -> No
     """Responses: function_call items count as a turn; so does the id the mock issued."""
     _, first = answer(WEATHER, "/v1/responses", {"input": "Weather?"})
     call = first["output"][0]
-    assert call["type"] == "function_call" and call["name"] == "get_weather"
+    assert call["type"] == "function_call"
+    assert call["name"] == "get_weather"
     assert WEATHER.turn_of_id(first["id"]) == 0
     output = {"type": "function_call_output", "call_id": call["call_id"], "output": "18 °C"}
-    _, chained = answer(WEATHER, "/v1/responses", {"previous_response_id": first["id"], "input": [output]})
+    _, chained = answer(
+        WEATHER, "/v1/responses", {"previous_response_id": first["id"], "input": [output]}
+    )
     assert chained["output"][0]["content"][0]["text"] == "It is 18 °C in Paris."
     history = [{"role": "user", "content": "Weather?"}, call, output]
     _, whole = answer(WEATHER, "/v1/responses", {"input": history})
@@ -95,9 +116,14 @@ def test_responses_turn_from_history_items_and_from_previous_response_id() -> No
 
 def test_a_previous_response_id_not_issued_by_the_conversation_is_refused() -> None:
     """An id from elsewhere cannot tell the turn: a 400 that says so."""
-    code, body = answer(WEATHER, "/v1/responses", {"previous_response_id": "resp_other", "input": []})
+    code, body = answer(
+        WEATHER, "/v1/responses", {"previous_response_id": "resp_other", "input": []}
+    )
     assert code == 400
-    assert "previous_response_id='resp_other' was not issued by this conversation" in body["error"]["message"]
+    assert (
+        "previous_response_id='resp_other' was not issued by this conversation"
+        in body["error"]["message"]
+    )
 
 
 def test_parallel_tool_calls_in_one_turn() -> None:
@@ -106,7 +132,8 @@ def test_parallel_tool_calls_in_one_turn() -> None:
     _, body = answer(conv, "/v1/chat/completions", {"messages": []})
     calls = body["choices"][0]["message"]["tool_calls"]
     assert [c["function"]["name"] for c in calls] == ["get_weather", "get_time"]
-    assert calls[1]["id"] == "call_t" and calls[0]["id"] != calls[1]["id"]
+    assert calls[1]["id"] == "call_t"
+    assert calls[0]["id"] != calls[1]["id"]
 
 
 # -- refusals ---------------------------------------------------------------------------------
@@ -117,7 +144,11 @@ def _chat(turns: int, results: str = "18") -> dict[str, Any]:
     (``{i}`` in it: the call's number)."""
     messages: list[Any] = [{"role": "user", "content": "go"}]
     for i in range(turns):
-        call = {"id": f"c{i}", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}
+        call = {
+            "id": f"c{i}",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+        }
         messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": results.format(i=i)})
     return {"messages": messages}
@@ -127,20 +158,31 @@ def test_past_the_last_turn_each_api_gets_its_error_shape() -> None:
     """Turn 3 of a 2-turn script: a 400 in each API's shape, with the explanation."""
     said = "conversation 'weather-agent' has 2 turns; this request is at turn 3"
     code, chat = answer(WEATHER, "/v1/chat/completions", _chat(2))
-    assert code == 400 and chat["error"]["message"].startswith(said)
+    assert code == 400
+    assert chat["error"]["message"].startswith(said)
     assert chat["error"]["type"] == "invalid_request_error"
     history = [{"role": "user", "content": "x"}, {"role": "assistant", "content": "a"}] * 2
-    code, claude = answer(WEATHER, "/v1/messages", {"messages": [*history, {"role": "user", "content": "y"}]})
-    assert code == 400 and claude["type"] == "error" and claude["error"]["message"].startswith(said)
-    model = [{"role": "user", "parts": [{"text": "x"}]}, {"role": "model", "parts": [{"text": "a"}]}] * 2
+    code, claude = answer(
+        WEATHER, "/v1/messages", {"messages": [*history, {"role": "user", "content": "y"}]}
+    )
+    assert code == 400
+    assert claude["type"] == "error"
+    assert claude["error"]["message"].startswith(said)
+    model = [
+        {"role": "user", "parts": [{"text": "x"}]},
+        {"role": "model", "parts": [{"text": "a"}]},
+    ] * 2
     code, gemini = answer(WEATHER, GEMINI, {"contents": model})
-    assert code == 400 and gemini["error"]["status"] == "INVALID_ARGUMENT"
+    assert code == 400
+    assert gemini["error"]["status"] == "INVALID_ARGUMENT"
     assert gemini["error"]["message"].startswith(said)
 
 
 def test_repeat_last_answers_again_then_stops_a_tool_loop() -> None:
     """With repeat_last a tool-calling last turn answers max_repeats times, then a loop."""
-    conv = llm.conversation(llm.turn(tool_calls=[CALL]), repeat_last=True, max_repeats=2, name="poll")
+    conv = llm.conversation(
+        llm.turn(tool_calls=[CALL]), repeat_last=True, max_repeats=2, name="poll"
+    )
     assert answer(conv, "/v1/chat/completions", _chat(0, ""))[0] == 200
     assert answer(conv, "/v1/chat/completions", _chat(1, "r{i}"))[0] == 200
     code, body = answer(conv, "/v1/chat/completions", _chat(2, "r{i}"))
@@ -157,7 +199,10 @@ def test_the_same_call_with_the_same_result_again_and_again_is_a_loop() -> None:
     assert code == 400
     message = body["error"]["message"]
     assert 'its history ends with 3 times the same call get_weather({"city": "Paris"})' in message
-    assert answer(llm.conversation(*same, max_repeats=None), "/v1/chat/completions", _chat(3))[0] == 200
+    assert (
+        answer(llm.conversation(*same, max_repeats=None), "/v1/chat/completions", _chat(3))[0]
+        == 200
+    )
 
 
 def test_a_missed_expectation_names_the_turn_the_expectation_and_what_arrived() -> None:
@@ -173,7 +218,12 @@ def test_a_missed_expectation_names_the_turn_the_expectation_and_what_arrived() 
         ),
         name="e",
     )
-    body = {"messages": [{"role": "system", "content": "Be brief"}, {"role": "user", "content": "Rome?"}]}
+    body: dict[str, Any] = {
+        "messages": [
+            {"role": "system", "content": "Be brief"},
+            {"role": "user", "content": "Rome?"},
+        ]
+    }
     code, got = answer(conv, "/v1/chat/completions", body)
     assert code == 400
     assert got["error"]["message"].splitlines() == [
@@ -183,7 +233,10 @@ def test_a_missed_expectation_names_the_turn_the_expectation_and_what_arrived() 
         "  system_prompt: expected matching regex('^You are'), got 'Be brief'",
     ]
     body["tools"] = [{"type": "function", "function": {"name": "get_weather"}}]
-    body["messages"] = [{"role": "system", "content": "You are terse"}, {"role": "user", "content": "Paris?"}]
+    body["messages"] = [
+        {"role": "system", "content": "You are terse"},
+        {"role": "user", "content": "Paris?"},
+    ]
     assert answer(conv, "/v1/chat/completions", body)[0] == 200
 
 
@@ -194,7 +247,10 @@ def test_a_refusal_reaches_server_check_on_the_wire() -> None:
         wrong = _chat(1, "12 °C")
         reply = httpx.post(server.url + "/v1/chat/completions", json=wrong)
         assert reply.status_code == 400
-        assert "tool results since the last assistant turn: get_weather (c0): '12 °C'" in reply.json()["error"]["message"]
+        assert (
+            "tool results since the last assistant turn: get_weather (c0): '12 °C'"
+            in reply.json()["error"]["message"]
+        )
         with pytest.raises(llm.ConversationError, match="turn 2 of 2"):
             server.check()
 
@@ -205,7 +261,9 @@ def test_a_refusal_reaches_server_check_on_the_wire() -> None:
 def test_fifty_parallel_conversations_each_get_their_turns_in_order() -> None:
     """50 threads run a 3-turn script at once against one server; each gets turns 1, 2, 3."""
     script = llm.conversation(
-        llm.turn(tool_calls=[CALL]), llm.turn(tool_calls=[llm.tool_call("get_time", {})]), llm.turn("done")
+        llm.turn(tool_calls=[CALL]),
+        llm.turn(tool_calls=[llm.tool_call("get_time", {})]),
+        llm.turn("done"),
     )
     seen: dict[int, list[str]] = {}
     limits = httpx.Limits(max_connections=50)
@@ -219,9 +277,13 @@ def test_fifty_parallel_conversations_each_get_their_turns_in_order() -> None:
                 reply = client.post("/v1/chat/completions", json=body)
                 message = _message(reply)
                 calls = message.get("tool_calls") or []
-                seen.setdefault(n, []).append(calls[0]["function"]["name"] if calls else message["content"])
+                seen.setdefault(n, []).append(
+                    calls[0]["function"]["name"] if calls else message["content"]
+                )
                 messages.append(message)
-                messages += [{"role": "tool", "tool_call_id": c["id"], "content": "ok"} for c in calls]
+                messages += [
+                    {"role": "tool", "tool_call_id": c["id"], "content": "ok"} for c in calls
+                ]
 
         threads = [threading.Thread(target=agent, args=(n,)) for n in range(50)]
         for t in threads:
@@ -244,9 +306,13 @@ def _message(reply: httpx.Response) -> dict[str, Any]:
         message["content"] += delta.get("content") or ""
         for call in delta.get("tool_calls", []):
             if "id" in call:
-                message.setdefault("tool_calls", []).append({**call, "function": dict(call["function"])})
+                message.setdefault("tool_calls", []).append(
+                    {**call, "function": dict(call["function"])}
+                )
             else:
-                message["tool_calls"][call["index"]]["function"]["arguments"] += call["function"]["arguments"]
+                message["tool_calls"][call["index"]]["function"]["arguments"] += call["function"][
+                    "arguments"
+                ]
     return message
 
 
@@ -254,8 +320,16 @@ def test_a_mock_narrowed_by_request_and_the_default_paths() -> None:
     """Without request: every LLM path; post(path).reply(conversation): that path only."""
     with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
         server.mock(llm.conversation(llm.turn("anywhere")))
-        server.mock(mockhttp.post("/custom/chat/completions").reply(llm.conversation(llm.turn("custom"))))
-        for path in ("/v1/chat/completions", "/v1/responses", "/v1/messages", GEMINI, "/v1/models/g:streamGenerateContent"):
+        server.mock(
+            mockhttp.post("/custom/chat/completions").reply(llm.conversation(llm.turn("custom")))
+        )
+        for path in (
+            "/v1/chat/completions",
+            "/v1/responses",
+            "/v1/messages",
+            GEMINI,
+            "/v1/models/g:streamGenerateContent",
+        ):
             assert client.post(path, json={"max_tokens": 5}).status_code == 200, path
         custom = client.post("/custom/chat/completions", json={"messages": []})
         assert custom.json()["choices"][0]["message"]["content"] == "custom"
@@ -279,28 +353,48 @@ def test_the_file_form_is_the_python_form_and_dumps_back() -> None:
     [mock] = mockhttp.loads(FILE)
     assert mock == WEATHER.own_mock()
     assert mockhttp.loads(mockhttp.dump(mock)) == [mock]
-    narrowed = mockhttp.post("/v1/messages", name="n").reply(llm.conversation(llm.turn("x"), repeat_last=True))
+    narrowed = mockhttp.post("/v1/messages", name="n").reply(
+        llm.conversation(llm.turn("x"), repeat_last=True)
+    )
     assert mockhttp.loads(mockhttp.dump(narrowed)) == [narrowed]
 
 
 @pytest.mark.parametrize(
     ("text", "where", "said"),
     [
-        ("conversation:\n  - text: hi\n  - tool_cals: []\n", "<string>:3:5 at conversation[1]", "did you mean 'tool_calls'?"),
-        ("conversation:\n  - expect: {tool_reslt: {name: x}}\n", "<string>:2:13 at conversation[0].expect", "did you mean 'tool_result'?"),
+        (
+            "conversation:\n  - text: hi\n  - tool_cals: []\n",
+            "<string>:3:5 at conversation[1]",
+            "did you mean 'tool_calls'?",
+        ),
+        (
+            "conversation:\n  - expect: {tool_reslt: {name: x}}\n",
+            "<string>:2:13 at conversation[0].expect",
+            "did you mean 'tool_result'?",
+        ),
         ("conversatoin: []\n", "<string>:1:1 at conversatoin", "did you mean 'conversation'?"),
         ("conversation: []\n", "<string>:1:15 at conversation", "needs at least one turn"),
-        ("conversation: [{text: a}]\nresponse: {status: 200}\n", "<string>:2:11 at response", "found both"),
+        (
+            "conversation: [{text: a}]\nresponse: {status: 200}\n",
+            "<string>:2:11 at response",
+            "found both",
+        ),
     ],
 )
 def test_file_errors_are_placed_with_a_suggestion(text: str, where: str, said: str) -> None:
     """A misspelt turn key, expect key or top-level key fails at file:line:column."""
     with pytest.raises(mockhttp.MockfileError) as caught:
         mockhttp.loads(text)
-    assert str(caught.value).startswith(where) and said in str(caught.value)
+    assert str(caught.value).startswith(where)
+    assert said in str(caught.value)
 
 
 def test_a_file_request_narrows_the_conversation() -> None:
-    """request: keeps the conversation's method and paths unless it names its own, and adds criteria."""
-    [mock] = mockhttp.loads("conversation: [{text: hi}]\nrequest:\n  body: [json_path, $.model, gpt-x]\n")
-    assert mock.method == "POST" and mock.path == WEATHER.own_mock().path and len(mock.criteria) == 1
+    """request: keeps the conversation's method and paths (unless it names its own) and
+    adds its criteria."""
+    [mock] = mockhttp.loads(
+        "conversation: [{text: hi}]\nrequest:\n  body: [json_path, $.model, gpt-x]\n"
+    )
+    assert mock.method == "POST"
+    assert mock.path == WEATHER.own_mock().path
+    assert len(mock.criteria) == 1

@@ -445,8 +445,7 @@ def as_mock(item: Any) -> Any:
     own = item.own_mock()
     if own is None:
         raise ConfigError(
-            f"mock={item.describe()} is a reply, not a mock: register "
-            "mockhttp.post(path).reply(it)"
+            f"mock={item.describe()} is a reply, not a mock: register mockhttp.post(path).reply(it)"
         )
     return own
 

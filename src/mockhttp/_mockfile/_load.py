@@ -449,9 +449,9 @@ def _standalone(
     if named and child.is_mapping and any(k == "name" for k, _, _ in child.items("options")):
         named = False
     kind = _kind(entry, child, extra={"name": options["name"]} if named else {})
-    own = kind.own_mock()
+    own: Mock = kind.own_mock()
     with child.building():
-        mock = dataclasses.replace(own, **{"name": None, **target, **options})
+        mock: Mock = dataclasses.replace(own, **{"name": None, **target, **options})
     for field, node in req.items():
         if field not in _REQUEST_TARGET:
             mock = _criteria(mock, field, node)

@@ -15,8 +15,9 @@ as data first and bytes last (the hook for transforms such as provider quirks), 
 :mod:`mockhttp.llm._draft`.
 
 Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render),
-``_base`` (what every reply shares), ``_conversation`` (a script of turns answered in
-every API, the turn read from the request: ``_history``, ``_expect``), one module per API (``_openai_chat``,
+``_base`` (what every reply shares), ``_conversation`` (a script of turns answered
+in every API, the turn read from the request: ``_history``, ``_expect``), one module
+per API (``_openai_chat``,
 ``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
 shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
 with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.

@@ -5,7 +5,7 @@ from mockhttp import llm
 
 weather = llm.conversation(
     llm.turn(tool_calls=[llm.tool_call("get_weather", {"city": "Paris"})]),
-    llm.turn("It is 18 °C in Paris.", expect={"tool_result": {"name": "get_weather", "content": "18"}}),
+    llm.turn("It is 18 °C.", expect={"tool_result": {"name": "get_weather", "content": "18"}}),
     name="weather-agent",
 )
 ```
@@ -47,7 +47,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 from .._core._errors import ConfigError, RefusedRequest, UnknownNameError
 from .._core._match import regex
@@ -117,7 +117,9 @@ def tool_call(name: str, arguments: Any = None, id: str | None = None) -> ToolCa
     Raises:
         ConfigError: no name, arguments that are no mapping or JSON text, an empty id.
     """
-    return _tool_call(0, {"name": name, "arguments": {} if arguments is None else arguments, "id": id})
+    return _tool_call(
+        0, {"name": name, "arguments": {} if arguments is None else arguments, "id": id}
+    )
 
 
 TURN_KEYS = ("text", "tool_calls", "reasoning", "usage", "error", "expect")
@@ -136,7 +138,7 @@ class Turn:
     expect: Any = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
-        if self.text is None:
+        if not self.text:  # None too (``text: null`` in a file)
             object.__setattr__(self, "text", "")
         if isinstance(self.tool_calls, str | Mapping) or self.tool_calls is None:
             raise ConfigError(f"tool_calls={self.tool_calls!r} must be a list of tool calls")
@@ -170,7 +172,9 @@ class Turn:
         if isinstance(value, Turn):
             return value
         if not isinstance(value, Mapping):
-            raise ConfigError(f"{where}={value!r} must be a turn: a mapping with text, tool_calls...")
+            raise ConfigError(
+                f"{where}={value!r} must be a turn: a mapping with text, tool_calls..."
+            )
         for key in value:
             if key not in TURN_KEYS:
                 raise ConfigError(f"{where}: {UnknownNameError('turn key', key, TURN_KEYS)}")
@@ -260,7 +264,9 @@ class Conversation(ReplyKind):
         if not isinstance(self.repeat_last, bool):
             raise ConfigError(f"repeat_last={self.repeat_last!r} must be true or false")
         limit = self.max_repeats
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
             raise ConfigError(f"max_repeats={limit!r} must be a positive int or None")
         if isinstance(self.quirks, str) or not isinstance(self.quirks, Sequence):
             raise ConfigError(f"quirks={self.quirks!r} must be a list of quirk ids")
@@ -425,7 +431,7 @@ class Conversation(ReplyKind):
                 f"max_repeats={self.max_repeats})",
             )
 
-    def _refuse(self, api: str, message: str) -> None:
+    def _refuse(self, api: str, message: str) -> NoReturn:
         raise ConversationError(message, _refusal(api, message))
 
     @property
@@ -445,7 +451,9 @@ class Conversation(ReplyKind):
                 continue
             value = getattr(self, f.name)
             if value != f.default and not (f.name == "quirks" and not value):
-                args["as" if f.name == "as_" else f.name] = list(value) if isinstance(value, tuple) else value
+                args["as" if f.name == "as_" else f.name] = (
+                    list(value) if isinstance(value, tuple) else value
+                )
         return args
 
     def describe(self) -> str:

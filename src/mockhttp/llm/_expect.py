@@ -2,12 +2,11 @@
 
 ``expect:`` is a mapping, the same in Python and in mock files:
 
-| key | value | the request must hold |
-|---|---|---|
-| ``tool_result`` | ``{name, call_id, content}`` (any of them), or a list of them | for each: a tool result since the last assistant turn with that tool name, call id and content |
-| ``tool_offered`` | a tool name, or a list of names | each among the tools the request offers |
-| ``last_user_message`` | text or a matcher | the last user message |
-| ``system_prompt`` | text or a matcher | the system prompt (instructions) |
+- ``tool_result``: ``{name, call_id, content}`` (any of them), or a list of them: for
+  each, a tool result since the last assistant turn with that name, call id and content;
+- ``tool_offered``: a tool name, or a list of names: each among the tools offered;
+- ``last_user_message``: text or a matcher, for the last user message;
+- ``system_prompt``: text or a matcher, for the system prompt (instructions).
 
 Rule 1: text means "contains" (``content: 18`` holds for ``It is 18 °C``); a matcher
 (``match.regex(...)`` in Python, ``[regex, ...]`` in files) is applied to the text as is.
@@ -193,4 +192,3 @@ def _text_miss(key: str, want: Matcher | None, got: str | None) -> str:
     if got is None:
         return f"{key}: expected one {_show_matcher(want)}; the request has none"
     return "" if want.matches(got) else f"{key}: expected {_show_matcher(want)}, got {got!r}"
-

@@ -4,12 +4,16 @@ A conversation (:mod:`._conversation`) picks its turn, checks a turn's expectati
 spots a looping agent from the request alone; this module reads the request into one
 provider-neutral :class:`History`:
 
-| API | assistant entries | tool results | tools offered | system |
-|---|---|---|---|---|
-| ``openai_chat`` | ``role: assistant`` messages | ``role: tool`` messages | ``tools[].function.name`` | ``system`` / ``developer`` messages |
-| ``openai_responses`` | ``function_call``, ``reasoning`` and assistant ``message`` items | ``function_call_output`` items | ``tools[].name`` | ``instructions``, ``system`` / ``developer`` items |
-| ``anthropic_messages`` | ``role: assistant`` messages | ``tool_result`` blocks | ``tools[].name`` | ``system`` |
-| ``gemini`` | ``role: model`` contents | ``functionResponse`` parts | ``tools[].functionDeclarations[].name`` | ``systemInstruction`` |
+- ``openai_chat``: assistant entries are ``role: assistant`` messages, tool results
+  ``role: tool`` messages, tools ``tools[].function.name``, the system ``system`` and
+  ``developer`` messages;
+- ``openai_responses``: ``function_call``, ``reasoning`` and assistant ``message`` items;
+  ``function_call_output`` items; ``tools[].name``; ``instructions`` and ``system`` /
+  ``developer`` items;
+- ``anthropic_messages``: ``role: assistant`` messages; ``tool_result`` blocks;
+  ``tools[].name``; ``system``;
+- ``gemini``: ``role: model`` contents; ``functionResponse`` parts;
+  ``tools[].functionDeclarations[].name``; ``systemInstruction``.
 
 Rule 1: an assistant *turn* is a run of consecutive assistant entries (a Responses turn
 sends back a message item and its function calls as separate items; each is one turn).
@@ -139,10 +143,11 @@ def read(api: str, body: Mapping[str, Any]) -> History:
 def arguments(value: Any) -> str:
     """Tool-call arguments as canonical JSON (keys sorted), text kept when it is no JSON."""
     if isinstance(value, str):
+        text: str = value
         try:
-            value = json.loads(value)
+            value = json.loads(text)
         except ValueError:
-            return value
+            return text
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
