@@ -50,15 +50,20 @@ def get_weather(city: str) -> str:
 def test_pydantic_ai_agent() -> None:
     """pydantic-ai (OpenAI chat model) runs the tool and returns the scripted answer."""
     pytest.importorskip("pydantic_ai")
+    import openai
     from pydantic_ai import Agent
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
+    async def run(url: str) -> str:
+        async with openai.AsyncOpenAI(base_url=url + "/v1", api_key="sk-test") as client:
+            provider = OpenAIProvider(openai_client=client)
+            agent = Agent(OpenAIChatModel("gpt-4o", provider=provider), tools=[get_weather])
+            return (await agent.run("Weather in Paris?")).output
+
     with mockhttp.Server() as server:
         server.mock(SCRIPT)
-        provider = OpenAIProvider(base_url=server.url + "/v1", api_key="sk-test")
-        agent = Agent(OpenAIChatModel("gpt-4o", provider=provider), tools=[get_weather])
-        assert agent.run_sync("Weather in Paris?").output == "It is 18 °C in Paris."
+        assert asyncio.run(run(server.url)) == "It is 18 °C in Paris."
         server.check()
 
 
@@ -69,13 +74,16 @@ def test_openai_agents_sdk() -> None:
     from agents import Agent, OpenAIResponsesModel, Runner, function_tool, set_tracing_disabled
 
     set_tracing_disabled(True)
+
+    async def run(url: str) -> Any:
+        async with openai.AsyncOpenAI(base_url=url + "/v1", api_key="sk-test") as client:
+            model = OpenAIResponsesModel("gpt-4o", openai_client=client)
+            agent = Agent(name="weather", model=model, tools=[function_tool(get_weather)])
+            return (await Runner.run(agent, "Weather in Paris?")).final_output
+
     with mockhttp.Server() as server:
         server.mock(SCRIPT)
-        client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="sk-test")
-        model = OpenAIResponsesModel("gpt-4o", openai_client=client)
-        agent = Agent(name="weather", model=model, tools=[function_tool(get_weather)])
-        result = asyncio.run(Runner.run(agent, "Weather in Paris?"))
-        assert result.final_output == "It is 18 °C in Paris."
+        assert asyncio.run(run(server.url)) == "It is 18 °C in Paris."
         server.check()
 
 

@@ -39,14 +39,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ._errors import ConfigError, UnknownNameError
 from ._reply import Reply
 from ._request import Request
-
-if TYPE_CHECKING:
-    from ._mock import Mock
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -183,9 +180,10 @@ class ReplyKind(ABC):
     def __call__(self, request: Request) -> Reply:
         return self.build(request)
 
-    def own_mock(self) -> Mock | None:
-        """The mock that answers with this kind on its own, for a ``standalone`` kind
-        (the requests it knows it answers); None for the others."""
+    def own_mock(self) -> Any:
+        """The :class:`~mockhttp.Mock` that answers with this kind on its own, for a
+        ``standalone`` kind (the requests it knows it answers); None for the others.
+        (Typed ``Any``: ``_mock`` imports this module.)"""
         return None
 
     def describe(self) -> str:
