@@ -29,6 +29,7 @@ PAGES = [
     "docs/errors.md",
     "docs/llm.md",
     "docs/agent-protocols.md",
+    "docs/agents.md",
     "docs/scale.md",
     "docs/limits.md",
     "docs/browsers.md",

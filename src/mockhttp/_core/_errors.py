@@ -9,7 +9,8 @@ MockHTTPError
 
 AssertionError
 └── VerificationError                        the client under test did not do what was expected
-    └── UnmatchedRequestError                requests reached the server that no mock matched
+    ├── UnmatchedRequestError                requests reached the server that no mock matched
+    └── RefusedRequest                       a reply kind refused a request (with its reply)
 ```
 
 Library misuse raises ``MockHTTPError``; what the client under test did wrong is an
@@ -20,11 +21,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = [
     "ConfigError",
     "MockHTTPError",
     "MockfileError",
+    "RefusedRequest",
     "ServerError",
     "UnknownNameError",
     "UnmatchedRequestError",
@@ -103,3 +106,13 @@ class VerificationError(AssertionError):
 
 class UnmatchedRequestError(VerificationError):
     """Requests reached the server that no mock matched."""
+
+
+class RefusedRequest(VerificationError):
+    """A reply kind refused a request, the client's fault (a conversation's turn whose
+    expectation the request misses): the client gets ``reply`` (an error in its API's
+    shape, with this message), and ``server.check()`` raises this error."""
+
+    def __init__(self, message: str, reply: Any) -> None:
+        super().__init__(message)
+        self.reply = reply

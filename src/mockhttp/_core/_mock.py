@@ -25,6 +25,7 @@ __all__ = [
     "Mismatch",
     "Mock",
     "Scenario",
+    "as_mock",
     "delete",
     "get",
     "head",
@@ -442,6 +443,23 @@ class Mock:
         else:
             path = self.path if isinstance(self.path, str) else repr(self.path)
         return f"{self.method or '*'} {path}"
+
+
+def as_mock(item: Any) -> Any:
+    """``item``, or the mock of a standalone reply kind (``server.mock(llm.conversation(
+    ...))``: the kind's ``own_mock()``); anything else is left for the caller to refuse.
+
+    Raises:
+        ConfigError: ``item`` is a reply kind with no mock of its own.
+    """
+    if not isinstance(item, ReplyKind):
+        return item
+    own = item.own_mock()
+    if own is None:
+        raise ConfigError(
+            f"mock={item.describe()} is a reply, not a mock: register mockhttp.post(path).reply(it)"
+        )
+    return own
 
 
 _WRITER: Callable[[Mock], str] | None = None

@@ -20,6 +20,11 @@ and matchers'), and a single value instead of a mapping is its first parameter
 Either writes its file form with ``to_args()`` (JSON values; ``_mockfile._forms``' style
 markers for flow lists or quoted text).
 
+A kind may also stand on its own (``standalone = True``, ``llm.conversation``): it knows the
+requests it answers (``own_mock()``, the mock ``server.mock(kind)`` registers), and in mock
+files its key stands at the top of a mock in place of ``response:`` (``conversation: [...]``),
+a ``request:`` beside it narrowing the kind's own mock.
+
 Rule 1: the core knows no kind by name.  A kind is registered with
 :func:`register_reply_kind`; a package that defines kinds declares a module in the
 ``mockhttp.reply_kinds`` entry-point group whose import registers them, and the first
@@ -162,6 +167,7 @@ class ReplyKind(ABC):
     __slots__ = ()
     file_key: ClassVar[str]
     composes: ClassVar[bool] = False
+    standalone: ClassVar[bool] = False
 
     @abstractmethod
     def build(self, request: Request) -> Reply:
@@ -174,6 +180,12 @@ class ReplyKind(ABC):
     def __call__(self, request: Request) -> Reply:
         return self.build(request)
 
+    def own_mock(self) -> Any:
+        """The :class:`~mockhttp.Mock` that answers with this kind on its own, for a
+        ``standalone`` kind (the requests it knows it answers); None for the others.
+        (Typed ``Any``: ``_mock`` imports this module.)"""
+        return None
+
     def describe(self) -> str:
         """A short summary for messages: ``openai_chat reply``."""
         return f"{self.file_key} reply"
@@ -181,11 +193,13 @@ class ReplyKind(ABC):
 
 @dataclass(frozen=True)
 class KindEntry:
-    """A registered reply kind: its key, its factory and whether it composes."""
+    """A registered reply kind: its key, its factory, whether it composes and whether it
+    stands on its own (a top-level key of a mock in files)."""
 
     key: str
     make: Callable[..., Any]
     composes: bool
+    standalone: bool = False
 
 
 REPLY_KINDS: Registry[KindEntry] = Registry("reply kind", group=ENTRY_POINT_GROUP)
@@ -193,7 +207,11 @@ REPLY_KINDS: Registry[KindEntry] = Registry("reply kind", group=ENTRY_POINT_GROU
 
 
 def register_reply_kind(
-    key: str, factory: Callable[..., Any], *, composes: bool | None = None
+    key: str,
+    factory: Callable[..., Any],
+    *,
+    composes: bool | None = None,
+    standalone: bool | None = None,
 ) -> None:
     """Make ``factory`` the kind read from ``response: {<key>: ...}`` in mock files.
 
@@ -211,7 +229,10 @@ def register_reply_kind(
     if not callable(factory):
         raise ConfigError(f"reply kind {key!r} factory={factory!r} must be callable")
     flag = bool(getattr(factory, "composes", False)) if composes is None else composes
-    REPLY_KINDS.add(key, KindEntry(key, factory, flag))
+    alone = bool(getattr(factory, "standalone", False)) if standalone is None else standalone
+    if flag and alone:
+        raise ConfigError(f"reply kind {key!r} cannot both compose and stand alone")
+    REPLY_KINDS.add(key, KindEntry(key, factory, flag, alone))
 
 
 def reply_kind(key: str) -> KindEntry | None:

@@ -17,7 +17,9 @@ matching entries that answers, as ``Claim``s (data), and ``choose`` is what the 
 the state runs on them, under its lock.  Mocks that keep no state (no ``times``, replies
 or scenario: ``keeps_state``) are answered without asking.
 Rule 3: a reply's errors are data too: a handler that raises, or a sequence used up with
-``exhausted="error"``, gives an ``Answer`` whose ``error`` is set (the call still counts).
+``exhausted="error"``, gives an ``Answer`` whose ``error`` is set (the call still counts);
+a reply kind that refuses the request (``RefusedRequest``) gives both its ``reply`` (for
+the client) and the ``error`` (for ``server.check()``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from ._errors import VerificationError
+from ._errors import RefusedRequest, VerificationError
 from ._explain import Explanation, explain
 from ._mock import STARTED, Mock
 from ._plan import Fault
@@ -69,7 +71,8 @@ class Answer(Generic[E]):
     """The entry that answers, as what: its call's 0-based ``index``, the ``reply`` and
     the ``faults`` for that index, the scenario ``states`` after the call (the same
     mapping when no scenario moved), and ``error``: None, or why there is no reply (then
-    ``reply`` is None and the request gets a 500)."""
+    ``reply`` is None and the request gets a 500), or why the request was refused (then
+    ``reply`` is the refusal the client gets)."""
 
     __slots__ = ("entry", "error", "faults", "index", "reply", "states")
 
@@ -192,6 +195,8 @@ def answer(
         return Answer(entry, index, None, (), states, error)
     try:
         reply = mock.reply_for(request, index)
+    except RefusedRequest as refused:  # the client's fault: it gets the kind's refusal
+        return Answer(entry, index, refused.reply, (), states, refused)
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
         return Answer(entry, index, None, (), states, exc)
     return Answer(entry, index, reply, mock.faults_for(index), states)

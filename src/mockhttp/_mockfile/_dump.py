@@ -100,9 +100,13 @@ def to_dict(mock: Mock) -> dict[str, Any]:
         doc["priority"] = mock.priority
     if mock.times is not None:
         doc["times"] = mock.times
-    request = _request(mock)
+    own = mock.kind.own_mock() if mock.kind is not None and not mock.faults else None
+    request = _request(mock, own)
     if request:
         doc["request"] = request
+    if own is not None and mock.kind is not None:  # a standalone kind: its key on top
+        doc[mock.kind.file_key] = _standalone(mock.kind, mock.name)
+        return doc
     if mock.scenario_of is not None:
         sc = mock.scenario_of
         doc["scenario"] = {
@@ -127,11 +131,15 @@ def to_dict(mock: Mock) -> dict[str, Any]:
     return doc
 
 
-def _request(mock: Mock) -> dict[str, Any]:
+def _request(mock: Mock, own: Mock | None = None) -> dict[str, Any]:
+    """The ``request:`` of ``mock``; its method and path left out when they are those of
+    ``own``, a standalone kind's own mock."""
     request: dict[str, Any] = {}
-    if mock.method is not None:
+    if mock.method is not None and (own is None or mock.method != own.method):
         request["method"] = mock.method
-    if isinstance(mock.path, Matcher):
+    if own is not None and mock.path == own.path:
+        pass
+    elif isinstance(mock.path, Matcher):
         request["path"] = write_form(mock.path)
     elif mock.path is not None:
         request["path"] = mock.path
@@ -185,6 +193,20 @@ def _kind(kind: ReplyKind, faults: tuple[Fault, ...]) -> dict[str, Any]:
     if faults:
         response["pipe"] = [write_form(f) for f in faults]
     return response
+
+
+def _standalone(kind: ReplyKind, name: str | None) -> Any:
+    """A standalone kind's top-level value: its first argument alone (``conversation:
+    [turns]``) when that is all, else its arguments; the mock's ``name`` is the kind's
+    when they are the same (the reader hands it down), else the kind's is written."""
+    args = _kind_args(kind)
+    if args.get("name") == name:
+        args.pop("name", None)
+    elif name is not None:
+        args["name"] = args.get("name")
+    if len(args) == 1:
+        return next(iter(args.values()))
+    return args
 
 
 def _kind_args(kind: ReplyKind) -> dict[str, Any]:

@@ -17,6 +17,7 @@ expected, with a suggestion for a misspelt key or name.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import keyword
 import os
@@ -394,13 +395,16 @@ def _document(doc: At) -> list[Mock]:
 
 
 def _mock_of(at: At) -> Mock:
-    f = at.fields(MOCK_KEYS, "a mock: a mapping with request and response")
+    f = at.fields(_mock_keys(at), "a mock: a mapping with request and response")
     options = {k: typed(f[k], _MOCK_OPTIONS[k].annotation) for k in _MOCK_OPTIONS if k in f}
     req = f["request"].fields(REQUEST_KEYS, "a request: a mapping") if "request" in f else {}
     target = {k: typed(req[k], p.annotation) for k, p in _REQUEST_TARGET.items() if k in req}
     for key, value in (*target.items(), *options.items()):
         with (req.get(key) or f[key]).building():  # check each field at its own node
             _mock.request(**{"method": None, key: value})
+    alone = [k for k in f if k not in MOCK_KEYS]
+    if alone:
+        return _standalone(f, alone[0], target, options, req)
     mock = _mock.request(**{"method": None, **target}, **options)
     for key, child in req.items():
         if key not in _REQUEST_TARGET:
@@ -420,6 +424,37 @@ def _mock_of(at: At) -> Mock:
                 f[key].fail(f"{key}: goes with replies (a list of responses), found none")
     if "scenario" in f:
         mock = _scenario(mock, f["scenario"])
+    return mock
+
+
+def _mock_keys(at: At) -> tuple[str, ...]:
+    """The keys of a mock: the core's, and the standalone kinds' when a key is not the
+    core's (the kinds' entry points are imported only then)."""
+    if at.is_mapping and any(k not in MOCK_KEYS for k, _, _ in at.items("a mock")):
+        return (*MOCK_KEYS, *(e.key for e in REPLY_KINDS.values() if e.standalone))
+    return MOCK_KEYS
+
+
+def _standalone(
+    f: dict[str, At], key: str, target: dict[str, Any], options: dict[str, Any], req: dict[str, At]
+) -> Mock:
+    """A standalone kind's mock (``conversation: [...]``): the kind's own mock, its method
+    and path replaced by ``request:``'s, its criteria added, the mock's options set."""
+    for other in ("response", "replies", "exhausted", "scenario"):
+        if other in f:
+            f[other].fail(f"found both {key!r} and {other!r}: {key} is the whole reply")
+    entry = REPLY_KINDS.get(key)
+    child = f[key]
+    named = "name" in options and "name" in params(entry.make, POSITIONAL, KEYWORD)
+    if named and child.is_mapping and any(k == "name" for k, _, _ in child.items("options")):
+        named = False
+    kind = _kind(entry, child, extra={"name": options["name"]} if named else {})
+    own: Mock = kind.own_mock()
+    with child.building():
+        mock: Mock = dataclasses.replace(own, **{"name": None, **target, **options})
+    for field, node in req.items():
+        if field not in _REQUEST_TARGET:
+            mock = _criteria(mock, field, node)
     return mock
 
 
@@ -517,42 +552,52 @@ def _base_reply(at: At, f: dict[str, At]) -> Reply:
     return reply
 
 
-def _kind(entry: KindEntry, child: At, *base: Reply) -> Any:
+def _kind(entry: KindEntry, child: At, *base: Reply, extra: dict[str, Any] | None = None) -> Any:
     """``{<kind>: {...}}`` (or ``{<kind>: value}``, its first parameter): the kind made by
-    its factory; a composing one gets the ``base`` reply first."""
+    its factory; a composing one gets the ``base`` reply first, a standalone one the
+    mock's options it takes (``extra``)."""
     make = entry.make
+    extra = extra or {}
     found = params(make, POSITIONAL, KEYWORD)
     if base:  # a composing factory's first parameter takes the reply
         found = dict(list(found.items())[1:])
     if not child.is_mapping:
         first = next(iter(found.values()))
         value = typed(child, first.annotation)
-        with child.building():
-            return make(*base, value)
+        try:
+            return make(*base, value, **extra)
+        except MockfileError:
+            raise
+        except ConfigError as exc:
+            _place(exc, child, {}, first=first.name)
     # a parameter named after a Python keyword (``as_``) is written without the ``_``
     names = {n[:-1] if keyword.iskeyword(n[:-1]) else n: n for n in found}
     given = child.fields(tuple(names), f"{entry.key} options: a mapping of its parameters")
     kw = {names[k]: typed(c, found[names[k]].annotation) for k, c in given.items()}
     try:
-        return make(*base, **kw)
+        return make(*base, **kw, **extra)
     except MockfileError:
         raise
     except ConfigError as exc:
         _place(exc, child, given)
 
 
-_PLACE = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*): (.*)$", re.S)
+_PLACE = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*)(?:: (.*)|=.*)$", re.S)
 
 
-def _place(exc: ConfigError, child: At, given: dict[str, At]) -> NoReturn:
+def _place(exc: ConfigError, child: At, given: dict[str, At], first: str = "") -> NoReturn:
     """Fail at the node a kind's error is about: the place its message starts with
-    (``writes[2].at: ...``), the key it names (``finish_reason='x' ...``), the value an
-    unknown name was given at, or else the kind's own node."""
+    (``writes[2].at: ...``, or ``turns[1].text=...``), the key it names
+    (``finish_reason='x' ...``), the value an unknown name was given at, or else the kind's
+    own node.  ``first``: the parameter ``child`` is the value of (a kind's single value)."""
     text = str(exc)
     found = _PLACE.match(text)
-    inner = child.descend(found.group(1)) if found else None
+    path = found.group(1) if found else ""
+    if first and re.match(rf"{first}(\[|\.|$)", path):
+        path = path[len(first) :]
+    inner = child.descend(path) if found else None
     if found and inner is not None:
-        inner.fail(found.group(2))
+        inner.fail(found.group(2) or text)
     for key, at in given.items():
         if re.match(rf"{key}\b", text):
             at.fail(text)

@@ -30,7 +30,8 @@ from typing import Any, overload
 from .._core._cors import cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
-from .._core._mock import STARTED, Mock
+from .._core._mock import STARTED, Mock, as_mock
+from .._core._registry import ReplyKind
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Miss, Tally, route, route_shared
@@ -289,31 +290,38 @@ class Server:
     # -- mocks ----------------------------------------------------------------------------
 
     @overload
-    def mock(self, mock: Mock, /) -> ActiveMock: ...
+    def mock(self, mock: Mock | ReplyKind, /) -> ActiveMock: ...
 
     @overload
     def mock(self, mock: Sequence[Mock], /) -> list[ActiveMock]: ...
 
     @overload
-    def mock(self, mock: Mock, second: Mock, /, *more: Mock) -> list[ActiveMock]: ...
+    def mock(
+        self, mock: Mock | ReplyKind, second: Mock | ReplyKind, /, *more: Mock | ReplyKind
+    ) -> list[ActiveMock]: ...
 
-    def mock(self, mock: Mock | Sequence[Mock], /, *more: Mock) -> ActiveMock | list[ActiveMock]:
+    def mock(
+        self, mock: Mock | ReplyKind | Sequence[Mock], /, *more: Mock | ReplyKind
+    ) -> ActiveMock | list[ActiveMock]:
         """Register ``mock``; returns its handle (``.calls``, ``assert_called()``, ...).
 
         Several mocks (``server.mock(a, b)``, or a list such as ``mockhttp.load(...)``
-        returns) are registered in order, and their handles returned as a list.
+        returns) are registered in order, and their handles returned as a list.  A reply
+        kind that stands alone (``llm.conversation(...)``) is registered as its own mock.
 
         When several mocks match a request, the highest ``priority`` wins, and among
         equal priorities the most recently added one.
         """
-        several = not isinstance(mock, Mock) or bool(more)
-        mocks = [*([mock] if isinstance(mock, Mock) else _mock_list(mock)), *more]
+        single = isinstance(mock, Mock | ReplyKind)
+        mocks = [*([mock] if single else _mock_list(mock)), *more]
+        several = not single or bool(more)
         added = self._add(mocks)
         return added if several else added[0]
 
     def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:
         """Register ``mocks`` in one step, in O(1) each (a new mock ranks first among its
         priority; the ordered tuple is brought up to date when next read: ``_ranked.py``)."""
+        mocks = [as_mock(m) for m in mocks]
         for mock in mocks:
             if not isinstance(mock, Mock):
                 raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
@@ -574,6 +582,8 @@ class Server:
         if reply is None:
             assert answer.error is not None
             return call, self._failed(call, answer.error, framing)
+        if answer.error is not None:  # a refused request: its reply, and check() fails
+            self.errors.append(answer.error)
         call.status = reply.status_code
         fixed = mock.fixed
         if reply.stream is not None and reply.stream.resumable:

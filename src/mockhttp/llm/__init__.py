@@ -15,13 +15,14 @@ as data first and bytes last (the hook for transforms such as provider quirks), 
 :mod:`mockhttp.llm._draft`.
 
 Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render),
-``_base`` (what every reply shares), ``_history`` and ``_matchers`` (what a request's
-conversation holds, in the four shapes, and the body matchers that read it:
-``last_user_message``, ``system_prompt``, ``tool_result``, ``tool_offered``,
-``turn_index``), one module per API (``_openai_chat``, ``_openai_responses``,
-``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error shapes), ``_text``
-(pieces, token counts, ids).  A module of transforms registers the ones with a file form
-in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
+``_base`` (what every reply shares), ``_conversation`` (a script of turns answered in
+every API, the turn read from the request; ``_expect``: what a turn expects), ``_history``
+and ``_matchers`` (what a request's conversation holds, in the four shapes, and the body
+matchers that read it: ``last_user_message``, ``system_prompt``, ``tool_result``,
+``tool_offered``, ``turn_index``), one module per API (``_openai_chat``,
+``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
+shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
+with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
 ``QUIRKS`` (each catalogued provider divergence, ``Q-*``) and ``PROVIDERS`` (a provider's
 quirks as one bundle) are data that :mod:`mockhttp.contract` owns; ``_transforms`` gives
 each quirk id its transform (``_chunk_quirks``, ``_wire_quirks``, over the draft edits of
@@ -36,6 +37,12 @@ from ..contract._providers import PROVIDERS as PROVIDERS
 from ..contract._providers import Provider as Provider
 from ._anthropic import AnthropicMessages as AnthropicMessages
 from ._base import LLMReply as LLMReply
+from ._conversation import Conversation as Conversation
+from ._conversation import ConversationError as ConversationError
+from ._conversation import Turn as Turn
+from ._conversation import conversation as conversation
+from ._conversation import tool_call as tool_call
+from ._conversation import turn as turn
 from ._draft import TRANSFORMS as TRANSFORMS
 from ._draft import Chunk as Chunk
 from ._draft import Context as Context
@@ -60,7 +67,7 @@ anthropic_messages = AnthropicMessages
 gemini = Gemini
 models = ModelsList
 
-for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList):
+for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList, Conversation):
     register_reply_kind(_kind.file_key, _kind)
 _register_matchers()
 
@@ -68,6 +75,8 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "AnthropicMessages",
     "Chunk",
     "Context",
+    "Conversation",
+    "ConversationError",
     "Draft",
     "ERRORS",
     "Framing",
@@ -82,7 +91,9 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "Quirk",
     "TRANSFORMS",
     "Transform",
+    "Turn",
     "anthropic_messages",
+    "conversation",
     "gemini",
     "last_user_message",
     "models",
@@ -92,4 +103,6 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "tool_offered",
     "tool_result",
     "turn_index",
+    "tool_call",
+    "turn",
 ]
