@@ -71,7 +71,7 @@ for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList
     register_reply_kind(_kind.file_key, _kind)
 _register_matchers()
 
-__all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
+__all__ = [
     "AnthropicMessages",
     "Chunk",
     "Context",
@@ -100,9 +100,9 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "openai_chat",
     "openai_responses",
     "system_prompt",
+    "tool_call",
     "tool_offered",
     "tool_result",
-    "turn_index",
-    "tool_call",
     "turn",
+    "turn_index",
 ]
