@@ -109,6 +109,37 @@ def test_unknown_or_missing_loops_are_config_errors(monkeypatch: pytest.MonkeyPa
         assert server.loop_name == "asyncio"
 
 
+def test_auto_is_the_loop_measured_faster() -> None:
+    """ "auto" picks asyncio's loop even with uvloop installed: measured faster for this
+    server (docs/performance.md, "Which loop"); uvloop only when asked for by name."""
+    pytest.importorskip("uvloop")
+    with mockhttp.Server(loop="auto") as server:
+        assert server.loop_name == "asyncio"
+    with mockhttp.Server() as server:
+        assert server.loop_name == "asyncio"
+    with mockhttp.Server(loop="uvloop") as server:
+        assert server.loop_name == "uvloop"
+
+
+def test_deadlines_are_read_on_a_clock_of_now() -> None:
+    """On uvloop a reply's deadlines are checked against time.monotonic, not the loop's
+    time of the start of its turn (which lags in a long turn); elsewhere, the loop's own
+    clock (a custom loop may keep virtual time)."""
+    uvloop = pytest.importorskip("uvloop")
+    from mockhttp._server._loop import clock_of
+
+    loop = uvloop.new_event_loop()
+    try:
+        assert clock_of(loop) is time.monotonic
+    finally:
+        loop.close()
+    loop = asyncio.new_event_loop()
+    try:
+        assert clock_of(loop) == loop.time
+    finally:
+        loop.close()
+
+
 @pytest.mark.parametrize("loop", LOOPS)
 def test_serve_on_a_chosen_loop(loop: str) -> None:
     """mockhttp serve --loop NAME serves on it and says so."""

@@ -9,16 +9,21 @@ import asyncio
 import concurrent.futures
 import queue
 import threading
+import time
 from collections.abc import Callable
 
 from .._core._errors import ConfigError
 from .._core._reply import Reply
 from .._core._request import Request
 
-__all__ = ["LOOPS", "LoopChoice", "Worker", "loop_factory", "loop_name"]
+__all__ = ["LOOPS", "LoopChoice", "Worker", "clock_of", "loop_factory", "loop_name"]
 
 LoopChoice = str | Callable[[], asyncio.AbstractEventLoop]
 LOOPS = ("auto", "asyncio", "uvloop")
+# What "auto" picks: asyncio's loop, measured faster than uvloop for this server
+# (docs/performance.md, "Which loop"): more events/s and requests/s, and first events in
+# time when many clients connect at once.
+AUTO: Callable[[], asyncio.AbstractEventLoop] = asyncio.new_event_loop
 
 
 def loop_factory(choice: LoopChoice) -> Callable[[], asyncio.AbstractEventLoop]:
@@ -29,15 +34,13 @@ def loop_factory(choice: LoopChoice) -> Callable[[], asyncio.AbstractEventLoop]:
     """
     if callable(choice):
         return choice
-    if choice == "asyncio":
-        return asyncio.new_event_loop
     if choice not in LOOPS:
         raise ConfigError(f"loop={choice!r} must be one of {', '.join(LOOPS)} or a loop factory")
+    if choice != "uvloop":  # "auto": the loop measured faster (docs/performance.md)
+        return AUTO
     try:
         import uvloop
     except ImportError:
-        if choice == "auto":
-            return asyncio.new_event_loop
         raise ConfigError(
             "loop='uvloop' needs uvloop: pip install 'mockhttp[fast]' (or uvloop)"
         ) from None
@@ -49,6 +52,21 @@ def loop_name(loop: asyncio.AbstractEventLoop) -> str:
     """``uvloop`` or ``asyncio`` (or the loop's class) for messages and the log."""
     module = type(loop).__module__.split(".")[0]
     return "asyncio" if module == "asyncio" else module
+
+
+def clock_of(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
+    """The clock a reply's deadlines are checked against on ``loop``: ``loop.time``, but
+    ``time.monotonic`` on uvloop (the same clock, read now).
+
+    uvloop's ``loop.time()`` is libuv's time of the start of the loop's turn, in whole
+    milliseconds: late in a long turn it lags, so a stream behind its schedule saw its next
+    event as still to come and set a timer for it (one timer and one write per event, and
+    a turn that grows the more it is behind), where asyncio's clock shows the event due and
+    the stream sends what is due in one write.
+    """
+    if loop_name(loop) == "uvloop":
+        return time.monotonic
+    return loop.time
 
 
 class Worker:

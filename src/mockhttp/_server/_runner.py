@@ -26,6 +26,7 @@ from .._core._plan import End, Pause, Raw, Source, Step, Wait
 from .._core._reply import Reply, error_reply
 from .._core._wire import frame
 from ._journal import Call, Outcome, count_sent, mark_ended
+from ._loop import clock_of
 
 __all__ = ["BURST", "Deferred", "Host", "Line", "Plan", "Runner", "Steps", "Whole"]
 
@@ -194,6 +195,7 @@ class Runner:
         "handle",
         "keep_alive",
         "loop",
+        "now",
         "stalled",
         "status",
         "steps",
@@ -206,8 +208,9 @@ class Runner:
         self.conn = conn
         self.steps = steps
         self.call = call
-        self.loop = asyncio.get_running_loop()
-        self.deadline = self.loop.time()
+        self.loop = loop = asyncio.get_running_loop()
+        self.now = clock_of(loop)
+        self.deadline = self.now()
         self.handle: asyncio.TimerHandle | asyncio.Handle | None = None
         self.waiting = False
         self.stalled = False
@@ -260,7 +263,7 @@ class Runner:
                 elif kind is Pause:
                     assert isinstance(step, Pause)
                     self.deadline += step.seconds
-                    if self.deadline > self.loop.time():
+                    if self.deadline > self.now():
                         self._write(out)
                         self.handle = self.loop.call_at(self.deadline, self.run)
                         return
@@ -288,7 +291,7 @@ class Runner:
             self.loop.call_soon_threadsafe(self._resume)
 
     def _resume(self) -> None:
-        self.deadline = max(self.deadline, self.loop.time())
+        self.deadline = max(self.deadline, self.now())
         if self.conn.runner is self:
             self.run()
 

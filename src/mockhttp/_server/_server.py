@@ -76,9 +76,9 @@ class Server:
             trims).  Counts (``call_count``, ``times``) stay exact.  For long-running
             servers; ``mockhttp serve`` keeps 10,000.
         loop: the event loop the server runs on (in its thread): ``"auto"`` (the default:
-            uvloop when it is installed, ``pip install 'mockhttp[fast]'``, else asyncio's),
-            ``"asyncio"``, ``"uvloop"``, or a function that returns a new
-            asyncio-compatible loop.
+            the loop measured faster, asyncio's; see ``docs/performance.md``),
+            ``"asyncio"``, ``"uvloop"`` (``pip install 'mockhttp[fast]'``), or a function
+            that returns a new asyncio-compatible loop.
         reuse_port: set ``SO_REUSEPORT`` on the listening socket, so that several
             processes can serve the same port (``mockhttp serve --workers``).
         journal_bytes: keep request bodies and sent reply bodies of finished calls up to
