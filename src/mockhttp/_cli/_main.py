@@ -24,6 +24,7 @@ from .._core._mock import Mock
 from .._mockfile._load import file_problems, files, load
 from .._server._admin import is_loopback
 from .._server._budget import CLI_DEFAULT
+from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
 from .._server._workers import (
     ControlAdmin,
@@ -102,6 +103,12 @@ def _parser() -> argparse.ArgumentParser:
         "The admin API covers all of them",
     )
     serve.add_argument("--worker", help=argparse.SUPPRESS)  # N:HUBPORT, set by the supervisor
+    serve.add_argument(
+        "--metrics",
+        action="store_true",
+        help="answer GET /metrics in Prometheus text under vLLM's names (pip install "
+        "'mockhttp[metrics]'); per worker under --workers",
+    )
     serve.add_argument(
         "--journal-limit",
         type=_positive,
@@ -205,6 +212,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     try:
         loop_factory(args.loop)
+        if args.metrics:
+            require_metrics()
     except ConfigError as exc:
         print(f"mockhttp: {exc}", file=sys.stderr)
         return 1
@@ -223,6 +232,7 @@ def _serve(args: argparse.Namespace) -> int:
         journal_bytes=args.journal_bytes,
         header_timeout=args.header_timeout,
         idle_timeout=args.idle_timeout,
+        metrics=args.metrics,
     )
     if args.variants:
         mocks = _variants(mocks)
@@ -305,6 +315,7 @@ def _supervise(
     argv += [str(args.header_timeout), "--idle-timeout", str(args.idle_timeout)]
     argv += [f"--allow-host={name}" for name in args.allow_host]
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
+    argv += ["--metrics"] * args.metrics
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token
     argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []

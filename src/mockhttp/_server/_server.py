@@ -35,6 +35,7 @@ from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._journal import Call, CallList, Journal, seal, unmatched_calls
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
+from ._metrics import metrics_reply, require
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps
 from ._verify import ActiveMock
@@ -80,6 +81,9 @@ class Server:
             closes.
         idle_timeout: seconds a connection may wait, with no reply running, for its next
             request (300) before it is closed.
+        metrics: answer ``GET /metrics`` with Prometheus text under vLLM's names (the
+            capacity and rate limits of ``mockhttp.llm`` replies; ``docs/load-testing.md``);
+            needs ``pip install 'mockhttp[metrics]'``.
     """
 
     def __init__(
@@ -97,8 +101,12 @@ class Server:
         idle_timeout: float = 300.0,
         loop: LoopChoice = "auto",
         reuse_port: bool = False,
+        metrics: bool = False,
     ) -> None:
         self._new_loop = loop_factory(loop)
+        if metrics:
+            require()
+        self.metrics = bool(metrics)
         self.reuse_port = reuse_port
         for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
             if value is not None and (
@@ -500,6 +508,8 @@ class Server:
         framing = Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
             return Call(request, None, None), self._admin_reply(request, framing)
+        if self.metrics and request.path == "/metrics" and request.method in ("GET", "HEAD"):
+            return Call(request, None, 200), Steps(framing.frame(metrics_reply().plan()))
         if not request.body:
             return self._answer(request, framing)
         request._matching(True)  # parse a JSON body once for every matcher
@@ -532,10 +542,21 @@ class Server:
             assert answer.error is not None
             return call, self._failed(call, answer.error, framing)
         call.status = reply.status_code
+        if type(reply) is not Reply:  # a subclass may hold something until the call ends
+            self._hold(call, reply)
         try:
             return call, self._wires.plan(reply, answer.faults, answer.index, mock.fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
             return call, self._failed(call, exc, framing)
+
+    @staticmethod
+    def _hold(call: Call, reply: Reply) -> None:
+        """The end hook: a reply with an ``on_end(call)`` method (``mockhttp.llm``'s
+        capacity slot) has it called once when ``call`` ends, however it ends (complete,
+        cut by a fault, the client hung up, the server closed)."""
+        on_end = getattr(reply, "on_end", None)
+        if on_end is not None:
+            call.__dict__["_on_end"] = on_end
 
     def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
         """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;
@@ -553,6 +574,12 @@ class Server:
         return call, Steps(framing.frame(miss.reply(self.unmatched_status).plan()))
 
     def _finished(self, call: Call) -> None:
+        on_end = call.__dict__.pop("_on_end", None)
+        if on_end is not None:  # once, however the call ended (see Reply.on_end)
+            try:
+                on_end(call)
+            except Exception as exc:
+                self.errors.append(exc)
         self._journal.ended(  # admin calls are not kept: only when there is an admin API
             call,
             call.mock is not None

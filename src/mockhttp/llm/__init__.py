@@ -17,7 +17,8 @@ as data first and bytes last (the hook for transforms such as provider quirks), 
 Modules: ``_draft`` (Draft, Chunk, Framing, Context, the transform hook, render),
 ``_base`` (what every reply shares), one module per API (``_openai_chat``,
 ``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
-shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
+shapes), ``_capacity`` (shared capacity and rate limits: ``capacity=``), ``_text``
+(pieces, token counts, ids).  A module of transforms registers the ones
 with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
 ``QUIRKS`` (each catalogued provider divergence, ``Q-*``) and ``PROVIDERS`` (a provider's
 quirks as one bundle) are data that :mod:`mockhttp.contract` owns; ``_transforms`` gives
@@ -33,6 +34,9 @@ from ..contract._providers import PROVIDERS as PROVIDERS
 from ..contract._providers import Provider as Provider
 from ._anthropic import AnthropicMessages as AnthropicMessages
 from ._base import LLMReply as LLMReply
+from ._capacity import Capacity as Capacity
+from ._capacity import ManualClock as ManualClock
+from ._capacity import capacity as capacity
 from ._draft import TRANSFORMS as TRANSFORMS
 from ._draft import Chunk as Chunk
 from ._draft import Context as Context
@@ -56,6 +60,7 @@ for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList
 
 __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "AnthropicMessages",
+    "Capacity",
     "Chunk",
     "Context",
     "Draft",
@@ -63,6 +68,7 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "Framing",
     "Gemini",
     "LLMReply",
+    "ManualClock",
     "ModelsList",
     "OpenAIChat",
     "OpenAIResponses",
@@ -73,6 +79,7 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "TRANSFORMS",
     "Transform",
     "anthropic_messages",
+    "capacity",
     "gemini",
     "models",
     "openai_chat",
