@@ -12,8 +12,9 @@ plan that starts with a ``Wait`` on its :class:`_Slot`; the executor parks it un
 running request ends and the slot is handed over, then its pauses run from that moment
 (so the time to first token grows with the queue ahead of it).
 Rule 2: a slot is held until its call ends, however it ends: the server calls the reply's
-``on_end(call)`` once (``_server._server.Server._hold``), and a client that hangs up
-while waiting leaves the queue.
+``on_end(call)`` once (``_server._server.Server._hold``).  A client that hangs up frees
+its slot (or its place in the queue) when the server notices: at its next write (a
+stream's next event), since an EOF alone may be a half-close.
 Rule 3: buckets read the injectable ``clock`` (seconds since the epoch; a
 :class:`ManualClock` a test moves by hand); the queue waits in real time on the loop.
 Buckets refill continuously (``rpm / minute`` per second) up to their limit, as OpenAI's
@@ -239,6 +240,7 @@ class Capacity:
         self._running = 0
         self._queue: deque[_Slot] = deque()
         self._buckets: dict[tuple[str, str], _Bucket] = {}
+        families()  # import prometheus_client now, not on the server's loop at a request
 
     # -- reading it ------------------------------------------------------------------
 
