@@ -380,9 +380,11 @@ def test_capacity_in_a_mock_file_and_back():
         "      capacity: {max_running: 2, max_waiting: 4, ttft_per_token: 10ms, rpm: 100}\n"
     )
     (mock,) = mockhttp.loads(text)
-    pool = mock.kind.capacity
+    kind = mock.kind
+    assert isinstance(kind, llm.AnthropicMessages)
+    pool = kind.capacity
     assert (pool.max_running, pool.max_waiting, pool.ttft_per_token, pool.rpm) == (2, 4, 0.01, 100)
-    assert mock.kind.to_args()["capacity"] == {
+    assert kind.to_args()["capacity"] == {
         "max_running": 2,
         "max_waiting": 4,
         "ttft_per_token": "10ms",

@@ -36,7 +36,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._core._errors import ConfigError
 from .._core._plan import Step, Wait
@@ -47,8 +47,17 @@ from ._draft import Context, Draft, Timing, render
 from ._errors import anthropic_error, gemini_error, openai_error
 from ._text import prompt_tokens
 
-if TYPE_CHECKING:
-    from ._base import LLMReply
+
+class LLMReply(Protocol):
+    """What a capacity needs of the reply it answers for (``_base.LLMReply`` is one)."""
+
+    file_key: str
+    headers: Mapping[str, str] | None
+
+    def counted_output(self, *extra: str) -> int: ...
+
+    def make_id(self, prefix: str, context: Context, part: str = "", length: int = 24) -> str: ...
+
 
 __all__ = ["Capacity", "ManualClock", "capacity", "go_duration"]
 
