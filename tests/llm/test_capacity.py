@@ -439,3 +439,21 @@ def test_manual_clock_moves_only_forward():
 def test_resets_are_go_durations(seconds, text):
     """OpenAI's reset headers are Go durations."""
     assert go_duration(seconds) == text
+
+
+def test_serve_metrics_flag(tmp_path):
+    """``mockhttp serve --metrics`` answers /metrics with a file's capacity counted."""
+    from tests.helpers.cli_process import Serving
+
+    mocks = tmp_path / "backend.yaml"
+    mocks.write_text(
+        "- request: {method: POST, path: /v1/chat/completions}\n"
+        "  response: {openai_chat: {text: Hi, capacity: {max_running: 1, rpm: 5}}}\n"
+    )
+    with Serving(str(mocks), "--metrics", "--quiet") as serving:
+        answer = HTTP.post(serving.url + CHAT, json=chat("served"))
+        assert answer.headers["x-ratelimit-remaining-requests"] == "4"
+        text = HTTP.get(serving.url + "/metrics").text
+    names = {f.name for f in text_string_to_metric_families(text)}
+    assert {"vllm:num_requests_running", "vllm:prompt_tokens"} <= names
+    assert 'vllm:prompt_tokens_total{model_name="served"} 2.0' in text
