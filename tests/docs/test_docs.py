@@ -33,6 +33,7 @@ PAGES = [
     "docs/scale.md",
     "docs/limits.md",
     "docs/browsers.md",
+    "docs/load-testing.md",
 ]
 # pages whose examples need a program the machine may lack (.ci/run installs them)
 NEEDS = {"docs/browsers.md": Path("/usr/bin/chromium")}

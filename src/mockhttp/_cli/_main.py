@@ -27,6 +27,7 @@ from .._core._mock import Mock
 from .._mockfile._load import file_problems, files, load
 from .._server._admin import is_loopback
 from .._server._budget import CLI_DEFAULT
+from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
 from .._server._workers import (
     ControlAdmin,
@@ -123,6 +124,12 @@ def _parser() -> argparse.ArgumentParser:
         "The admin API covers all of them",
     )
     serve.add_argument("--worker", help=argparse.SUPPRESS)  # N:HUBPORT, set by the supervisor
+    serve.add_argument(
+        "--metrics",
+        action="store_true",
+        help="answer GET /metrics in Prometheus text under vLLM's names (pip install "
+        "'mockhttp[metrics]'); per worker under --workers",
+    )
     serve.add_argument(
         "--journal-limit",
         type=_positive,
@@ -253,6 +260,8 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         loop_factory(args.loop)
         cors_policy(args.cors)
+        if args.metrics:
+            require_metrics()
     except ConfigError as exc:
         hint = "\n(paths go before --cors, or end its origins with --)" if args.cors else ""
         print(f"mockhttp: {exc}{hint}", file=sys.stderr)
@@ -273,6 +282,7 @@ def _serve(args: argparse.Namespace) -> int:
         header_timeout=args.header_timeout,
         idle_timeout=args.idle_timeout,
         cors=args.cors,
+        metrics=args.metrics,
     )
     if args.variants:
         mocks = _variants(mocks)
@@ -363,6 +373,7 @@ def _supervise(
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
     argv += [] if args.cors is None else [f"--cors={origin}" for origin in args.cors or ["*"]]
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
+    argv += ["--metrics"] * args.metrics
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token
     argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []

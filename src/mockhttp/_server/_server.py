@@ -39,6 +39,7 @@ from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._journal import Call, CallList, Journal, seal, unmatched_calls
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
+from ._metrics import metrics_reply, require
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps
 from ._verify import ActiveMock
@@ -94,6 +95,9 @@ class Server:
             Preflights are answered, and every reply (streams, faults, 404s included)
             carries ``Access-Control-Allow-Origin``; the admin API never does
             (``docs/browsers.md``).  Preflights are kept in :attr:`preflights`.
+        metrics: answer ``GET /metrics`` with Prometheus text under vLLM's names (the
+            capacity and rate limits of ``mockhttp.llm`` replies; ``docs/load-testing.md``);
+            needs ``pip install 'mockhttp[metrics]'``.
     """
 
     def __init__(
@@ -112,10 +116,14 @@ class Server:
         loop: LoopChoice = "auto",
         reuse_port: bool = False,
         cors: bool | str | Sequence[str] | None = None,
+        metrics: bool = False,
     ) -> None:
         self._cors = cors_policy(cors)
         self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
+        if metrics:
+            require()
+        self.metrics = bool(metrics)
         self.reuse_port = reuse_port
         for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
             if value is not None and (
@@ -535,6 +543,8 @@ class Server:
             preflight = self._cors.preflight(request)
             if preflight is not None:
                 return self._preflight(request, preflight, framing)
+        if self.metrics and request.path == "/metrics" and request.method in ("GET", "HEAD"):
+            return Call(request, None, 200), Steps(framing.frame(metrics_reply().plan()))
         if not request.body:
             return self._answer(request, framing)
         request._matching(True)  # parse a JSON body once for every matcher
@@ -589,6 +599,8 @@ class Server:
         if reply.stream is not None and reply.stream.resumable:
             reply = _resumed(call, active, reply)
             fixed = fixed and reply is answer.reply
+        if type(reply) is not Reply:  # a subclass may hold something until the call ends
+            self._hold(call, reply)
         try:
             return call, self._wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
@@ -601,6 +613,15 @@ class Server:
         message = f"mockhttp: the state of the mocks is out of reach ({exc})\n"
         reply = status(503).header("Content-Type", "text/plain; charset=utf-8").body(message)
         return call, Steps(framing.frame(reply.plan()))
+
+    @staticmethod
+    def _hold(call: Call, reply: Reply) -> None:
+        """The end hook: a reply with an ``on_end(call)`` method (``mockhttp.llm``'s
+        capacity slot) has it called once when ``call`` ends, however it ends (complete,
+        cut by a fault, the client hung up, the server closed)."""
+        on_end = getattr(reply, "on_end", None)
+        if on_end is not None:
+            call.__dict__["_on_end"] = on_end
 
     def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
         """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;
@@ -620,6 +641,12 @@ class Server:
     def _finished(self, call: Call) -> None:
         if call.outcome != "complete" and call.mock is not None:
             call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
+        on_end = call.__dict__.pop("_on_end", None)
+        if on_end is not None:  # once, however the call ended (see Reply.on_end)
+            try:
+                on_end(call)
+            except Exception as exc:
+                self.errors.append(exc)
         self._journal.ended(  # admin calls are not kept: only when there is an admin API
             call,
             call.mock is not None

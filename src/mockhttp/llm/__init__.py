@@ -21,7 +21,8 @@ and ``_matchers`` (what a request's conversation holds, in the four shapes, and 
 matchers that read it: ``last_user_message``, ``system_prompt``, ``tool_result``,
 ``tool_offered``, ``turn_index``), one module per API (``_openai_chat``,
 ``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
-shapes), ``_text`` (pieces, token counts, ids).  A module of transforms registers the ones
+shapes), ``_capacity`` (shared capacity and rate limits: ``capacity=``), ``_text``
+(pieces, token counts, ids).  A module of transforms registers the ones
 with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
 ``QUIRKS`` (each catalogued provider divergence, ``Q-*``) and ``PROVIDERS`` (a provider's
 quirks as one bundle) are data that :mod:`mockhttp.contract` owns; ``_transforms`` gives
@@ -37,6 +38,9 @@ from ..contract._providers import PROVIDERS as PROVIDERS
 from ..contract._providers import Provider as Provider
 from ._anthropic import AnthropicMessages as AnthropicMessages
 from ._base import LLMReply as LLMReply
+from ._capacity import Capacity as Capacity
+from ._capacity import ManualClock as ManualClock
+from ._capacity import capacity as capacity
 from ._conversation import Conversation as Conversation
 from ._conversation import ConversationError as ConversationError
 from ._conversation import Turn as Turn
@@ -72,27 +76,30 @@ for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList
 _register_matchers()
 
 __all__ = [
+    "ERRORS",
+    "PROVIDERS",
+    "QUIRKS",
+    "TRANSFORMS",
     "AnthropicMessages",
+    "Capacity",
     "Chunk",
     "Context",
     "Conversation",
     "ConversationError",
     "Draft",
-    "ERRORS",
     "Framing",
     "Gemini",
     "LLMReply",
+    "ManualClock",
     "ModelsList",
     "OpenAIChat",
     "OpenAIResponses",
-    "PROVIDERS",
     "Provider",
-    "QUIRKS",
     "Quirk",
-    "TRANSFORMS",
     "Transform",
     "Turn",
     "anthropic_messages",
+    "capacity",
     "conversation",
     "gemini",
     "last_user_message",

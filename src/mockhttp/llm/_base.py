@@ -32,6 +32,7 @@ from .._core._registry import Registry, ReplyKind
 from .._core._reply import Reply, ok
 from .._core._request import Request
 from .._core._units import Duration, format_seconds, seconds
+from ._capacity import capacity_from
 from ._draft import (
     CONTENT_KINDS,
     TRANSFORMS,
@@ -149,6 +150,7 @@ class LLMReply(ReplyKind):
     transforms: Sequence[Any] = field(default=(), hash=False)
     quirks: Sequence[str] = field(default=(), hash=False)
     as_: str | None = None
+    capacity: Any = field(default=None, compare=False, hash=False)  # see _capacity.py
     _calls: Any = field(
         default_factory=itertools.count, init=False, repr=False, compare=False, hash=False
     )
@@ -163,6 +165,7 @@ class LLMReply(ReplyKind):
         quirks, as_ = canonical(self.quirks, self.as_, self.file_key)
         self._set("quirks", quirks)
         self._set("as_", as_)
+        self._set("capacity", capacity_from(self.capacity))
         self.check()
 
     def _check_content(self) -> None:
@@ -271,6 +274,8 @@ class LLMReply(ReplyKind):
         draft = self.draft(context)
         for transform in (*quirk_transforms(tuple(self.quirks), self.as_), *self.transforms):
             draft = transform(draft, context)
+        if self.capacity is not None:  # refused, or held in a slot until the call ends
+            return self.capacity.answer(self, context, draft, self.timing)  # type: ignore[no-any-return]
         return render(draft, self.timing, rng)
 
     def draft(self, context: Context) -> Draft:
@@ -391,6 +396,8 @@ def _file_value(name: str, value: Any, lenient: bool = False) -> Any:
         return format_seconds(value)
     if name == "tool_calls":
         return [c.to_file() for c in value]
+    if name == "capacity":
+        return value.to_args()
     if name == "transforms":
         forms = []
         for t in value:
