@@ -199,8 +199,11 @@ def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> Non
 
     from .._mockfile._load import dump
     from ..record import from_transcript
+    from ..record._names import unique_names
 
-    mocks = [from_transcript(t, request, urlsplit(target).path) for target, request, t in seen]
+    mocks = unique_names(
+        [from_transcript(t, request, urlsplit(target).path) for target, request, t in seen]
+    )
     try:
         path.write_text(dump(mocks), encoding="utf-8")
     except OSError as exc:

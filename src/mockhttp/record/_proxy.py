@@ -16,6 +16,7 @@ recorded with ``end: close`` (or ``reset``); an upstream that failed before its 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import threading
 import time
@@ -34,6 +35,7 @@ from .._server._feed import Feed
 from .._server._server import Server
 from ._exchange import HOP_BY_HOP, REDACT, Exchange, key_of, to_mock
 from ._mocks import answering_once
+from ._names import describe, numbered
 from ._pieces import Write
 
 if TYPE_CHECKING:
@@ -88,6 +90,7 @@ class Recorder:
         self._repeats: dict[str, list[int]] = {}  # request key -> indexes into mocks
         self._files: dict[int, Path] = {}
         self._first = 0
+        self._taken: list[str] = []  # names of the mocks already in out
         self._threads: list[threading.Thread] = []
         import httpx  # on first use: importing mockhttp stays light
 
@@ -108,6 +111,7 @@ class Recorder:
             self.out.mkdir(parents=True, exist_ok=True)
             numbers = [int(p.name[:3]) for p in self.out.iterdir() if _NUMBERED.match(p.name)]
             self._first = max(numbers, default=0)  # a second session adds, never overwrites
+            self._taken = _names_in(self.out)
         self.server.start()
         return self
 
@@ -226,6 +230,8 @@ class Recorder:
         with self._lock:
             repeats = self._repeats.setdefault(key, [])
             mock = to_mock(exchange, redact=self.redact, call=len(repeats))
+            taken = [m.name or "" for m in self.mocks] + self._taken
+            mock = dataclasses.replace(mock, name=numbered(describe(exchange.request), taken))
             index = len(self.mocks)
             self.mocks.append(mock)
             if repeats:  # the previous call of the same request now answers once
@@ -238,6 +244,7 @@ class Recorder:
         self._say(
             f"recorded {exchange.request.method} {exchange.request.target} -> {what}"
             + (f" ({exchange.end})" if exchange.end != "complete" else "")
+            + f": {mock.name}"
         )
 
     def _write(self, index: int) -> None:
@@ -254,6 +261,17 @@ class Recorder:
     def _say(self, line: str) -> None:
         if self.log is not None:
             print(line, file=self.log, flush=True)
+
+
+def _names_in(folder: Path) -> list[str]:
+    """The names of the mocks in ``folder``'s files (a file that does not load has none)."""
+    from .._mockfile._load import load
+
+    names = []
+    for path in sorted(folder.glob("*.yaml")):
+        with contextlib.suppress(ConfigError, OSError):
+            names += [m.name for m in load(path) if m.name]
+    return names
 
 
 def _length(resp: httpx.Response) -> int | None:
