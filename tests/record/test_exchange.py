@@ -123,7 +123,7 @@ def test_the_mock_answers_the_same_request_and_not_another_last_message() -> Non
     assert mock.matches(_ask("hi", temperature=1))
     assert not mock.matches(_ask("bye"))
     assert not mock.matches(Request("GET", CHAT, body=_ask("hi").body))
-    assert (mock.name, mock.priority) == (f"POST {CHAT}", 0)
+    assert (mock.name, mock.priority) == ('openai chat stream "hi"', 0)
 
 
 def test_a_later_call_of_the_same_request_ranks_lower_and_says_which_it_is() -> None:

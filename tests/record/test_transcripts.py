@@ -56,7 +56,7 @@ def test_the_mock_answers_the_request_the_check_sent() -> None:
 
 def test_a_repeat_is_named_and_ranked_after_the_first() -> None:
     mock = from_transcript(_transcript(), ASK, CHAT, call=1)
-    assert (mock.name, mock.priority) == (f"POST {CHAT} (call 2)", -1)
+    assert (mock.name, mock.priority) == ('openai chat stream "hi" (call 2)', -1)
 
 
 def test_a_stream_cut_by_an_error_ends_with_a_close() -> None:

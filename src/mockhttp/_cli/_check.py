@@ -215,12 +215,15 @@ def _save(
 
     from .._mockfile._load import dump
     from ..record import from_transcript
+    from ..record._names import unique_names
 
     sent = tuple(headers.items())  # its secrets are hidden wherever a reply repeats them
-    mocks = [
-        from_transcript(t, request, urlsplit(target).path, headers=sent)
-        for target, request, t in seen
-    ]
+    mocks = unique_names(
+        [
+            from_transcript(t, request, urlsplit(target).path, headers=sent)
+            for target, request, t in seen
+        ]
+    )
     try:
         path.write_text(dump(mocks), encoding="utf-8")
     except OSError as exc:

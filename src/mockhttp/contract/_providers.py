@@ -3,7 +3,8 @@
 ``check(..., as_="groq")`` (``mockhttp check --as groq``) reports what the rules find of the
 bundle's quirks as notes (:func:`documented`); ``mockhttp.llm`` applies the bundle to a
 reply (``openai_chat(text="Hi", as_="openrouter")``), in order, with the provider's variant
-where a quirk has one (whose extra fields, which reasoning field).  Error quirks are not
+where a quirk has one (whose extra fields, which reasoning field); a reply's
+``reasoning`` goes in the preset's ``reasoning_field``.  Error quirks are not
 part of any bundle: a provider that can fail mid-stream does not fail on every stream.
 """
 
@@ -20,13 +21,19 @@ __all__ = ["PROVIDERS", "Provider", "documented", "provider"]
 
 @dataclass(frozen=True)
 class Provider:
-    """A provider preset: its quirk ids in the order they apply, and their options."""
+    """A provider preset: its quirk ids in the order they apply, and their options.
+
+    ``reasoning_field`` is the chat delta (and message) field the provider sends a reply's
+    ``reasoning`` in: ``reasoning_content`` (DeepSeek, xAI, vLLM) or ``reasoning``
+    (OpenRouter, Groq, Ollama).
+    """
 
     name: str
     summary: str
     quirks: tuple[str, ...]
     options: Mapping[str, Mapping[str, str | int]] = field(default_factory=dict)
     kind: str = CHAT
+    reasoning_field: str = "reasoning_content"
 
 
 _BUNDLES = (
@@ -44,12 +51,14 @@ _BUNDLES = (
             "Q-COMMENT-KEEPALIVE": {"text": "OPENROUTER PROCESSING", "before": 3},
             "Q-EXTRA-FIELDS": {"variant": "openrouter"},
         },
+        reasoning_field="reasoning",
     ),
     Provider(
         "groq",
         "Groq's /openai/v1/chat/completions",
         ("Q-USAGE-WITHOUT-REQUEST", "Q-USAGE-ON-FINISH", "Q-EXTRA-FIELDS", "Q-TOOL-ARGS-WHOLE"),
         {"Q-EXTRA-FIELDS": {"variant": "groq"}},
+        reasoning_field="reasoning",
     ),
     Provider(
         "azure",
@@ -88,6 +97,7 @@ _BUNDLES = (
         "Ollama's /v1/chat/completions as it streamed until 2026-08 (newer versions match "
         "the reference)",
         ("Q-ROLE-EVERY-CHUNK", "Q-FINISH-ON-CONTENT"),
+        reasoning_field="reasoning",
     ),
     Provider(
         "xai",

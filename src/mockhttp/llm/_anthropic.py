@@ -42,6 +42,7 @@ class AnthropicMessages(LLMReply):
         tool_calls: ``[{name, arguments, id?}, ...]``, sent as ``tool_use`` blocks whose
             input streams as ``input_json_delta`` fragments; stop reason ``tool_use``.
         thinking: a thinking block's text, sent first, with its signature.
+        reasoning: another name for ``thinking`` (the name the other replies use).
         signature: the thinking block's signature (default: derived from the reply).
         stop_reason: ``end_turn`` (default), ``max_tokens``, ``stop_sequence``, ...
         stop_sequence: the stop sequence met (with ``stop_reason: stop_sequence``).
@@ -60,6 +61,11 @@ class AnthropicMessages(LLMReply):
     stop_sequence: str | None = None
 
     def check(self) -> None:
+        if self.reasoning is not None:  # the other replies' name for it
+            if self.thinking is not None and self.thinking != self.reasoning:
+                raise ConfigError("thinking and reasoning name the same block: give one of them")
+            self._set("thinking", self.reasoning)
+            self._set("reasoning", None)
         if self.stop_reason is not None and self.stop_reason not in STOP_REASONS:
             raise ConfigError(
                 f"stop_reason={self.stop_reason!r} must be one of {', '.join(STOP_REASONS)}"

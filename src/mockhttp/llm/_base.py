@@ -10,7 +10,10 @@ decides (the body's ``stream: true``; Gemini: the ``:streamGenerateContent`` pat
 Rule 2: the model the request asked for is echoed unless ``model`` is given.
 Rule 3: ids come from :func:`._text.make_id` with a salt drawn from the reply's own
 arguments and the call number: unique per call, stable in a stream, the same next run.
-Rule 4: ``error`` without ``error_after`` answers every request with the provider's error;
+Rule 4: ``reasoning`` is the model's reasoning, sent before the text in each API's own
+shape (a chat delta field, a Responses reasoning item with its summary, Gemini thought
+parts, an Anthropic thinking block) and counted in the usage as reasoning tokens.
+Rule 5: ``error`` without ``error_after`` answers every request with the provider's error;
 with ``error_after: n``, a streamed request gets n content chunks, then the provider's
 mid-stream error (a buffered request still gets the error answer).
 """
@@ -132,6 +135,7 @@ class LLMReply(ReplyKind):
     text: str | Sequence[str] = ""
     _: KW_ONLY
     chunk_size: int | None = None
+    reasoning: str | None = None
     tool_calls: Sequence[Mapping[str, Any]] = field(default=(), hash=False)
     usage: Mapping[str, Any] | None = field(default=None, hash=False)
     model: str | None = None
@@ -175,6 +179,8 @@ class LLMReply(ReplyKind):
         elif not isinstance(text, str):
             raise ConfigError(f"text={text!r} must be text or a list of text pieces")
         _positive_int("chunk_size", self.chunk_size)
+        if self.reasoning is not None and not isinstance(self.reasoning, str):
+            raise ConfigError(f"reasoning={self.reasoning!r} must be text")
         if self.tool_calls is None or isinstance(self.tool_calls, str | Mapping):
             raise ConfigError(f"tool_calls={self.tool_calls!r} must be a list of tool calls")
         self._set("tool_calls", tuple(_tool_call(i, c) for i, c in enumerate(self.tool_calls)))
@@ -261,6 +267,15 @@ class LLMReply(ReplyKind):
     @property
     def full_text(self) -> str:
         return "".join(self.text) if isinstance(self.text, tuple) else str(self.text)
+
+    @property
+    def reasoning_pieces(self) -> list[str]:
+        """The reasoning as the stream sends it (cut as the text is)."""
+        return pieces(self.reasoning or "", self.chunk_size)
+
+    @property
+    def reasoning_tokens(self) -> int:
+        return count_tokens(self.reasoning or "")
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:

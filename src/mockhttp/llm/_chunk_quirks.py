@@ -285,6 +285,8 @@ def reasoning_field(field: str = "reasoning_content") -> Transform:
     def transform(draft: Draft, context: Context) -> Draft:
         if index_of(draft, "start") is None or not draft.streamed:
             return draft
+        if index_of(draft, "thinking") is not None:  # the reply streams its own reasoning
+            return draft
         value: Any = REASONING
         if field == "reasoning_details":
             value = [{"type": "reasoning.text", "text": REASONING, "index": 0, "format": None}]

@@ -8,9 +8,11 @@ the same chunks (sent here as one body).
 
 The reference stream: every chunk is a whole ``GenerateContentResponse`` (``candidates``
 with ``content.parts`` and ``role: model``; ``usageMetadata`` with a growing
-``candidatesTokenCount``; ``modelVersion``; ``responseId``).  ``kind`` tags: [text] one
-chunk per text piece; [tool] one chunk per function call (arguments whole, as Gemini
-sends them); [finish] a last chunk with ``finishReason``.
+``candidatesTokenCount``; ``modelVersion``; ``responseId``).  ``kind`` tags: [thinking]
+one chunk per piece of the ``reasoning``, a thought part ``{"text": piece, "thought": true}``
+(the usage counts it in ``thoughtsTokenCount``); [text] one chunk per text piece; [tool]
+one chunk per function call (arguments whole, as Gemini sends them); [finish] a last
+chunk with ``finishReason``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class Gemini(LLMReply):
     Args:
         text: the answer (see :class:`~mockhttp.llm.OpenAIChat`).
         tool_calls: ``[{name, arguments}, ...]``, each a ``functionCall`` part.
+        reasoning: thought parts (``{"text": ..., "thought": true}``) before the answer,
+            counted in ``usageMetadata.thoughtsTokenCount``.
         finish_reason: ``STOP`` (default), ``MAX_TOKENS``, ``SAFETY``, ...
         usage: ``usageMetadata`` counts to send (``promptTokenCount``, ...).
         model, id, headers, ttft, chunks_per_second, jitter, seed, error, error_after,
@@ -86,21 +90,24 @@ class Gemini(LLMReply):
         kind = "text/event-stream" if sse else "application/json; charset=UTF-8"
         return (("Content-Type", kind),)
 
-    def usage_for(self, context: Context, output: int) -> dict[str, Any]:
+    def usage_for(self, context: Context, output: int, thoughts: int = 0) -> dict[str, Any]:
         prompt = self.counted_input(context)
         usage: dict[str, Any] = {
             "promptTokenCount": prompt,
             "candidatesTokenCount": output,
-            "totalTokenCount": prompt + output,
+            "totalTokenCount": prompt + output + thoughts,
         }
+        if self.reasoning is not None:
+            usage["thoughtsTokenCount"] = thoughts
         if self.usage:
             usage.update(self.usage)
             if "totalTokenCount" not in self.usage:
-                usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
+                counted = ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount")
+                usage["totalTokenCount"] = sum(usage.get(k, 0) for k in counted)
         return usage
 
     def response(
-        self, context: Context, parts: list[Any], output: int, finish: bool
+        self, context: Context, parts: list[Any], output: int, finish: bool, thoughts: int = 0
     ) -> dict[str, Any]:
         candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}}
         if finish:
@@ -108,7 +115,7 @@ class Gemini(LLMReply):
         candidate["index"] = 0
         return {
             "candidates": [candidate],
-            "usageMetadata": self.usage_for(context, output),
+            "usageMetadata": self.usage_for(context, output, thoughts),
             "modelVersion": context.model,
             "responseId": self.id or self.make_id("", context, "response", 22),
         }
@@ -119,8 +126,9 @@ class Gemini(LLMReply):
     # -- buffered -------------------------------------------------------------------------
 
     def body(self, context: Context) -> Any:
-        parts = ([{"text": self.full_text}] if self.full_text else []) + self._call_parts()
-        return self.response(context, parts, self.counted_output(), True)
+        parts = [_thought(self.reasoning)] if self.reasoning is not None else []
+        parts += ([{"text": self.full_text}] if self.full_text else []) + self._call_parts()
+        return self.response(context, parts, self.counted_output(), True, self.reasoning_tokens)
 
     def draft(self, context: Context) -> Draft:
         draft = super().draft(context)
@@ -133,14 +141,21 @@ class Gemini(LLMReply):
 
     def stream_chunks(self, context: Context) -> list[Chunk]:
         chunks = []
-        output = 0
+        output = thoughts = 0
+        for piece in self.reasoning_pieces:
+            thoughts += count_tokens(piece)
+            data = self.response(context, [_thought(piece)], output, False, thoughts)
+            chunks.append(Chunk(data, "thinking"))
         for piece in self.pieces:
             output += count_tokens(piece)
-            chunks.append(Chunk(self.response(context, [{"text": piece}], output, False), "text"))
+            data = self.response(context, [{"text": piece}], output, False, thoughts)
+            chunks.append(Chunk(data, "text"))
         for call, part in zip(self.calls, self._call_parts(), strict=True):
             output += count_tokens(call.name) + count_tokens(call.arguments_text)
-            chunks.append(Chunk(self.response(context, [part], output, False), "tool"))
-        final = self.response(context, [{"text": ""}], self.counted_output(), True)
+            chunks.append(Chunk(self.response(context, [part], output, False, thoughts), "tool"))
+        final = self.response(
+            context, [{"text": ""}], self.counted_output(), True, self.reasoning_tokens
+        )
         chunks.append(Chunk(final, "finish"))
         return chunks
 
@@ -154,3 +169,7 @@ class Gemini(LLMReply):
         code, body, headers = gemini_error(self.error, self.error_options)
         own = tuple(self.headers.items()) if self.headers else ()
         return Draft(self.file_key, False, code, merge_headers(headers, own), body)
+
+
+def _thought(text: str) -> dict[str, Any]:
+    return {"text": text, "thought": True}

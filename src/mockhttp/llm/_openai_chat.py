@@ -4,7 +4,11 @@ The reference stream, chunk by chunk (``kind`` tags in brackets):
 
 1. [start] the role chunk: ``delta: {role: assistant, content: "", refusal: null}``
    (``content: null`` when there is no text; ``refusal: ""`` for a refusal);
-2. [text] ``delta: {content: piece}`` per piece, [refusal] ``delta: {refusal: piece}``;
+2. [thinking] ``delta: {reasoning_content: piece}`` per piece of the ``reasoning`` (the
+   field is ``reasoning_field``: ``reasoning_content`` by default, the provider preset's
+   with ``as_``, e.g. ``reasoning`` for OpenRouter and Groq; the buffered message has the
+   whole text in the same field); [text] ``delta: {content: piece}`` per piece, [refusal]
+   ``delta: {refusal: piece}``;
 3. [tool] per tool call: ``{index, id, type: function, function: {name, arguments: ""}}``
    then argument fragments ``{index, function: {arguments: fragment}}``;
 4. [finish] ``delta: {}`` with the ``finish_reason``;
@@ -21,26 +25,34 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar, Literal
 
 from .._core._errors import ConfigError
+from ..contract._providers import provider
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
 from ._errors import merge_headers, openai_error
 from ._text import argument_pieces, pieces
 
-__all__ = ["FINISH_REASONS", "OpenAIChat", "openai_usage"]
+__all__ = ["FINISH_REASONS", "REASONING_FIELDS", "OpenAIChat", "openai_usage"]
 
 FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call")
+REASONING_FIELDS = ("reasoning_content", "reasoning")
 CREATED = 1767225600  # 2026-01-01T00:00:00Z: fixed, so replies are the same every run
 
 
-def openai_usage(prompt: int, completion: int, given: dict[str, Any] | None) -> dict[str, Any]:
-    """Chat Completions usage: counted, with the given keys on top (total follows)."""
+def openai_usage(
+    prompt: int, completion: int, given: dict[str, Any] | None, reasoning: int = 0
+) -> dict[str, Any]:
+    """Chat Completions usage: counted, with the given keys on top (total follows).
+
+    ``reasoning`` tokens are part of ``completion`` (as OpenAI counts them) and named in
+    ``completion_tokens_details.reasoning_tokens``.
+    """
     usage: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
         "completion_tokens_details": {
-            "reasoning_tokens": 0,
+            "reasoning_tokens": reasoning,
             "audio_tokens": 0,
             "accepted_prediction_tokens": 0,
             "rejected_prediction_tokens": 0,
@@ -64,6 +76,11 @@ class OpenAIChat(LLMReply):
             name first, then argument fragments); the finish reason becomes ``tool_calls``.
         finish_reason: ``stop`` (default), ``length``, ``content_filter``, ...
         refusal: a refusal text instead of content.
+        reasoning: the model's reasoning, streamed before the content in a delta field
+            of its own and counted as ``reasoning_tokens``.
+        reasoning_field: that field: ``reasoning_content`` (DeepSeek, vLLM; the default)
+            or ``reasoning`` (OpenRouter, Groq); None: the ``as_`` preset's, else
+            ``reasoning_content``.
         usage: token counts to send (``prompt_tokens``, ``completion_tokens``, ...);
             unset ones are counted from the request and the answer.
         system_fingerprint: sent on every chunk (None: left out).
@@ -84,8 +101,14 @@ class OpenAIChat(LLMReply):
     system_fingerprint: str | None = "fp_mock"
     created: int = CREATED
     error_style: Literal["openai", "openrouter"] = "openai"
+    reasoning_field: str | None = None
 
     def check(self) -> None:
+        if self.reasoning_field is not None and self.reasoning_field not in REASONING_FIELDS:
+            raise ConfigError(
+                f"reasoning_field={self.reasoning_field!r} must be one of "
+                + ", ".join(REASONING_FIELDS)
+            )
         if self.finish_reason is not None and self.finish_reason not in FINISH_REASONS:
             raise ConfigError(
                 f"finish_reason={self.finish_reason!r} must be one of {', '.join(FINISH_REASONS)}"
@@ -105,9 +128,18 @@ class OpenAIChat(LLMReply):
             return self.finish_reason
         return "tool_calls" if self.tool_calls else "stop"
 
+    @property
+    def reasoning_key(self) -> str:
+        """The field the reasoning is sent in."""
+        if self.reasoning_field is not None:
+            return self.reasoning_field
+        return provider(self.as_).reasoning_field if self.as_ else REASONING_FIELDS[0]
+
     def usage_for(self, context: Context) -> dict[str, Any]:
-        completion = self.counted_output(self.refusal or "")
-        return openai_usage(self.counted_input(context), completion, self.usage)  # type: ignore[arg-type]
+        reasoning = self.reasoning_tokens
+        completion = self.counted_output(self.refusal or "") + reasoning
+        given: Any = self.usage
+        return openai_usage(self.counted_input(context), completion, given, reasoning)
 
     def provider_headers(self, context: Context) -> tuple[tuple[str, str], ...]:
         return (("x-request-id", self.make_id("req_", context, "request", 32)),)
@@ -124,6 +156,8 @@ class OpenAIChat(LLMReply):
             "refusal": self.refusal,
             "annotations": [],
         }
+        if self.reasoning is not None:
+            message[self.reasoning_key] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [
                 {
@@ -162,6 +196,8 @@ class OpenAIChat(LLMReply):
             first.update(content=None if (self._no_content() and not self.full_text) else "")
             first["refusal"] = None
         chunks = [make.choice(first, "start")]
+        key = self.reasoning_key
+        chunks.extend(make.choice({key: p}, "thinking") for p in self.reasoning_pieces)
         chunks.extend(make.choice({"content": p}, "text") for p in self.pieces)
         if self.refusal:
             refusal = pieces(self.refusal, self.chunk_size)

@@ -4,14 +4,19 @@ The reference stream: every event is named (``event:`` equals ``data.type``) and
 (``sequence_number`` from 0); no ``[DONE]``.  ``kind`` tags in brackets:
 
 1. [start] ``response.created`` and ``response.in_progress`` (the response, ``in_progress``);
-2. for the message (when there is text): [block] ``response.output_item.added``,
+2. for the ``reasoning`` (when given), a ``reasoning`` item with one summary part: [block]
+   ``response.output_item.added`` (``summary: []``), ``response.reasoning_summary_part.added``;
+   [thinking] ``response.reasoning_summary_text.delta`` per piece; [block]
+   ``response.reasoning_summary_text.done``, ``response.reasoning_summary_part.done``,
+   ``response.output_item.done``;
+3. for the message (when there is text): [block] ``response.output_item.added``,
    ``response.content_part.added``; [text] ``response.output_text.delta`` per piece;
    [block] ``response.output_text.done``, ``response.content_part.done``,
    ``response.output_item.done``;
-3. per tool call: [tool] ``response.output_item.added`` (a ``function_call`` item),
+4. per tool call: [tool] ``response.output_item.added`` (a ``function_call`` item),
    ``response.function_call_arguments.delta`` per fragment; [block]
    ``response.function_call_arguments.done``, ``response.output_item.done``;
-4. [end] ``response.completed`` with the whole response and its usage.
+5. [end] ``response.completed`` with the whole response and its usage.
 
 A mid-stream error is an ``error`` event (``{type, code, message, param,
 sequence_number}``) followed by ``response.failed``.
@@ -38,6 +43,8 @@ class OpenAIResponses(LLMReply):
     Args:
         text: the answer (see :class:`~mockhttp.llm.OpenAIChat`).
         tool_calls: ``[{name, arguments, id?}, ...]``, sent as ``function_call`` items.
+        reasoning: a ``reasoning`` output item's summary text (first in ``output``),
+            counted as ``output_tokens_details.reasoning_tokens``.
         usage: token counts to send (``input_tokens``, ``output_tokens``, ...).
         model, id, headers, ttft, chunks_per_second, jitter, seed, error, error_after,
             transforms: see :mod:`mockhttp.llm`.
@@ -50,8 +57,8 @@ class OpenAIResponses(LLMReply):
         usage: dict[str, Any] = {
             "input_tokens": self.counted_input(context),
             "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": self.counted_output(),
-            "output_tokens_details": {"reasoning_tokens": 0},
+            "output_tokens": self.counted_output() + self.reasoning_tokens,
+            "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
         }
         if self.usage:
             usage.update(self.usage)
@@ -66,6 +73,8 @@ class OpenAIResponses(LLMReply):
     def items(self, context: Context) -> list[dict[str, Any]]:
         """The output items of the finished response."""
         items: list[dict[str, Any]] = []
+        if self.reasoning is not None:
+            items.append(self._reasoning(context, [_summary(self.reasoning)]))
         if self.full_text or not self.tool_calls:
             items.append(self._message(context, "completed", [_text_part(self.full_text)]))
         for i, call in enumerate(self.calls):
@@ -80,6 +89,10 @@ class OpenAIResponses(LLMReply):
             "content": content,
             "role": "assistant",
         }
+
+    def _reasoning(self, context: Context, summary: list[Any]) -> dict[str, Any]:
+        return {"id": self.make_id("rs_", context, "reasoning", 48), "type": "reasoning",
+                "summary": summary}  # fmt: skip
 
     def _function(self, context: Context, i: int, status: str, arguments: str) -> dict[str, Any]:
         call = self.calls[i]
@@ -113,7 +126,7 @@ class OpenAIResponses(LLMReply):
             "output": output,
             "parallel_tool_calls": True,
             "previous_response_id": None,
-            "reasoning": {"effort": None, "summary": None},
+            "reasoning": _reasoning_options(context.body),
             "store": True,
             "temperature": 1.0,
             "text": {"format": {"type": "text"}},
@@ -143,6 +156,8 @@ class OpenAIResponses(LLMReply):
         for index, item in enumerate(items):
             if item["type"] == "message":
                 events.extend(self._message_events(context, index, item))
+            elif item["type"] == "reasoning":
+                events.extend(self._reasoning_events(index, item))
             else:
                 events.extend(self._function_events(index, item))
         done = self.response(context, "completed", items, self.usage_for(context))
@@ -171,6 +186,27 @@ class OpenAIResponses(LLMReply):
             ("response.output_text.done", "block", {**part, "text": text, "logprobs": []})
         )
         events.append(("response.content_part.done", "block", {**part, "part": _text_part(text)}))
+        events.append(("response.output_item.done", "block", {"output_index": index, "item": item}))
+        return events
+
+    def _reasoning_events(
+        self, index: int, item: dict[str, Any]
+    ) -> list[tuple[str, str, dict[str, Any]]]:
+        part = {"item_id": item["id"], "output_index": index, "summary_index": 0}
+        text = item["summary"][0]["text"]
+        added = {"output_index": index, "item": {**item, "summary": []}}
+        events = [
+            ("response.output_item.added", "block", added),
+            ("response.reasoning_summary_part.added", "block", {**part, "part": _summary("")}),
+        ]
+        events.extend(
+            ("response.reasoning_summary_text.delta", "thinking", {**part, "delta": p})
+            for p in self.reasoning_pieces
+        )
+        events.append(("response.reasoning_summary_text.done", "block", {**part, "text": text}))
+        events.append(
+            ("response.reasoning_summary_part.done", "block", {**part, "part": _summary(text)})
+        )
         events.append(("response.output_item.done", "block", {"output_index": index, "item": item}))
         return events
 
@@ -210,6 +246,17 @@ class OpenAIResponses(LLMReply):
         return Draft(
             self.file_key, False, code, merge_headers(headers, self.base_headers(context)), body
         )
+
+
+def _summary(text: str) -> dict[str, Any]:
+    return {"type": "summary_text", "text": text}
+
+
+def _reasoning_options(body: Any) -> dict[str, Any]:
+    """The request's ``reasoning`` settings, echoed as the API does."""
+    asked = body.get("reasoning")
+    asked = asked if isinstance(asked, dict) else {}
+    return {"effort": asked.get("effort"), "summary": asked.get("summary")}
 
 
 def _text_part(text: str) -> dict[str, Any]:

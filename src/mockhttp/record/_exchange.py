@@ -1,12 +1,15 @@
 """From one recorded exchange to a mock: the request matcher, the redacted reply.
 
 The matcher is what identifies the exchange: the method, the path and, for a JSON body,
-``$.model``, ``$.stream`` and the last message (``$.messages[-1]``, or ``$.input`` for
-the Responses API).  Request headers are never written.  Secrets follow the one rule of
-``_core._redact``: reply headers with a secret name (``Set-Cookie``, ...) are written as
-``REDACTED``, and the secret values the request carried (an ``Authorization`` token, an
-``x-api-key``, a ``?key=``) are replaced as whole tokens wherever the reply repeats them,
-so no secret reaches a file.
+``$.model``, ``$.stream``, ``$.stream_options.include_usage`` and the last message
+(``$.messages[-1]``, or ``$.input`` for the Responses API); for an LLM request also
+whether it streamed (a buffered one matches only requests that do not stream) and its
+turn (``turn_index``: the assistant turns in its history).  The mock is named after what
+it holds (:mod:`._names`).  Request headers are never written.  Secrets follow the one
+rule of ``_core._redact``: reply headers with a secret name (``Set-Cookie``, ...) are
+written as ``REDACTED``, and the secret values the request carried (an ``Authorization``
+token, an ``x-api-key``, a ``?key=``) are replaced as whole tokens wherever the reply
+repeats them, so no secret reaches a file.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import fault
-from .._core._match import Matcher, json_path
+from .._core._match import Matcher, json_path, not_
 from .._core._mock import Mock, request
 from .._core._plan import EndHow
 from .._core._redact import SECRET_NAMES, Redactor
 from .._core._reply import ok
 from .._core._request import Request
+from ..llm._history import history
+from ..llm._matchers import turn_index
+from ._names import describe, llm_body
 from ._pieces import Write
 from ._recording import Recording
 
@@ -34,6 +40,7 @@ __all__ = [
     "REDACT",
     "REDACTED",
     "Exchange",
+    "criteria",
     "identity",
     "redactor_of",
     "secrets_of",
@@ -90,6 +97,9 @@ def identity(req: Request) -> list[tuple[str, Any]]:
     for key in ("model", "stream"):
         if key in body:
             fields.append((f"$.{key}", body[key]))
+    options = body.get("stream_options")
+    if isinstance(options, dict) and "include_usage" in options:
+        fields.append(("$.stream_options.include_usage", options["include_usage"]))
     messages = body.get("messages")
     if isinstance(messages, list) and messages:
         fields.append(("$.messages[-1]", messages[-1]))
@@ -100,9 +110,32 @@ def identity(req: Request) -> list[tuple[str, Any]]:
     return fields
 
 
+def criteria(req: Request, redactor: Redactor | None = None) -> list[Matcher]:
+    """The body matchers of a recorded exchange: the identity's fields and, for an LLM
+    request, whether it streamed (``$.stream`` true, or not true for a buffered one, so a
+    buffered recording never answers a streamed request) and its turn (``turn_index``)."""
+    body = llm_body(req)
+    hide = redactor.value if redactor is not None else (lambda value: value)
+    fields = [(path, hide(value)) for path, value in identity(req)]
+    if body is None or "contents" in body:  # Gemini streams by path, not by body
+        return [json_path(path, value) for path, value in fields]
+    out = [json_path(path, value) for path, value in fields if path != "$.stream"]
+    stream = json_path("$.stream", True) if body.get("stream") is True else _not_streamed
+    out.insert(1 if "model" in body else 0, stream)
+    usage = "$.stream_options.include_usage"
+    if body.get("stream") is True and all(path != usage for path, _ in fields):
+        out.append(json_path(usage, not_(True)))  # a stream without usage answers no opt-in
+    out.append(turn_index(history(body, req.path).turns))
+    return out
+
+
+_not_streamed = json_path("$.stream", not_(True))
+
+
 def key_of(req: Request) -> str:
     """Equal for requests that the same matcher accepts (repeats of one request)."""
-    return json.dumps([req.method, req.path, identity(req)], sort_keys=True, default=str)
+    matchers = [m.to_args() for m in criteria(req)]
+    return json.dumps([req.method, req.path, matchers], sort_keys=True, default=str)
 
 
 def redactor_of(req: Request, names: Iterable[str] = ()) -> Redactor:
@@ -151,10 +184,7 @@ def matcher_mock(req: Request, redactor: Redactor | None = None) -> Mock:
     (secrets in them hidden by ``redactor``)."""
     redactor = redactor or redactor_of(req)
     mock = request(req.method, redactor.text(req.path))
-    matchers: list[Matcher] = [
-        json_path(path, redactor.value(value)) for path, value in identity(req)
-    ]
-    for m in matchers:
+    for m in criteria(req, redactor):
         mock = mock.body(m)
     return mock
 
@@ -170,7 +200,7 @@ def to_mock(
     request (0 first): later calls rank lower, so the first answers first."""
     redactor = redactor_of(exchange.request, redact)
     base = matcher_mock(exchange.request, redactor)
-    label = name or f"{exchange.request.method} {exchange.request.path}"
+    label = name or redactor.text(describe(exchange.request))
     if call:
         label += f" (call {call + 1})"
     mock = dataclasses.replace(base, name=label, priority=-call)

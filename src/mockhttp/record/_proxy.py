@@ -26,6 +26,7 @@ Rule 3: nothing written or logged holds a secret (``_core._redact``, the one rul
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import threading
@@ -47,6 +48,7 @@ from .._server._feed import Feed
 from .._server._server import Server
 from ._exchange import HOP_BY_HOP, Exchange, key_of, redactor_of, to_mock
 from ._mocks import answering_once
+from ._names import describe, numbered
 from ._pieces import Write
 
 if TYPE_CHECKING:
@@ -103,6 +105,7 @@ class Recorder:
         self._repeats: dict[str, list[int]] = {}  # request key -> indexes into mocks
         self._files: dict[int, Path] = {}
         self._first = 0
+        self._taken: list[str] = []  # names of the mocks already in out
         self._threads: list[threading.Thread] = []
         self._names: dict[threading.Thread, str] = {}  # exchanges in flight, as logged
         import httpx  # on first use: importing mockhttp stays light
@@ -124,6 +127,7 @@ class Recorder:
             self.out.mkdir(parents=True, exist_ok=True)
             numbers = [int(p.name[:3]) for p in self.out.iterdir() if _NUMBERED.match(p.name)]
             self._first = max(numbers, default=0)  # a second session adds, never overwrites
+            self._taken = _names_in(self.out)
         if not is_loopback(self.host):
             self._say(
                 f"mockhttp record: warning: listening on {self.host}, not loopback: anyone "
@@ -310,6 +314,8 @@ class Recorder:
         with self._lock:
             repeats = self._repeats.setdefault(key, [])
             mock = to_mock(exchange, redact=self.redact, call=len(repeats))
+            taken = [m.name or "" for m in self.mocks] + self._taken
+            mock = dataclasses.replace(mock, name=numbered(describe(exchange.request), taken))
             index = len(self.mocks)
             self.mocks.append(mock)
             if repeats:  # the previous call of the same request now answers once
@@ -322,6 +328,7 @@ class Recorder:
         self._say(
             f"recorded {self._shown(exchange.request)} -> {what}"
             + (f" ({exchange.end})" if exchange.end != "complete" else "")
+            + f": {mock.name}"
         )
 
     def _write(self, index: int) -> None:
@@ -344,6 +351,17 @@ class Recorder:
 
 def _refuse(code: int, message: str) -> Reply:
     return status(code).json({"error": {"type": "mockhttp_record_refused", "message": message}})
+
+
+def _names_in(folder: Path) -> list[str]:
+    """The names of the mocks in ``folder``'s files (a file that does not load has none)."""
+    from .._mockfile._load import load
+
+    names = []
+    for path in sorted(folder.glob("*.yaml")):
+        with contextlib.suppress(ConfigError, OSError):
+            names += [m.name for m in load(path) if m.name]
+    return names
 
 
 def _length(resp: httpx.Response) -> int | None:
