@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
@@ -91,3 +92,33 @@ def test_scenarios_over_the_admin_api(admin: httpx.Client) -> None:
     assert admin.get("/__mockhttp/scenarios").json() == {"scenarios": {"s": "two"}}
     assert admin.post("/__mockhttp/scenarios/reset").status_code == 200
     assert admin.get("/a").status_code == 200
+
+
+def test_the_journal_shows_headers_and_query_as_mappings_of_lists(admin: httpx.Client) -> None:
+    """JS and Go read ``headers["x-tag"]`` without pairing by hand; the pairs stay too."""
+    headers = [("X-Tag", "one"), ("x-tag", "two"), ("Accept", "*/*")]
+    admin.get("/v1/items?tag=a&tag=b&q=", headers=headers)
+    [call] = admin.get("/__mockhttp/journal").json()["calls"]
+    request = call["request"]
+    assert request["headers"]["x-tag"] == ["one", "two"]
+    assert request["headers"]["accept"] == ["*/*"]
+    assert ["X-Tag", "one"] in request["header_pairs"]
+    assert request["header_pairs"].index(["X-Tag", "one"]) + 1 == request["header_pairs"].index(
+        ["x-tag", "two"]
+    )
+    assert request["query"] == {"tag": ["a", "b"], "q": [""]}
+    assert request["query_pairs"] == [["tag", "a"], ["tag", "b"], ["q", ""]]
+
+
+def test_the_journal_gives_binary_bodies_as_base64_and_text_as_text(admin: httpx.Client) -> None:
+    """A body that is not UTF-8 comes back byte for byte, never with U+FFFD."""
+    binary = bytes(range(256))
+    admin.post("/upload", content=binary, headers={"Content-Type": "application/octet-stream"})
+    admin.post("/text", content="héllo".encode(), headers={"Content-Type": "text/plain"})
+    admin.get("/empty")
+    first, second, third = admin.get("/__mockhttp/journal").json()["calls"]
+    assert first["request"]["body_encoding"] == "base64"
+    assert base64.b64decode(first["request"]["body"]) == binary
+    assert (second["request"]["body"], second["request"]["body_encoding"]) == ("héllo", "utf-8")
+    assert (third["request"]["body"], third["request"]["body_encoding"]) == ("", "utf-8")
+    assert "dropped" not in first

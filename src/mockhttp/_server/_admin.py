@@ -41,10 +41,12 @@ in the requests and in the explanations of unmatched ones.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import hmac
 import ipaddress
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -66,6 +68,7 @@ __all__ = [
     "is_loopback",
     "is_secret",
     "redacted",
+    "request_json",
 ]
 
 PREFIX = "/__mockhttp/"
@@ -306,12 +309,7 @@ class AdminAPI:
         return {id(a.mock): a.id for a in self.server.mocks}
 
     def _call_json(self, call: Call, ids: dict[int, int]) -> dict[str, Any]:
-        found = _call_json(call, ids, self._shown if self.redact else None)
-        if self.redact:
-            found["request"]["headers"] = [
-                [name, self._shown(name, value)] for name, value in found["request"]["headers"]
-            ]
-        return found
+        return _call_json(call, ids, self._shown if self.redact else None)
 
     def _shown(self, name: str, value: str) -> str:
         """A header's value as journal answers show it (``[redacted]`` for a secret)."""
@@ -420,11 +418,48 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
     }
 
 
+def request_json(request: Request, hide: Hide | None = None) -> dict[str, Any]:
+    """A request as the journal answers show it (docs/journal.md): ``headers`` and
+    ``query`` as mappings of lists (header names lower-cased), the pairs as received in
+    ``header_pairs`` and ``query_pairs``, and the body as text or, when it is not UTF-8,
+    as base64 (``body_encoding`` says which).  ``hide`` gives a header's shown value."""
+    pairs = request.headers.items_list
+    if hide is not None:
+        pairs = [(name, hide(name, value)) for name, value in pairs]
+    body, encoding = _body_json(request.body)
+    return {
+        "method": request.method,
+        "path": request.path,
+        "query": _grouped(request.query, lower=False),
+        "query_pairs": [list(pair) for pair in request.query],
+        "headers": _grouped(pairs, lower=True),
+        "header_pairs": [list(pair) for pair in pairs],
+        "body": body,
+        "body_encoding": encoding,
+    }
+
+
+def _grouped(pairs: Iterable[tuple[str, str]], *, lower: bool) -> dict[str, list[str]]:
+    """``[("A", "1"), ("a", "2")]`` → ``{"a": ["1", "2"]}`` (in the order received)."""
+    found: dict[str, list[str]] = {}
+    for name, value in pairs:
+        found.setdefault(name.lower() if lower else name, []).append(value)
+    return found
+
+
+def _body_json(body: bytes) -> tuple[str, str]:
+    """The body as JSON can carry it, and how: ``utf-8`` text, else ``base64``."""
+    try:
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return base64.b64encode(body).decode("ascii"), "base64"
+
+
 def _call_json(call: Call, ids: dict[int, int], hide: Hide | None) -> dict[str, Any]:
     """A call as the journal answers show it; ``hide`` redacts its explanation's headers."""
     mock = call.mock
     found = {
-        "request": call.request.to_dict(),
+        "request": request_json(call.request, hide),
         "mock": None if mock is None else ids.get(id(mock)),
         "mock_describe": None if mock is None else mock.describe(),
         "status": call.status,
@@ -433,6 +468,9 @@ def _call_json(call: Call, ids: dict[int, int], hide: Hide | None) -> dict[str, 
         "body_bytes": call.body_bytes,
         "time": datetime.fromtimestamp(call.time, timezone.utc).isoformat(timespec="milliseconds"),
     }
+    dropped = call.dropped
+    if dropped is not None:  # the byte budget dropped the bodies (docs/limits.md)
+        found["dropped"] = dataclasses.asdict(dropped)
     explanation = call.explanation
     if explanation is not None:
         if hide is not None:
