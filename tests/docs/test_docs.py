@@ -31,6 +31,7 @@ PAGES = [
     "docs/agent-protocols.md",
     "docs/scale.md",
     "docs/limits.md",
+    "docs/journal.md",
 ]
 BLOCK = re.compile(r"^```python( test)?\n(.*?)^```$", re.S | re.M)
 YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)
