@@ -60,8 +60,12 @@ def test_duplicate_mock_names_are_refused(admin: httpx.Client) -> None:
         "/__mockhttp/mocks",
         content="name: x\nrequest: {path: /a}\n---\nname: x\nrequest: {path: /b}\n",
     )
-    assert twice.status_code == 409
-    assert "given twice in the body" in twice.json()["error"]["message"]
+    assert twice.status_code == 400  # a mock file error, at both places
+    error = twice.json()["error"]
+    assert (error["type"], error["line"], error["column"], error["path"]) == (
+        "mockfile_error", 4, 7, "name"
+    )
+    assert "a mock named 'x' is already defined at request body:1:7" in error["message"]
     assert [m["name"] for m in admin.get("/__mockhttp/mocks").json()["mocks"]] == ["chat"]
 
 

@@ -74,8 +74,12 @@ class At:
 
     def fail(self, message: str) -> NoReturn:
         """Raise a :class:`MockfileError` for this node."""
+        raise self.error(message)
+
+    def error(self, message: str) -> MockfileError:
+        """A :class:`MockfileError` for this node (file, line, column and path)."""
         mark = self.node.start_mark
-        raise MockfileError(
+        return MockfileError(
             message,
             source=self.source,
             line=None if mark is None else mark.line + 1,

@@ -212,18 +212,15 @@ class AdminAPI:
         if isinstance(mocks, Reply):
             return mocks
         taken = {a.mock.name for a in self.server.mocks if a.mock.name is not None}
-        seen: set[str] = set()
-        for mock in mocks:
-            if mock.name is not None and (mock.name in taken or mock.name in seen):
-                where = "already registered" if mock.name in taken else "given twice in the body"
+        for mock in mocks:  # (a name twice in the body is a mock file error: loads)
+            if mock.name is not None and mock.name in taken:
                 return _error(
                     409, "duplicate_name",
-                    f"a mock named {mock.name!r} is {where}: names address mocks, so they are "
-                    f"unique; DELETE {PREFIX}mocks/{mock.name} first, or choose another name",
+                    f"a mock named {mock.name!r} is already registered: names address mocks, "
+                    f"so they are unique; DELETE {PREFIX}mocks/{mock.name} first, or choose "
+                    "another name",
                     name=mock.name,
                 )  # fmt: skip
-            if mock.name is not None:
-                seen.add(mock.name)
         add = getattr(self.server, "_add", None)
         added = add(mocks) if add is not None else [self.server.mock(m) for m in mocks]
         return _json(201, {"mocks": [_mock_json(a) for a in added]})
