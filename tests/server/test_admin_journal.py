@@ -63,7 +63,10 @@ def test_duplicate_mock_names_are_refused(admin: httpx.Client) -> None:
     assert twice.status_code == 400  # a mock file error, at both places
     error = twice.json()["error"]
     assert (error["type"], error["line"], error["column"], error["path"]) == (
-        "mockfile_error", 4, 7, "name"
+        "mockfile_error",
+        4,
+        7,
+        "name",
     )
     assert "a mock named 'x' is already defined at request body:1:7" in error["message"]
     assert [m["name"] for m in admin.get("/__mockhttp/mocks").json()["mocks"]] == ["chat"]

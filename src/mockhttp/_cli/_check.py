@@ -199,8 +199,13 @@ def _save(path: Path, seen: list[tuple[str, dict[str, Any], Transcript]]) -> Non
 
     from .._mockfile._load import dump
     from ..record import from_transcript
+    from ..record._mocks import uniquely_named
 
-    mocks = [from_transcript(t, request, urlsplit(target).path) for target, request, t in seen]
+    names: set[str] = set()
+    mocks = [
+        uniquely_named(from_transcript(t, request, urlsplit(target).path), names)
+        for target, request, t in seen
+    ]
     try:
         path.write_text(dump(mocks), encoding="utf-8")
     except OSError as exc:

@@ -422,7 +422,7 @@ def request_json(request: Request, hide: Hide | None = None) -> dict[str, Any]:
     as base64 (``body_encoding`` says which).  ``hide`` gives a header's shown value."""
     pairs = request.headers.items_list
     if hide is not None:
-        pairs = [(name, hide(name, value)) for name, value in pairs]
+        pairs = tuple((name, hide(name, value)) for name, value in pairs)
     body, encoding = _body_json(request.body)
     return {
         "method": request.method,

@@ -24,16 +24,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
-from .._core._errors import ConfigError
+from .._core._errors import ConfigError, MockfileError
 from .._core._mock import Mock, request
 from .._core._plan import EndHow
 from .._core._reply import Reply
 from .._core._request import Request
 from .._mockfile._dump import dump
+from .._mockfile._load import files, load
 from .._server._feed import Feed
 from .._server._server import Server
 from ._exchange import HOP_BY_HOP, REDACT, Exchange, key_of, to_mock
-from ._mocks import answering_once
+from ._mocks import answering_once, uniquely_named
 from ._pieces import Write
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class Recorder:
         self._repeats: dict[str, list[int]] = {}  # request key -> indexes into mocks
         self._files: dict[int, Path] = {}
         self._first = 0
+        self._names: set[str] = set()  # the names given so far (in ``out`` too)
         self._threads: list[threading.Thread] = []
         import httpx  # on first use: importing mockhttp stays light
 
@@ -108,6 +110,7 @@ class Recorder:
             self.out.mkdir(parents=True, exist_ok=True)
             numbers = [int(p.name[:3]) for p in self.out.iterdir() if _NUMBERED.match(p.name)]
             self._first = max(numbers, default=0)  # a second session adds, never overwrites
+            self._names = _names_in(self.out)  # ... under names of its own
         self.server.start()
         return self
 
@@ -226,6 +229,7 @@ class Recorder:
         with self._lock:
             repeats = self._repeats.setdefault(key, [])
             mock = to_mock(exchange, redact=self.redact, call=len(repeats))
+            mock = uniquely_named(mock, self._names)
             index = len(self.mocks)
             self.mocks.append(mock)
             if repeats:  # the previous call of the same request now answers once
@@ -254,6 +258,18 @@ class Recorder:
     def _say(self, line: str) -> None:
         if self.log is not None:
             print(line, file=self.log, flush=True)
+
+
+def _names_in(folder: Path) -> set[str]:
+    """The mock names of the files already in ``folder`` (a file that does not load is
+    not ours to judge here: ``serve`` and ``validate`` will say)."""
+    found: set[str] = set()
+    for path in files([folder]):
+        try:
+            found.update(m.name for m in load(path) if m.name is not None)
+        except MockfileError:
+            continue
+    return found
 
 
 def _length(resp: httpx.Response) -> int | None:
