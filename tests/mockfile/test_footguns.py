@@ -136,3 +136,38 @@ def test_a_json_admin_body_with_a_name_twice_has_no_position_but_both_are_named(
     with pytest.raises(mockhttp.MockfileError) as caught:
         mockhttp.loads(body, "request body", syntax="json")
     assert "a mock named 'x' is already defined at request body" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "request: {body: [json_path, model, gpt]}\n",
+            "1:17 at request.body: json_path path='model' is not valid JSONPath: a JSONPath "
+            "starts with $ (found 'model'): try '$.model'",
+        ),
+        (
+            "request: {body: [json_path, '[0].x', gpt]}\n",
+            "a JSONPath starts with $ (found '[0].x'): try '$[0].x'",
+        ),
+        ("name: 1\n", "1:7 at name: found an int 1, expected text; quote it: '1'"),
+        (
+            "response: {event_stream: {events: [{id: 007, data: x}]}}\n",
+            "at response.event_stream.events[0].id: found an int 7, expected text; quote it: '007'",
+        ),
+        ("response: {body: true}\n", "expected text (the body, sent as UTF-8); quote it: 'true'"),
+        ("name: [1]\n", "at name: found a list, expected text"),
+        (
+            "request: {path: '/v1/items?tag=a&q='}\n",
+            "1:17 at request.path: path '/v1/items?tag=a&q=' has a query, which a path never "
+            'matches (the query is matched apart): write path: /v1/items and query: {tag: "a", '
+            'q: ""}',
+        ),
+    ],
+)
+def test_messages_speak_the_yaml_users_words(text: str, message: str) -> None:
+    with pytest.raises(mockhttp.MockfileError) as caught:
+        mockhttp.loads(text, "m.yaml")
+    assert message in str(caught.value)
+    if message.endswith("expected text"):
+        assert "quote it" not in str(caught.value)

@@ -25,6 +25,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, NoReturn, get_args
+from urllib.parse import parse_qsl
 
 import yaml
 
@@ -459,6 +460,8 @@ def _mock_of(at: At) -> Mock:
     options = {k: typed(f[k], _MOCK_OPTIONS[k].annotation) for k in _MOCK_OPTIONS if k in f}
     req = f["request"].fields(REQUEST_KEYS, "a request: a mapping") if "request" in f else {}
     target = {k: typed(req[k], p.annotation) for k, p in _REQUEST_TARGET.items() if k in req}
+    if isinstance(target.get("path"), str) and "?" in target["path"]:
+        _query_in_path(target["path"], req["path"])
     for key, value in (*target.items(), *options.items()):
         with (req.get(key) or f[key]).building():  # check each field at its own node
             _mock.request(**{"method": None, key: value})
@@ -482,6 +485,17 @@ def _mock_of(at: At) -> Mock:
     if "scenario" in f:
         mock = _scenario(mock, f["scenario"])
     return mock
+
+
+def _query_in_path(path: str, at: At) -> NoReturn:
+    """A path with a query, in the YAML user's words: the ``query:`` key."""
+    bare, _, query = path.partition("?")
+    pairs = parse_qsl(query, keep_blank_values=True)
+    shown = ", ".join(f"{name}: {json.dumps(value)}" for name, value in pairs)
+    at.fail(
+        f"path {path!r} has a query, which a path never matches (the query is matched "
+        f"apart): write path: {bare} and query: {{{shown}}}"
+    )
 
 
 def _replies(mock: Mock, f: dict[str, At]) -> Mock:

@@ -249,8 +249,9 @@ class AdminAPI:
         return _json(200, {"scenarios": {n: self.server.scenario_state(n) for n in names}})
 
     def reset_scenarios(self, request: Request, ref: str) -> Reply:
+        """Every scenario back in ``Started``; answers as ``GET scenarios`` does."""
         self.server.reset_scenarios()
-        return _json(200, {"scenarios": "Started"})
+        return self.scenarios(request, ref)
 
     def remove_mocks(self, request: Request, ref: str) -> Reply:
         removed = list(self.server.mocks)

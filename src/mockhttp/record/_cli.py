@@ -33,7 +33,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upstream", required=True, metavar="URL", help="http(s) base URL")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
-    parser.add_argument("--out", default="recordings", metavar="DIR", help="(recordings)")
+    parser.add_argument(
+        "--out",
+        default="recordings",
+        metavar="DIR",
+        help="the folder the mock files are written to, one per exchange, numbered after "
+        "the files already there (created if missing; default: ./recordings)",
+    )
     parser.add_argument(
         "--redact",
         action="append",
@@ -41,7 +47,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         metavar="HEADER",
         help=f"another header whose value is secret (always: {', '.join(REDACT)})",
     )
-    parser.add_argument("--insecure", action="store_true", help="skip TLS verification")
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="do not verify the upstream's TLS certificate (a self-signed or internal "
+        "upstream); the proxy's own side is plain http on loopback",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
