@@ -34,6 +34,7 @@ PAGES = [
     "docs/limits.md",
     "docs/browsers.md",
     "docs/load-testing.md",
+    "docs/journal.md",
 ]
 # pages whose examples need a program the machine may lack (.ci/run installs them)
 NEEDS = {"docs/browsers.md": Path("/usr/bin/chromium")}

@@ -94,3 +94,80 @@ def test_one_save_in_two_writes_reloads_once(
     err = capsys.readouterr().err
     assert err == "mockhttp: reloaded 1 mock\n"
     assert [a.mock.path for a in served.server.mocks] == ["/b"]
+
+
+def test_a_name_given_twice_in_one_file_is_an_error_at_both_places(tmp_path: Path) -> None:
+    """Names address mocks (``journal?mock=chat``): the second one would be unreachable."""
+    text = "name: chat\nrequest: {path: /a}\n---\n- request: {path: /b}\n- name: chat\n"
+    with pytest.raises(mockhttp.MockfileError) as caught:
+        mockhttp.loads(text, "mocks.yaml")
+    assert str(caught.value) == (
+        "mocks.yaml:5:9 at [1].name: a mock named 'chat' is already defined at "
+        "mocks.yaml:1:7; names address mocks (the admin API, journal?mock=NAME), so they "
+        "are unique: rename one"
+    )
+
+
+def test_a_name_given_in_two_files_is_an_error_in_load_serve_and_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.yaml").write_text("name: chat\nrequest: {path: /a}\n")
+    (tmp_path / "sub" / "b.json").write_text('{"request": {"path": "/b"}, "name": "chat"}')
+    second = f"{tmp_path / 'sub' / 'b.json'}:1:37 at name: a mock named 'chat' is already "
+    first = f"defined at {tmp_path / 'a.yaml'}:1:7"
+    with pytest.raises(mockhttp.MockfileError) as caught:
+        mockhttp.load(tmp_path)
+    assert str(caught.value).startswith(second + first)
+    assert main(["validate", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert second + first in captured.err
+    assert f"{tmp_path / 'a.yaml'}: ok, 1 mock" in captured.out
+    assert main(["serve", "--port", "0", str(tmp_path)]) == 1
+    assert second + first in capsys.readouterr().err
+    # apart, each loads; names differing only in case are different names
+    assert len(mockhttp.load(tmp_path / "a.yaml")) == 1
+    (tmp_path / "sub" / "b.json").write_text('{"request": {"path": "/b"}, "name": "Chat"}')
+    assert [m.name for m in mockhttp.load(tmp_path)] == ["chat", "Chat"]
+
+
+def test_a_json_admin_body_with_a_name_twice_has_no_position_but_both_are_named() -> None:
+    body = '[{"name": "x", "request": {"path": "/a"}}, {"name": "x", "request": {}}]'
+    with pytest.raises(mockhttp.MockfileError) as caught:
+        mockhttp.loads(body, "request body", syntax="json")
+    assert "a mock named 'x' is already defined at request body" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "request: {body: [json_path, model, gpt]}\n",
+            "1:17 at request.body: json_path path='model' is not valid JSONPath: a JSONPath "
+            "starts with $ (found 'model'): try '$.model'",
+        ),
+        (
+            "request: {body: [json_path, '[0].x', gpt]}\n",
+            "a JSONPath starts with $ (found '[0].x'): try '$[0].x'",
+        ),
+        ("name: 1\n", "1:7 at name: found an int 1, expected text; quote it: '1'"),
+        (
+            "response: {event_stream: {events: [{id: 007, data: x}]}}\n",
+            "at response.event_stream.events[0].id: found an int 7, expected text; quote it: '007'",
+        ),
+        ("response: {body: true}\n", "expected text (the body, sent as UTF-8); quote it: 'true'"),
+        ("name: [1]\n", "at name: found a list, expected text"),
+        (
+            "request: {path: '/v1/items?tag=a&q='}\n",
+            "1:17 at request.path: path '/v1/items?tag=a&q=' has a query, which a path never "
+            'matches (the query is matched apart): write path: /v1/items and query: {tag: "a", '
+            'q: ""}',
+        ),
+    ],
+)
+def test_messages_speak_the_yaml_users_words(text: str, message: str) -> None:
+    with pytest.raises(mockhttp.MockfileError) as caught:
+        mockhttp.loads(text, "m.yaml")
+    assert message in str(caught.value)
+    if message.endswith("expected text"):
+        assert "quote it" not in str(caught.value)

@@ -333,7 +333,8 @@ BAD: dict[str, tuple[str, str]] = {
     ),
     "id as a number": (
         "response:\n  event_stream:\n    events: [{id: 1}]\n",
-        "bad.yaml:3:19 at response.event_stream.events[0].id: found an int 1, expected text",
+        "bad.yaml:3:19 at response.event_stream.events[0].id: found an int 1, expected text; "
+        "quote it: '1'",
     ),
     "bad method": (
         "request:\n  method: 'GE T'\n",

@@ -175,6 +175,12 @@ def test_repeats_of_one_request_replay_in_order(tmp_path: Path) -> None:
     assert [a["call"] for a in live] == [1, 2, 1, 3]  # type: ignore[index]
     mocks = mockhttp.load(tmp_path)
     assert [(m.times, m.priority) for m in mocks] == [(1, 0), (1, -1), (None, 0), (None, -2)]
+    assert [m.name for m in mocks] == [  # unique: names address mocks
+        "POST /v1/chat/completions",
+        "POST /v1/chat/completions (call 2)",
+        "POST /v1/chat/completions #2",  # another request to the same path
+        "POST /v1/chat/completions (call 3)",
+    ]
     with mockhttp.Server() as replay:
         for m in mocks:
             replay.mock(m)
@@ -322,3 +328,5 @@ def test_a_second_session_adds_files_after_the_first(tmp_path: Path) -> None:
         "001-get-v1-models.yaml",
         "002-get-v1-models.yaml",
     ]
+    # the second session named its mock apart from the first's: the folder serves
+    assert [m.name for m in mockhttp.load(tmp_path)] == ["GET /v1/models", "GET /v1/models #2"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
@@ -60,8 +61,15 @@ def test_duplicate_mock_names_are_refused(admin: httpx.Client) -> None:
         "/__mockhttp/mocks",
         content="name: x\nrequest: {path: /a}\n---\nname: x\nrequest: {path: /b}\n",
     )
-    assert twice.status_code == 409
-    assert "given twice in the body" in twice.json()["error"]["message"]
+    assert twice.status_code == 400  # a mock file error, at both places
+    error = twice.json()["error"]
+    assert (error["type"], error["line"], error["column"], error["path"]) == (
+        "mockfile_error",
+        4,
+        7,
+        "name",
+    )
+    assert "a mock named 'x' is already defined at request body:1:7" in error["message"]
     assert [m["name"] for m in admin.get("/__mockhttp/mocks").json()["mocks"]] == ["chat"]
 
 
@@ -90,5 +98,36 @@ def test_scenarios_over_the_admin_api(admin: httpx.Client) -> None:
     assert admin.get("/__mockhttp/scenarios").json() == {"scenarios": {"s": "Started"}}
     admin.get("/a")
     assert admin.get("/__mockhttp/scenarios").json() == {"scenarios": {"s": "two"}}
-    assert admin.post("/__mockhttp/scenarios/reset").status_code == 200
+    reset = admin.post("/__mockhttp/scenarios/reset")  # answers as GET scenarios does
+    assert (reset.status_code, reset.json()) == (200, {"scenarios": {"s": "Started"}})
     assert admin.get("/a").status_code == 200
+
+
+def test_the_journal_shows_headers_and_query_as_mappings_of_lists(admin: httpx.Client) -> None:
+    """JS and Go read ``headers["x-tag"]`` without pairing by hand; the pairs stay too."""
+    headers = [("X-Tag", "one"), ("x-tag", "two"), ("Accept", "*/*")]
+    admin.get("/v1/items?tag=a&tag=b&q=", headers=headers)
+    [call] = admin.get("/__mockhttp/journal").json()["calls"]
+    request = call["request"]
+    assert request["headers"]["x-tag"] == ["one", "two"]
+    assert request["headers"]["accept"] == ["*/*"]
+    assert ["X-Tag", "one"] in request["header_pairs"]
+    assert request["header_pairs"].index(["X-Tag", "one"]) + 1 == request["header_pairs"].index(
+        ["x-tag", "two"]
+    )
+    assert request["query"] == {"tag": ["a", "b"], "q": [""]}
+    assert request["query_pairs"] == [["tag", "a"], ["tag", "b"], ["q", ""]]
+
+
+def test_the_journal_gives_binary_bodies_as_base64_and_text_as_text(admin: httpx.Client) -> None:
+    """A body that is not UTF-8 comes back byte for byte, never with U+FFFD."""
+    binary = bytes(range(256))
+    admin.post("/upload", content=binary, headers={"Content-Type": "application/octet-stream"})
+    admin.post("/text", content="héllo".encode(), headers={"Content-Type": "text/plain"})
+    admin.get("/empty")
+    first, second, third = admin.get("/__mockhttp/journal").json()["calls"]
+    assert first["request"]["body_encoding"] == "base64"
+    assert base64.b64decode(first["request"]["body"]) == binary
+    assert (second["request"]["body"], second["request"]["body_encoding"]) == ("héllo", "utf-8")
+    assert (third["request"]["body"], third["request"]["body_encoding"]) == ("", "utf-8")
+    assert "dropped" not in first

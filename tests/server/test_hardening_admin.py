@@ -105,13 +105,15 @@ def test_secrets_are_redacted_in_the_admin_journal(server: mockhttp.Server) -> N
     secrets = {"Authorization": "Bearer sk-live-123", "x-api-key": "k-456", "X-Trace": "t"}
     httpx.get(server.url + "/anything", headers=secrets)
     [call] = httpx.get(server.url + "/__mockhttp/journal").json()["calls"]
-    headers = dict(call["request"]["headers"])
-    assert headers["Authorization"] == "Bearer [redacted]"
-    assert headers["x-api-key"] == "[redacted]"
-    assert headers["X-Trace"] == "t"
+    headers = call["request"]["headers"]
+    assert headers["authorization"] == ["Bearer [redacted]"]
+    assert headers["x-api-key"] == ["[redacted]"]
+    assert headers["x-trace"] == ["t"]
+    assert ["Authorization", "Bearer [redacted]"] in call["request"]["header_pairs"]
     server.admin = AdminAPI(server, redact=False)
     [call] = httpx.get(server.url + "/__mockhttp/journal").json()["calls"]
-    assert dict(call["request"]["headers"])["Authorization"] == "Bearer sk-live-123"
+    assert call["request"]["headers"]["authorization"] == ["Bearer sk-live-123"]
+    assert ["Authorization", "Bearer sk-live-123"] in call["request"]["header_pairs"]
 
 
 def test_unknown_tags_and_huge_ints_are_400s_with_their_place(server: mockhttp.Server) -> None:

@@ -24,7 +24,7 @@ from types import FrameType
 from .._core._cors import cors_policy
 from .._core._errors import ConfigError, MockfileError, ServerError
 from .._core._mock import Mock
-from .._mockfile._load import file_problems, files, load
+from .._mockfile._load import Names, file_problems, files, load
 from .._server._admin import is_loopback
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
@@ -521,6 +521,7 @@ def _defaults(out: Path | None) -> int:
 
 def _validate(paths: Sequence[str]) -> int:
     status = 0
+    names = Names()  # one set for every path: serve loads them together
     for given in paths:
         try:
             found = files([given])
@@ -532,7 +533,7 @@ def _validate(paths: Sequence[str]) -> int:
             print(f"{given}: no mock files (*.yaml, *.yml, *.json) in it", file=sys.stderr)
             status = 1
         for path in found:
-            errors = file_problems(path)
+            errors = file_problems(path, names)
             for error in errors:
                 print(error, file=sys.stderr)
             if errors:

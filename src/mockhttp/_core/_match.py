@@ -477,8 +477,9 @@ class JSONPath(Matcher):
         try:
             object.__setattr__(self, "_query", _jsonpath().compile(self.path))
         except (_jsonpath_error(), ValueError, RecursionError) as exc:
+            why = _rootless(self.path) or _jsonpath_why(exc)
             raise ConfigError(
-                f"json_path path={self.path!r} is not valid JSONPath: {_jsonpath_why(exc)}"
+                f"json_path path={self.path!r} is not valid JSONPath: {why}"
             ) from None
         if not isinstance(self.matcher, Matcher):
             raise ConfigError(f"json_path matcher={self.matcher!r} must be a matcher")
@@ -776,6 +777,15 @@ MATCHERS: Registry[Callable[..., Matcher]] = Registry(
 """File-form names → constructors.  ``jsonpath`` is an alias of ``json_path``.  Packages
 add theirs through the ``mockhttp.matchers`` entry-point group (``mockhttp.llm``'s
 conversation matchers), imported the first time a name is not found."""
+
+
+def _rootless(path: str) -> str | None:
+    """Why ``path`` is no JSONPath when it lacks its root (``model`` → try ``$.model``)."""
+    if path.lstrip().startswith("$"):
+        return None
+    bare = path.strip()
+    fixed = "$" + bare if bare.startswith((".", "[")) else "$." + bare
+    return f"a JSONPath starts with $ (found {path!r}): try {fixed!r}"
 
 
 def _jsonpath_why(exc: Exception) -> str:

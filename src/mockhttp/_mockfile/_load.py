@@ -26,6 +26,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, NoReturn, get_args
+from urllib.parse import parse_qsl
 
 import yaml
 
@@ -50,6 +51,7 @@ __all__ = [
     "RESPONSE_KEYS",
     "SCENARIO_KEYS",
     "SUFFIXES",
+    "Names",
     "dump",
     "file_problems",
     "files",
@@ -101,19 +103,33 @@ def loads(
         MockfileError: the text does not load (or holds no mock); the message names the
             line, column and path in the document.  Fix the text; no mock of it is returned.
     """
+    return _loads(text, source, Names(), strict_json=strict_json, syntax=syntax)
+
+
+def _loads(
+    text: str,
+    source: str,
+    names: Names,
+    *,
+    strict_json: bool = False,
+    syntax: Literal["yaml", "json"] | None = None,
+) -> list[Mock]:
+    """``loads``, with the names already taken (in other files ``load`` read)."""
     docs = None
     try:
         if syntax == "json":
+            trial = names.copy()  # untouched when the document is read again
             try:
                 docs = [_json_document(text, source)]
-                mocks = [mock for doc in docs for mock in _document(doc)]
+                mocks = [mock for doc in docs for mock in _document(doc, trial)]
+                names.seen = trial.seen
             except MockfileError as exc:
                 if exc.line is not None or len(text) > _RELOCATE:
                     raise
                 docs = None  # a JSON node has no position: read a small document again
         if docs is None:
             docs = _documents(text, source, strict_json or syntax == "json")
-            mocks = [mock for doc in docs for mock in _document(doc)]
+            mocks = [mock for doc in docs for mock in _document(doc, names)]
     except RecursionError:  # a matcher chain too deep to build
         raise (too_deep(docs[-1]) if docs else _too_deep(source)) from None
     if not docs:
@@ -121,11 +137,47 @@ def loads(
     return mocks
 
 
+class Names:
+    """The mock names read so far, with where each was given: a name given twice is an
+    error that points at both places (names address mocks: ``journal?mock=NAME``)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}
+
+    def copy(self) -> Names:
+        fresh = Names()
+        fresh.seen = dict(self.seen)
+        return fresh
+
+    def clash(self, mock: Mock, item: At) -> MockfileError | None:
+        """The error for ``mock`` (read at ``item``) when its name is taken, else None
+        (and the name is taken from now on)."""
+        if mock.name is None:
+            return None
+        at = item.descend("name") or item
+        first = self.seen.get(mock.name)
+        if first is None:
+            self.seen[mock.name] = _where(at)
+            return None
+        return at.error(
+            f"a mock named {mock.name!r} is already defined at {first}; names address "
+            "mocks (the admin API, journal?mock=NAME), so they are unique: rename one"
+        )
+
+
+def _where(at: At) -> str:
+    """``file:line:column`` of a node (just the file when the node has no position)."""
+    mark = at.node.start_mark
+    return at.source if mark is None else f"{at.source}:{mark.line + 1}:{mark.column + 1}"
+
+
 def problems(
-    text: str, source: str = "<string>", *, strict_json: bool = False
+    text: str, source: str = "<string>", *, strict_json: bool = False, names: Names | None = None
 ) -> list[MockfileError]:
     """Every error of ``text``, one per mock that does not load (``mockhttp validate``):
-    a syntax error stops the reading, a bad mock does not hide the next one."""
+    a syntax error stops the reading, a bad mock does not hide the next one.  ``names``:
+    the names other files already took (a name given twice is an error)."""
+    names = Names() if names is None else names
     try:
         docs = _documents(text, source, strict_json)
     except MockfileError as exc:
@@ -139,11 +191,14 @@ def problems(
         items = doc.elements("a list of mocks") if doc.is_list else [doc]
         for item in items:
             try:
-                _mock_of(item)
+                clash = names.clash(_mock_of(item), item)
             except MockfileError as exc:
                 found.append(exc)
             except RecursionError:
                 found.append(too_deep(item))
+            else:
+                if clash is not None:
+                    found.append(clash)
     return found
 
 
@@ -172,8 +227,9 @@ def load(*paths: str | os.PathLike[str]) -> list[Mock]:
     if not paths:
         raise ConfigError("load() needs at least one file or directory")
     mocks: list[Mock] = []
+    names = Names()
     for path in files(paths):
-        mocks.extend(_load_file(path))
+        mocks.extend(_load_file(path, names))
     return mocks
 
 
@@ -236,17 +292,17 @@ def _read(path: Path) -> str:
         raise MockfileError(f"cannot read it: {exc.strerror}", source=str(path)) from None
 
 
-def _load_file(path: Path) -> list[Mock]:
-    return loads(_read(path), str(path), strict_json=path.suffix == ".json")
+def _load_file(path: Path, names: Names) -> list[Mock]:
+    return _loads(_read(path), str(path), names, strict_json=path.suffix == ".json")
 
 
-def file_problems(path: Path) -> list[MockfileError]:
+def file_problems(path: Path, names: Names | None = None) -> list[MockfileError]:
     """Every error of the mock file ``path`` (see :func:`problems`)."""
     try:
         text = _read(path)
     except MockfileError as exc:
         return [exc]
-    return problems(text, str(path), strict_json=path.suffix == ".json")
+    return problems(text, str(path), strict_json=path.suffix == ".json", names=names)
 
 
 def _documents(text: str, source: str, strict_json: bool = False) -> list[At]:
@@ -388,10 +444,16 @@ def _json_document(text: str, source: str) -> At:
 # -- documents and mocks ----------------------------------------------------------------------
 
 
-def _document(doc: At) -> list[Mock]:
-    if doc.is_list:
-        return [_mock_of(item) for item in doc.elements("a list of mocks")]
-    return [_mock_of(doc)]
+def _document(doc: At, names: Names) -> list[Mock]:
+    items = doc.elements("a list of mocks") if doc.is_list else [doc]
+    mocks = []
+    for item in items:
+        mock = _mock_of(item)
+        clash = names.clash(mock, item)
+        if clash is not None:
+            raise clash
+        mocks.append(mock)
+    return mocks
 
 
 def _mock_of(at: At) -> Mock:
@@ -399,6 +461,8 @@ def _mock_of(at: At) -> Mock:
     options = {k: typed(f[k], _MOCK_OPTIONS[k].annotation) for k in _MOCK_OPTIONS if k in f}
     req = f["request"].fields(REQUEST_KEYS, "a request: a mapping") if "request" in f else {}
     target = {k: typed(req[k], p.annotation) for k, p in _REQUEST_TARGET.items() if k in req}
+    if isinstance(target.get("path"), str) and "?" in target["path"]:
+        _query_in_path(target["path"], req["path"])
     for key, value in (*target.items(), *options.items()):
         with (req.get(key) or f[key]).building():  # check each field at its own node
             _mock.request(**{"method": None, key: value})
@@ -456,6 +520,17 @@ def _standalone(
         if field not in _REQUEST_TARGET:
             mock = _criteria(mock, field, node)
     return mock
+
+
+def _query_in_path(path: str, at: At) -> NoReturn:
+    """A path with a query, in the YAML user's words: the ``query:`` key."""
+    bare, _, query = path.partition("?")
+    pairs = parse_qsl(query, keep_blank_values=True)
+    shown = ", ".join(f"{name}: {json.dumps(value)}" for name, value in pairs)
+    at.fail(
+        f"path {path!r} has a query, which a path never matches (the query is matched "
+        f"apart): write path: {bare} and query: {{{shown}}}"
+    )
 
 
 def _replies(mock: Mock, f: dict[str, At]) -> Mock:

@@ -74,8 +74,12 @@ class At:
 
     def fail(self, message: str) -> NoReturn:
         """Raise a :class:`MockfileError` for this node."""
+        raise self.error(message)
+
+    def error(self, message: str) -> MockfileError:
+        """A :class:`MockfileError` for this node (file, line, column and path)."""
         mark = self.node.start_mark
-        raise MockfileError(
+        return MockfileError(
             message,
             source=self.source,
             line=None if mark is None else mark.line + 1,
@@ -85,7 +89,9 @@ class At:
 
     def expected(self, what: str) -> NoReturn:
         """Fail with ``found …, expected <what>``."""
-        self.fail(f"found {describe(self._found())}, expected {what}")
+        found = self._found()
+        hint = _quote_hint(self.node, found) if what.startswith("text") else ""
+        self.fail(f"found {describe(found)}, expected {what}{hint}")
 
     @contextmanager
     def building(self) -> Iterator[None]:
@@ -298,6 +304,16 @@ class At:
         if not isinstance(self.node, yaml.ScalarNode):
             self.expected(what)
         return self.value()
+
+
+def _quote_hint(node: yaml.Node, value: Any) -> str:
+    """``; quote it: '1'`` for a YAML number, bool or null written where text belongs."""
+    raw = node.value if isinstance(node, yaml.ScalarNode) else None
+    if not isinstance(raw, str) or isinstance(node, _JsonScalar) or not raw:
+        return ""
+    if isinstance(value, bool | int | float) or value is None:
+        return f"; quote it: '{raw}'" if "'" not in raw else ""
+    return ""
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

@@ -41,10 +41,12 @@ in the requests and in the explanations of unmatched ones.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import hmac
 import ipaddress
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -66,6 +68,7 @@ __all__ = [
     "is_loopback",
     "is_secret",
     "redacted",
+    "request_json",
 ]
 
 PREFIX = "/__mockhttp/"
@@ -206,18 +209,15 @@ class AdminAPI:
         if isinstance(mocks, Reply):
             return mocks
         taken = {a.mock.name for a in self.server.mocks if a.mock.name is not None}
-        seen: set[str] = set()
-        for mock in mocks:
-            if mock.name is not None and (mock.name in taken or mock.name in seen):
-                where = "already registered" if mock.name in taken else "given twice in the body"
+        for mock in mocks:  # (a name twice in the body is a mock file error: loads)
+            if mock.name is not None and mock.name in taken:
                 return _error(
                     409, "duplicate_name",
-                    f"a mock named {mock.name!r} is {where}: names address mocks, so they are "
-                    f"unique; DELETE {PREFIX}mocks/{mock.name} first, or choose another name",
+                    f"a mock named {mock.name!r} is already registered: names address mocks, "
+                    f"so they are unique; DELETE {PREFIX}mocks/{mock.name} first, or choose "
+                    "another name",
                     name=mock.name,
                 )  # fmt: skip
-            if mock.name is not None:
-                seen.add(mock.name)
         add = getattr(self.server, "_add", None)
         added = add(mocks) if add is not None else [self.server.mock(m) for m in mocks]
         return _json(201, {"mocks": [_mock_json(a) for a in added]})
@@ -253,8 +253,9 @@ class AdminAPI:
         return _json(200, {"scenarios": {n: self.server.scenario_state(n) for n in names}})
 
     def reset_scenarios(self, request: Request, ref: str) -> Reply:
+        """Every scenario back in ``Started``; answers as ``GET scenarios`` does."""
         self.server.reset_scenarios()
-        return _json(200, {"scenarios": "Started"})
+        return self.scenarios(request, ref)
 
     def remove_mocks(self, request: Request, ref: str) -> Reply:
         removed = list(self.server.mocks)
@@ -406,12 +407,68 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
     }
 
 
+def request_json(request: Request, redactor: Redactor | None = None) -> dict[str, Any]:
+    """A request as the journal answers show it (docs/journal.md): ``headers`` and
+    ``query`` as mappings of lists (header names lower-cased), the pairs as received in
+    ``header_pairs`` and ``query_pairs``, and the body as text or, when it is not UTF-8,
+    as base64 (``body_encoding`` says which).  ``redactor`` hides the secrets (the one rule
+    of ``_core._redact``)."""
+    pairs = request.headers.items_list
+    query = request.query
+    raw = request.body
+    path = request.path
+    if redactor is not None:
+        pairs = tuple((name, redactor.header(name, value)) for name, value in pairs)
+        query = tuple(
+            (k, redactor.mark if redactor.is_secret(k) else redactor.text(v)) for k, v in query
+        )
+        path = redactor.text(path)
+        raw = _hidden(raw, redactor)
+    body, encoding = _body_json(raw)
+    return {
+        "method": request.method,
+        "path": path,
+        "query": _grouped(query, lower=False),
+        "query_pairs": [list(pair) for pair in query],
+        "headers": _grouped(pairs, lower=True),
+        "header_pairs": [list(pair) for pair in pairs],
+        "body": body,
+        "body_encoding": encoding,
+    }
+
+
+def _grouped(pairs: Iterable[tuple[str, str]], *, lower: bool) -> dict[str, list[str]]:
+    """``[("A", "1"), ("a", "2")]`` → ``{"a": ["1", "2"]}`` (in the order received)."""
+    found: dict[str, list[str]] = {}
+    for name, value in pairs:
+        found.setdefault(name.lower() if lower else name, []).append(value)
+    return found
+
+
+def _hidden(body: bytes, redactor: Redactor) -> bytes:
+    """``body`` with the secrets hidden: as text by the one rule, or, when it is not UTF-8,
+    each secret's bytes replaced."""
+    try:
+        return redactor.text(body.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        for secret in redactor.secrets:
+            body = body.replace(secret.encode("utf-8"), redactor.mark.encode("utf-8"))
+        return body
+
+
+def _body_json(body: bytes) -> tuple[str, str]:
+    """The body as JSON can carry it, and how: ``utf-8`` text, else ``base64``."""
+    try:
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return base64.b64encode(body).decode("ascii"), "base64"
+
+
 def _call_json(call: Call, ids: dict[int, int], redactor: Redactor | None) -> dict[str, Any]:
     """A call as the journal answers show it; ``redactor`` hides its secrets."""
     mock = call.mock
-    request = call.request.to_dict()
     found = {
-        "request": request if redactor is None else redactor.request_json(request),
+        "request": request_json(call.request, redactor),
         "mock": None if mock is None else ids.get(id(mock)),
         "mock_describe": None if mock is None else mock.describe(),
         "status": call.status,
@@ -420,6 +477,9 @@ def _call_json(call: Call, ids: dict[int, int], redactor: Redactor | None) -> di
         "body_bytes": call.body_bytes,
         "time": datetime.fromtimestamp(call.time, timezone.utc).isoformat(timespec="milliseconds"),
     }
+    dropped = call.dropped
+    if dropped is not None:  # the byte budget dropped the bodies (docs/limits.md)
+        found["dropped"] = dataclasses.asdict(dropped)
     explanation = call.explanation
     if explanation is not None:
         if redactor is not None:

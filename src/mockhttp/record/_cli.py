@@ -37,7 +37,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="address to bind (127.0.0.1: loopback; another address is warned about)",
     )
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
-    parser.add_argument("--out", default="recordings", metavar="DIR", help="(recordings)")
+    parser.add_argument(
+        "--out",
+        default="recordings",
+        metavar="DIR",
+        help="the folder the mock files are written to, one per exchange, numbered after "
+        "the files already there (created if missing; default: ./recordings)",
+    )
     parser.add_argument(
         "--redact",
         action="append",
@@ -53,7 +59,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="at SIGINT/SIGTERM, wait this long for exchanges in flight to be written (30)",
     )
-    parser.add_argument("--insecure", action="store_true", help="skip TLS verification")
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="do not verify the upstream's TLS certificate (a self-signed or internal "
+        "upstream); the proxy's own side is plain http on loopback",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
