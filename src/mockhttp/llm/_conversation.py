@@ -15,7 +15,7 @@ A :class:`Conversation` is a standalone reply kind: ``server.mock(conversation)`
 on one path.  For each request:
 
 1. the API is read from the path (else the body's shape) and the request is read as a
-   history (:mod:`._turns`);
+   history (:mod:`._history`);
 2. the turn is the number of assistant turns already in that history, plus, for a
    Responses request with ``previous_response_id``, the turn that id was issued for (the
    mock's response ids carry their turn: ``resp_`` + the conversation's salt + the turn
@@ -62,10 +62,10 @@ from ._anthropic import AnthropicMessages
 from ._base import LLMReply, ToolCall, _json_body, _tool_call
 from ._expect import Expect, expectations
 from ._gemini import Gemini
+from ._history import API_KINDS, History, api_of, arguments, read
 from ._openai_chat import OpenAIChat
 from ._openai_responses import OpenAIResponses
 from ._text import make_id
-from ._turns import API_KINDS, History, api_of, arguments, read
 
 __all__ = [
     "LLM_PATHS",
@@ -332,7 +332,7 @@ class Conversation(ReplyKind):
 
     def build(self, request: Request) -> Reply:
         body = _json_body(request)
-        api = api_of(request, body)
+        api = api_of(body, request.path, request.headers)
         history = read(api, body)
         at = self._turn_at(history, api)
         index = self._check(at, history, api)

@@ -23,7 +23,7 @@ from typing import Any
 from .._core._errors import ConfigError, UnknownNameError
 from .._core._forms import call_form, is_form
 from .._core._match import MATCHERS, Contains, Matcher, contains
-from ._turns import History, Result
+from ._history import History, Result
 
 __all__ = ["EXPECT_KEYS", "Expect", "expectations"]
 

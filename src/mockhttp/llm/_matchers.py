@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from .._core._errors import ConfigError
 from .._core._match import MATCHERS, MISSING, Equal, Matcher, Options, as_matcher, cut
 from .._core._request import Request
-from ._history import History, ToolResult, history
+from ._history import History, Result, api_of, read
 
 __all__ = [
     "CONVERSATION_MATCHERS",
@@ -51,7 +51,7 @@ def _history_of(value: Any) -> History | str:
         body, path = value, ""
     if not isinstance(body, dict):
         return f"got {cut(str(body))}, expected a JSON object with messages, input or contents"
-    return history(body, path)
+    return read(api_of(body, path), body)
 
 
 @dataclass(frozen=True, repr=False)
@@ -87,7 +87,7 @@ class LastUserMessage(_OnHistory):
     label: ClassVar[str] = "last user message"
 
     def read(self, found: History) -> Any:
-        text = found.last_user_message
+        text = found.last_user
         return MISSING if text is None else text
 
 
@@ -110,7 +110,7 @@ class TurnIndex(_OnHistory):
     label: ClassVar[str] = "turn index"
 
     def read(self, found: History) -> Any:
-        return found.turns
+        return len(found.turns)
 
 
 @dataclass(frozen=True, repr=False)
@@ -146,7 +146,7 @@ class ToolResultMatcher(Matcher):
     anywhere: bool = False
     name: ClassVar[str] = "tool_result"
 
-    def _fits(self, result: ToolResult) -> bool:
+    def _fits(self, result: Result) -> bool:
         pairs = ((self.tool, result.name), (self.call_id, result.call_id))
         if any(m is not None and not m.matches(MISSING if v is None else v) for m, v in pairs):
             return False
@@ -156,13 +156,13 @@ class ToolResultMatcher(Matcher):
         found = _history_of(value)
         if isinstance(found, str):
             return MISSING
-        return [str(r) for r in (found.results if self.anywhere else found.latest_results)]
+        return [str(r) for r in (found.results if self.anywhere else found.pending)]
 
     def explain(self, value: Any) -> str | None:
         found = _history_of(value)
         if isinstance(found, str):
             return f"tool results: {found}"
-        results = found.results if self.anywhere else found.latest_results
+        results = found.results if self.anywhere else found.pending
         if any(self._fits(r) for r in results):
             return None
         where = "in the history" if self.anywhere else "since the last assistant turn"
