@@ -10,7 +10,7 @@
 
 Rule 1: text means "contains" (``content: 18`` holds for ``It is 18 °C``); a matcher
 (``match.regex(...)`` in Python, ``[regex, ...]`` in files) is applied to the text as is.
-Rule 2: the request is read provider-neutrally (:mod:`._turns`); a miss says the key,
+Rule 2: the request is read provider-neutrally (:mod:`._history`); a miss says the key,
 what was expected and what arrived.
 """
 

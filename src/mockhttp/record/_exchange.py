@@ -29,8 +29,6 @@ from .._core._plan import EndHow
 from .._core._redact import SECRET_NAMES, Redactor
 from .._core._reply import ok
 from .._core._request import Request
-from ..llm._history import history
-from ..llm._matchers import turn_index
 from ._names import describe, llm_body
 from ._pieces import Write
 from ._recording import Recording
@@ -125,7 +123,10 @@ def criteria(req: Request, redactor: Redactor | None = None) -> list[Matcher]:
     usage = "$.stream_options.include_usage"
     if body.get("stream") is True and all(path != usage for path, _ in fields):
         out.append(json_path(usage, not_(True)))  # a stream without usage answers no opt-in
-    out.append(turn_index(history(body, req.path).turns))
+    from ..llm._history import api_of, read  # lazily: importing mockhttp imports no llm
+    from ..llm._matchers import turn_index
+
+    out.append(turn_index(len(read(api_of(body, req.path, req.headers), body).turns)))
     return out
 
 

@@ -18,15 +18,14 @@ from typing import Any
 
 from .._core._mock import Mock
 from .._core._request import Request
-from ..llm._history import history, shape_of
 
 __all__ = ["PROMPT_CHARS", "describe", "llm_body", "numbered", "streamed", "unique_names"]
 
 PROMPT_CHARS = 32
 _API = {
-    "chat": "openai chat",
-    "responses": "openai responses",
-    "anthropic": "anthropic",
+    "openai_chat": "openai chat",
+    "openai_responses": "openai responses",
+    "anthropic_messages": "anthropic",
     "gemini": "gemini",
 }
 _LLM_KEYS = ("messages", "input", "contents")
@@ -54,15 +53,18 @@ def describe(req: Request) -> str:
     body = llm_body(req)
     if body is None:
         return f"{req.method} {req.path}"
-    found = history(body, req.path)
-    words = [_API[shape_of(body, req.path)]]
+    from ..llm._history import api_of, read  # lazily: importing mockhttp imports no llm
+
+    api = api_of(body, req.path, req.headers)
+    found = read(api, body)
+    words = [_API[api]]
     if streamed(req, body):
         words.append("stream")
-    prompt = _short(found.last_user_message or "")
+    prompt = _short(found.last_user or "")
     if prompt:
         words.append(json.dumps(prompt, ensure_ascii=False))
     if found.turns:
-        words.append(f"turn {found.turns}")
+        words.append(f"turn {len(found.turns)}")
     return " ".join(words)
 
 
