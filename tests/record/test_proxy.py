@@ -175,11 +175,11 @@ def test_repeats_of_one_request_replay_in_order(tmp_path: Path) -> None:
     assert [a["call"] for a in live] == [1, 2, 1, 3]  # type: ignore[index]
     mocks = mockhttp.load(tmp_path)
     assert [(m.times, m.priority) for m in mocks] == [(1, 0), (1, -1), (None, 0), (None, -2)]
-    assert [m.name for m in mocks] == [  # unique: names address mocks
-        "POST /v1/chat/completions",
-        "POST /v1/chat/completions (call 2)",
-        "POST /v1/chat/completions #2",  # another request to the same path
-        "POST /v1/chat/completions (call 3)",
+    assert [m.name for m in mocks] == [  # unique, from what they hold: names address mocks
+        'openai chat "hi" #1',
+        'openai chat "hi" #2',
+        'openai chat "bye" #1',  # another request to the same path
+        'openai chat "hi" #3',
     ]
     with mockhttp.Server() as replay:
         for m in mocks:
@@ -329,4 +329,4 @@ def test_a_second_session_adds_files_after_the_first(tmp_path: Path) -> None:
         "002-get-v1-models.yaml",
     ]
     # the second session named its mock apart from the first's: the folder serves
-    assert [m.name for m in mockhttp.load(tmp_path)] == ["GET /v1/models", "GET /v1/models #2"]
+    assert [m.name for m in mockhttp.load(tmp_path)] == ["GET /v1/models #1", "GET /v1/models #2"]
