@@ -97,7 +97,7 @@ def test_check_save_writes_the_live_exchanges_as_mocks(
     mocks = mockhttp.load(saved)  # names unique, so the file loads
     names = [m.name for m in mocks]
     assert len(set(names)) == 3  # one mock per exchange, each named apart
-    assert all((n or '').startswith('openai chat') for n in names), names
+    assert all((n or "").startswith("openai chat") for n in names), names
     described = [m.response.describe() for m in mocks if m.response is not None]
     assert [d.split(" (")[0] for d in described] == ["200 recording"] * 3
     streamed = [

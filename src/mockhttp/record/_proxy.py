@@ -315,7 +315,8 @@ class Recorder:
             repeats = self._repeats.setdefault(key, [])
             mock = to_mock(exchange, redact=self.redact, call=len(repeats))
             taken = [m.name or "" for m in self.mocks] + self._taken
-            mock = dataclasses.replace(mock, name=numbered(describe(exchange.request), taken))
+            label = redactor_of(exchange.request, self.redact).text(describe(exchange.request))
+            mock = dataclasses.replace(mock, name=numbered(label, taken))  # no secret in a name
             index = len(self.mocks)
             self.mocks.append(mock)
             if repeats:  # the previous call of the same request now answers once
