@@ -16,7 +16,7 @@ from .._core._mock import Mock
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
 
-__all__ = ["answering_once", "replying", "under_prefix", "uniquely_named"]
+__all__ = ["answering_once", "replying", "under_prefix"]
 
 
 def under_prefix(mock: Mock, prefix: str) -> Mock | None:
@@ -46,19 +46,6 @@ def replying(mock: Mock, reply: Reply, label: str) -> Mock:
 def answering_once(mock: Mock) -> Mock:
     """``mock`` answering one request (a recorded call that a later one follows)."""
     return dataclasses.replace(mock, times=1)
-
-
-def uniquely_named(mock: Mock, taken: set[str]) -> Mock:
-    """``mock`` under a name not in ``taken`` (which then holds it): its own name, else
-    ``NAME #2``, ``NAME #3``… (names address mocks, so a mock file's are unique)."""
-    if mock.name is None:
-        return mock
-    name, n = mock.name, 1
-    while name in taken:
-        n += 1
-        name = f"{mock.name} #{n}"
-    taken.add(name)
-    return mock if name == mock.name else dataclasses.replace(mock, name=name)
 
 
 def _fresh_kinds(mock: Mock) -> dict[str, Any]:
