@@ -96,8 +96,11 @@ def test_check_save_writes_the_live_exchanges_as_mocks(
     assert "saved 3 exchanges" in capsys.readouterr().err
     mocks = mockhttp.load(saved)  # names unique, so the file loads
     names = [m.name for m in mocks]
-    assert len(set(names)) == 3  # one mock per exchange, each named apart
-    assert all((n or "").startswith("openai chat") for n in names), names
+    assert names == [  # one mock per exchange, named after what it holds, each apart
+        'openai chat "Count from one to five in words" #1',  # buffered
+        'openai chat stream "Count from one to five in words" #1',
+        'openai chat stream "Count from one to five in words" #2',  # with include_usage
+    ]
     described = [m.response.describe() for m in mocks if m.response is not None]
     assert [d.split(" (")[0] for d in described] == ["200 recording"] * 3
     streamed = [
