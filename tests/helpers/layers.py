@@ -24,6 +24,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("llm", ("mockhttp.llm",)),
     ("record", ("mockhttp.record",)),
     ("mcp", ("mockhttp.mcp",)),
+    ("a2a", ("mockhttp.a2a",)),
+    ("agui", ("mockhttp.agui",)),
     ("face", ("mockhttp",)),
     ("cli", ("mockhttp._cli", "mockhttp.__main__", "mockhttp.contract.__main__")),
 )
