@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2  # the openai SDK's own httpx
 import openai
 import pytest
 
@@ -66,7 +67,7 @@ async def _ask(client: openai.AsyncOpenAI, messages: list[Any], stream: bool) ->
     if not stream:
         done = await client.chat.completions.create(model="m", messages=messages, tools=TOOLS)
         return done.choices[0].message.model_dump(exclude_none=True)
-    text, calls = "", {}
+    text, calls = "", dict[int, dict[str, Any]]()
     chunks = await client.chat.completions.create(
         model="m", messages=messages, tools=TOOLS, stream=True
     )
@@ -90,12 +91,12 @@ async def _ask(client: openai.AsyncOpenAI, messages: list[Any], stream: bool) ->
 async def _all(url: str) -> list[list[str]]:
     """The agents at once, over one pool of up to AGENTS connections (the kernel hands
     each new connection to one worker or the other)."""
-    limits = httpx.Limits(max_connections=AGENTS, max_keepalive_connections=AGENTS)
+    limits = httpx2.Limits(max_connections=AGENTS, max_keepalive_connections=AGENTS)
     async with openai.AsyncOpenAI(
         base_url=url + "/v1",
         api_key="sk-test",
         max_retries=0,
-        http_client=httpx.AsyncClient(limits=limits, timeout=10),
+        http_client=openai.DefaultAsyncHttpxClient(limits=limits, timeout=10),
     ) as client:
         return await asyncio.gather(*(_chat_agent(client, n) for n in range(AGENTS)))
 
