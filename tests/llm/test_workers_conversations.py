@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,22 +14,14 @@ import httpx2  # the openai SDK's own httpx
 import openai
 import pytest
 
-from tests.helpers.cli_process import Serving
+from tests.helpers.cli_process import ROOT, Serving
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="SO_REUSEPORT spreads connections on Linux"
 )
 
 AGENTS = 50
-SCRIPT = """\
-name: weather-agent
-conversation:
-  - tool_calls: [{name: get_weather, arguments: {city: Paris}}]
-  - text: It is 18 °C in Paris.
-    expect:
-      tool_result: {name: get_weather, content: "18"}
-      tool_offered: get_weather
-"""
+SCRIPT = ROOT / "scripts/node/weather.yaml"  # the script the Node agents follow too
 TOOLS: Any = [
     {
         "type": "function",
@@ -101,11 +92,10 @@ async def _all(url: str) -> list[list[str]]:
         return await asyncio.gather(*(_chat_agent(client, n) for n in range(AGENTS)))
 
 
-def test_fifty_agents_under_two_workers_each_get_their_own_turns_in_order(tmp_path: Path) -> None:
+def test_fifty_agents_under_two_workers_each_get_their_own_turns_in_order() -> None:
     """Every agent gets turn 1 (the tool call, with the script's call id) then turn 2
     (the text, its tool result accepted); both workers answered; no request was refused."""
-    (tmp_path / "weather.yaml").write_text(SCRIPT, encoding="utf-8")
-    with Serving(str(tmp_path), "--workers", "2", "--quiet") as serving:
+    with Serving(str(SCRIPT), "--workers", "2", "--quiet") as serving:
         serving.wait_for_log("with 2 workers")
         seen = asyncio.run(_all(serving.url))
         journal = httpx.get(serving.url + "/__mockhttp/journal").json()["calls"]
