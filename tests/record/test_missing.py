@@ -57,7 +57,7 @@ def test_a_miss_is_streamed_through_recorded_and_then_answered_without_the_upstr
 ) -> None:
     """The mock answers its request (the upstream never sees it); the miss reaches the
     client event by event, lands in DIR redacted, and answers again once the upstream
-    has stopped."""
+    has stopped; a miss the stopped upstream cannot answer fails, and is not recorded."""
     folder = tmp_path / "mocks"
     folder.mkdir()
     (folder / "models.yaml").write_text(MODELS)
@@ -77,6 +77,9 @@ def test_a_miss_is_streamed_through_recorded_and_then_answered_without_the_upstr
             first, total, again = _stream(serving.url)
             assert again == TEXT
             assert serving.wait_for_log("→ mock 'openai chat stream \"Hi\" #1' 200")
+            with pytest.raises(httpx.TransportError):  # a miss, the upstream gone
+                httpx.get(serving.url + "/v1/models/gone", timeout=10)
+            serving.wait_for_log("GET /v1/models/gone: not recorded: the upstream did not answer")
             assert serving.stop() == 0
     finally:
         upstream.close()

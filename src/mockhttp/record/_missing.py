@@ -12,6 +12,9 @@ redaction are ``_proxy``'s, ``_exchange``'s and ``_names``'s); the server never 
 it: the CLI installs the fallback mock and takes the recorded mocks (the seam is a mock
 with a handler, like any other).
 Rule 2: a recorded mock is served from the moment its file is whole on disk.
+Rule 3: an upstream that failed before its head (refused, reset, closed) is not recorded:
+the client sees the failure, this time only, and the next miss is forwarded again
+(``mockhttp record`` keeps such failures as faults; here one would answer for good).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .._core._mock import Mock, request
+from ._exchange import Exchange
 from ._proxy import Recorder
 
 __all__ = ["FALLBACK", "LOWEST", "MissRecorder"]
@@ -69,3 +73,12 @@ class MissRecorder(Recorder):
 
     def _recorded(self, mock: Mock) -> None:
         self._serve(mock)
+
+    def _keep(self, exchange: Exchange) -> None:
+        if exchange.failure is not None:  # Rule 3
+            self._say(
+                f"{self._shown(exchange.request)}: not recorded: the upstream did not answer "
+                f"({exchange.failure.replace('_', ' ')})"
+            )
+            return
+        super()._keep(exchange)
