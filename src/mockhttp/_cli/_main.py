@@ -39,6 +39,7 @@ from .._server._workers import (
     worker_count,
 )
 from . import _argtypes as argtypes
+from . import _missing as missing
 from ._serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
 
 __all__ = ["TOKEN_ENV", "admin_warning", "main"]
@@ -167,6 +168,7 @@ def _parser() -> argparse.ArgumentParser:
         help="let web pages from ORIGIN (http://localhost:3000; none given: any origin) "
         "call the mocks: preflights answered, CORS headers on every reply (not the admin API)",
     )
+    missing.add_arguments(serve)
     admin = serve.add_argument_group("admin API")
     admin.add_argument("--no-admin", action="store_true", help="turn the admin API off")
     admin.add_argument(
@@ -245,6 +247,13 @@ def _serve(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths] or [DEFAULTS]
     if paths == [DEFAULTS]:
         args.defaults = False  # (they are the files already)
+    wrong = missing.problem(args, paths)
+    if wrong is not None:
+        print(f"mockhttp: {wrong}", file=sys.stderr)
+        return 2
+    if args.record_missing:  # an empty or new folder is where recording starts
+        paths[0].mkdir(parents=True, exist_ok=True)
+        args.allow_empty = True
     snapshot = watch_snapshot(paths) if args.watch else None  # before loading: miss no change
     try:
         empty = _empty_folders(paths)
@@ -286,6 +295,14 @@ def _serve(args: argparse.Namespace) -> int:
     )
     if args.variants:
         mocks = _variants(mocks)
+    recorder = None
+    if args.record_missing:
+        try:
+            recorder = missing.recorder(args, server, lambda mock: served.add(mock))
+        except ConfigError as exc:
+            print(f"mockhttp: {exc}", file=sys.stderr)
+            return 2
+        mocks = [*mocks, recorder.fallback()]
     served = Served(
         server,
         paths,
@@ -300,6 +317,8 @@ def _serve(args: argparse.Namespace) -> int:
     if args.defaults or args.variants:
         served.expand = _expander(args.defaults, args.variants)
     served.with_defaults = args.defaults
+    if recorder is not None:
+        served.expand = missing.with_fallback(served.expand, mocks[-1])
     control: Server | None = None
     if args.worker is not None:  # one of --workers: its admin API is everybody's
         _number, hub_port, fd = args.worker.split(":")
@@ -322,6 +341,9 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         if control is None:
             served.announce()
+            if recorder is not None:
+                print(f"mockhttp: forwarding misses to {recorder.upstream}, recording them "
+                      f"into {paths[0]}", file=sys.stderr, flush=True)  # fmt: skip
         else:
             print(server.url, flush=True)  # to the supervisor
             # the supervisor holds our stdin: at its end (it died, even by SIGKILL), stop
@@ -331,6 +353,8 @@ def _serve(args: argparse.Namespace) -> int:
                 snapshot = served.reload_if_changed(snapshot)
     finally:
         stopped = server.close(timeout=_STOP_WAIT)
+        if recorder is not None:
+            recorder.close(timeout=_STOP_WAIT)
         if control is not None:
             control.close(timeout=_STOP_WAIT)
         for sig, handler in previous.items():

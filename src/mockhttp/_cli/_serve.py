@@ -135,6 +135,12 @@ class Served:
         with self._lock:
             self.active = self.server._add(self.mocks)
 
+    def add(self, mock: Mock) -> None:
+        """Serve ``mock`` as a file mock from now on (``--record-missing`` recorded it)."""
+        with self._lock:
+            self.active = [*self.active, *self.server._add([mock])]
+            self.mocks = [*self.mocks, mock]
+
     def announce(self) -> None:
         """Print the URL on stdout, and what is served on stderr."""
         print(self.server.url, flush=True)

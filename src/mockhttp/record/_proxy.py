@@ -123,11 +123,7 @@ class Recorder:
 
     def start(self) -> Recorder:
         """Start listening; returns the recorder."""
-        if self.out is not None:
-            self.out.mkdir(parents=True, exist_ok=True)
-            numbers = [int(p.name[:3]) for p in self.out.iterdir() if _NUMBERED.match(p.name)]
-            self._first = max(numbers, default=0)  # a second session adds, never overwrites
-            self._taken = _names_in(self.out)
+        self._open_out()
         if not is_loopback(self.host):
             self._say(
                 f"mockhttp record: warning: listening on {self.host}, not loopback: anyone "
@@ -136,6 +132,13 @@ class Recorder:
             )
         self.server.start()
         return self
+
+    def _open_out(self) -> None:
+        if self.out is not None:
+            self.out.mkdir(parents=True, exist_ok=True)
+            numbers = [int(p.name[:3]) for p in self.out.iterdir() if _NUMBERED.match(p.name)]
+            self._first = max(numbers, default=0)  # a second session adds, never overwrites
+            self._taken = _names_in(self.out)
 
     def close(self, timeout: float = 30.0) -> list[str]:
         """Wait for exchanges in flight (all of them within ``timeout`` seconds), then
@@ -325,12 +328,16 @@ class Recorder:
                 self._write(before)
             repeats.append(index)
             self._write(index)
+            self._recorded(mock)
         what = "failed" if exchange.failure else str(exchange.status)
         self._say(
             f"recorded {self._shown(exchange.request)} -> {what}"
             + (f" ({exchange.end})" if exchange.end != "complete" else "")
             + f": {mock.name}"
         )
+
+    def _recorded(self, mock: Mock) -> None:
+        """A hook: ``mock`` was just recorded (and written); ``_missing`` serves it."""
 
     def _write(self, index: int) -> None:
         if self.out is None:

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The Vercel AI SDK (Node) runs its tool loop against `mockhttp serve` on a conversation
+# mock file: Chat Completions and Responses, generateText and streamText, multi-step.
+# Installs the pinned packages (scripts/node/package.json) into scripts/node/node_modules
+# (git-ignored) on first run.  Prints one line per case and a PASS/FAIL summary line.
+# Usage: scripts/node_agents.sh   (PYTHON=... picks the interpreter that has mockhttp)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+python="${PYTHON:-python3}"
+if [ ! -d "$here/node/node_modules/ai" ]; then
+  (cd "$here/node" && npm install --no-audit --no-fund --no-package-lock --silent)
+fi
+log="$(mktemp)"
+PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}" "$python" -m mockhttp serve \
+  "$here/node/weather.yaml" --port 0 --quiet >"$log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 300); do
+  url="$(head -n1 "$log")"
+  case "$url" in http://*) break ;; esac
+  sleep 0.1
+done
+case "$url" in http://*) ;; *) echo "FAIL: mockhttp serve did not start:"; cat "$log"; exit 1 ;; esac
+node "$here/node/agents.mjs" "$url"
