@@ -16,11 +16,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from ._errors import ConfigError
 from ._plan import Data, End, Head, Pause, Step
-from ._registry import register_reply_kind
+from ._registry import ReplyKind, register_reply_kind
 from ._reply import Reply, ok
+from ._request import Request
 from ._sse import Event
 
 __all__ = ["Pushed", "pushed", "retry_block"]
@@ -29,11 +31,26 @@ _SSE_HEADERS = (("Content-Type", "text/event-stream"), ("Cache-Control", "no-cac
 
 
 @dataclass(frozen=True, slots=True)
-class Pushed(Reply):
-    """An event stream whose events are pushed by the test (see :func:`pushed`)."""
+class Pushed(Reply, ReplyKind):
+    """An event stream whose events are pushed by the test (see :func:`pushed`); the
+    composing reply kind ``pushed`` of mock files."""
 
     resumable: bool = False
     retry: int | None = None
+    file_key: ClassVar[str] = "pushed"
+    composes: ClassVar[bool] = True
+
+    def build(self, request: Request) -> Reply:
+        return self
+
+    def to_args(self) -> dict[str, Any]:
+        """The ``pushed`` value of a mock file (the options that differ)."""
+        out: dict[str, Any] = {}
+        if self.resumable:
+            out["resumable"] = True
+        if self.retry is not None:
+            out["retry"] = self.retry
+        return out
 
     def head(self) -> Head:
         """The head: the reply's status and headers, ``text/event-stream``, chunked."""
