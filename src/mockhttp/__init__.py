@@ -22,8 +22,8 @@ from ._core._mock import options as options
 from ._core._mock import patch as patch
 from ._core._mock import post as post
 from ._core._mock import put as put
-from ._core._pushed import pushed as pushed
 from ._core._mock import request as request
+from ._core._pushed import pushed as pushed
 from ._core._registry import ReplyKind as ReplyKind
 from ._core._registry import register_reply_kind as register_reply_kind
 from ._core._reply import Reply as Reply

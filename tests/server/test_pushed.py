@@ -65,7 +65,8 @@ def test_pushed_events_leave_as_pushed_and_close_ends_cleanly(
     assert active.close() == 1
     assert read_exactly(sock, 5) == b"0\r\n\r\n"
     assert stream.call.wait() == "complete"
-    assert not stream.open and [m.data for m in stream.delivered] == ["a", '{"b":1}']
+    assert not stream.open
+    assert [m.data for m in stream.delivered] == ["a", '{"b":1}']
     assert [e.data for e in stream.pushed] == ["a", {"b": 1}]
     assert (stream.call.events, stream.call.status) == (2, 200)
     assert active.close() == 0  # nothing open any more

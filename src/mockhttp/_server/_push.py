@@ -123,10 +123,7 @@ class Hub:
                 stream._send(event)
             self.streams.append(stream)
             self._opened.notify_all()
-        return _Open(
-            status_code=reply.status_code, reason=reply.reason, headers=reply.headers,
-            hub=self, channel=stream,  # fmt: skip
-        )
+        return _Open(reply.status_code, reply.reason, reply.headers, hub=self, channel=stream)
 
     def _owed(self, call: Call, reply: Pushed) -> list[Event]:
         last = call.request.headers.get("last-event-id")
@@ -185,7 +182,8 @@ class _Open(Reply):
         return self.channel._feed.steps()
 
     def on_end(self, call: Call) -> None:
-        assert self.hub is not None and self.channel is not None
+        assert self.hub is not None
+        assert self.channel is not None
         self.hub.ended(self.channel)
 
     def describe(self) -> str:
@@ -205,8 +203,7 @@ def wait_stream(hub: Hub, what: str, n: int, timeout: float) -> PushedStream:
     if found is None:
         count = len(hub.streams)
         raise VerificationError(
-            f"expected mock {what} to open stream {n} within {timeout} s; "
-            f"{count} stream(s) opened"
+            f"expected mock {what} to open stream {n} within {timeout} s; {count} stream(s) opened"
         )
     return found
 

@@ -113,7 +113,7 @@ def _events(value: Any) -> list[Event]:
     events = []
     for i, item in enumerate(value):
         if not isinstance(item, dict):
-            raise ConfigError(f"events[{i}]={item!r} must be an object such as {{\"data\": \"hi\"}}")
+            raise ConfigError(f'events[{i}]={item!r} must be an object such as {{"data": "hi"}}')
         unknown = sorted(set(item) - set(_EVENT_KEYS))
         if unknown:
             raise ConfigError(
