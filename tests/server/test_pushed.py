@@ -134,16 +134,21 @@ def test_push_to_every_stream_or_to_one(server: mockhttp.Server) -> None:
 
 
 def test_a_fault_cuts_after_k_pushed_events(server: mockhttp.Server) -> None:
-    """Faults count pushed events: close_after_events(2) cuts after the second one; the
-    stream is then over, and later pushes no longer reach it."""
+    """Faults count pushed events: close_after_events(2) delivers two, and the cut takes
+    the third's place when it is pushed; the stream is then over, and later pushes no
+    longer reach it."""
     active = server.mock(EVENTS.reply(mockhttp.pushed()).pipe(fault.close_after_events(2)))
     with open_events(server) as sock:
         stream = active.wait_connected()
-        active.push(Event(data="1"), Event(data="2"), Event(data="3"))
-        body = read_to_eof(sock)
+        active.push(Event(data="1"), Event(data="2"))
+        expected = HEAD + b"9\r\ndata: 1\n\n\r\n9\r\ndata: 2\n\n\r\n"
+        assert read_exactly(sock, len(expected)) == expected
+        assert stream.open  # two whole events: the cut waits for the next one
+        active.push(Event(data="3"))
+        body = expected + read_to_eof(sock)
     assert body == HEAD + b"9\r\ndata: 1\n\n\r\n9\r\ndata: 2\n\n\r\n"
     assert stream.call.wait() == "closed"
-    assert not stream.open
+    assert not active.streams[0].open
     assert active.push(Event(data="4")) == 0  # queued for the next stream
 
 
@@ -168,6 +173,30 @@ def test_a_resumable_stream_resends_what_the_client_missed(server: mockhttp.Serv
     )
     assert first.call.event_ids == ["1", "2"]
     assert (second.call.last_event_id, second.call.event_ids) == ("2", ["3", "4"])
+    assert second.call.after_cut is not None
+    assert second.call.after_cut >= 0
+    active.assert_resumed(retry=0)  # the right id, each pushed event once
+
+
+def test_assert_resumed_names_what_a_pushed_stream_missed(server: mockhttp.Server) -> None:
+    """A reconnect without Last-Event-ID on a resumable pushed stream: event 1 twice."""
+    cut = fault.first(1, fault.close_after_events(1))
+    active = server.mock(EVENTS.reply(mockhttp.pushed(resumable=True)).pipe(cut))
+    with open_events(server) as sock:
+        active.wait_connected()
+        active.push(Event(data="a"), Event(data="b"))  # "b" takes the cut's place
+        read_to_eof(sock)
+    active.streams[0].call.wait()
+    with open_events(server) as sock:
+        active.wait_connected(2)
+        active.push(Event(data="c"))
+        active.close()
+        read_to_eof_or_end(sock)
+    active.streams[1].call.wait()
+    with pytest.raises(
+        VerificationError, match="call 2 came with Last-Event-ID None, expected '1'"
+    ):
+        active.assert_resumed(retry=0)
 
 
 def test_server_close_ends_open_streams(server: mockhttp.Server) -> None:

@@ -118,6 +118,9 @@ class Hub:
         if reply.retry is not None:
             feed.data(reply.opening())
         with self.lock:
+            if reply.resumable and self.streams:  # a reconnect's wait, as for any resumable
+                cut = self.streams[-1].call.cut_time
+                call.after_cut = None if cut is None else call.time - cut
             stream = PushedStream(self, call, feed, len(self.streams) + 1)
             for event in self._owed(call, reply):
                 stream._send(event)

@@ -150,17 +150,10 @@ class ActiveMock:
             ConfigError: the mock's reply is not a resumable event stream.
         """
         __tracebackhide__ = True
-        stream = self.mock.response.stream if self.mock.response is not None else None
-        if stream is None or not stream.resumable:
-            raise ConfigError(
-                f"assert_resumed(): mock {self.mock.describe()} does not reply with "
-                "event_stream(..., resumable=True)"
-            )
+        ids, asked = self._resumable()
         if retry is None:
-            asked = [e.retry for e in stream.events if e.retry is not None]
-            ms = stream.retry if stream.retry is not None else (asked[0] if asked else None)
-            retry = None if ms is None else ms / 1000
-        problems = resume_problems(list(self.calls), stream.ids, retry, slack)
+            retry = None if asked is None else asked / 1000
+        problems = resume_problems(list(self.calls), ids, retry, slack)
         if problems:
             lines = [f"mock {self.mock.describe()} was not resumed correctly:"]
             lines.extend(f"  {p}" for p in problems)
@@ -226,6 +219,23 @@ class ActiveMock:
         __tracebackhide__ = True
         self._pushed("wait_connected_async")
         return await wait_stream_async(self._pushes, self.mock.describe(), n, timeout)
+
+    def _resumable(self) -> tuple[list[str | None], int | None]:
+        """The event ids of this mock's resumable stream (a ``pushed`` one's: those pushed
+        so far) and the ``retry`` it asks (ms: the stream's, else its first event's)."""
+        reply = self.mock.response
+        if isinstance(reply, Pushed) and reply.resumable:
+            return [e.id for e in self._pushes.log], reply.retry
+        stream = reply.stream if reply is not None else None
+        if stream is None or not stream.resumable:
+            raise ConfigError(
+                f"assert_resumed(): mock {self.mock.describe()} does not reply with "
+                "event_stream(..., resumable=True) or pushed(resumable=True)"
+            )
+        asked = [e.retry for e in stream.events if e.retry is not None]
+        return list(stream.ids), stream.retry if stream.retry is not None else (
+            asked[0] if asked else None
+        )
 
     def _fail(self, expected: str, count: int) -> None:
         lines = [f"expected mock {self.mock.describe()} {expected}, it was called {_times(count)}"]
