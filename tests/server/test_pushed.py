@@ -246,3 +246,20 @@ async def test_wait_connected_async_lets_the_client_run(server: mockhttp.Server)
         stream.push(Event(data="x"))
         stream.close()
         assert await asyncio.wait_for(task, 5) == b"data: x\n\n"
+
+
+def test_clear_journal_forgets_streams_queue_and_log(server: mockhttp.Server) -> None:
+    """A module server's next test starts afresh: no stream, nothing queued, ids from 1."""
+    active = server.mock(EVENTS.reply(mockhttp.pushed(resumable=True)))
+    with open_events(server) as sock:
+        old = active.wait_connected()
+        active.push(Event(data="a"))
+        server.clear_journal()
+        assert read_to_eof_or_end(sock).endswith(b"f\r\nid: 1\ndata: a\n\n\r\n0\r\n\r\n")
+    assert old.call.wait() == "complete"
+    assert active.streams == []
+    active.push(Event(data="b"))  # queued, and numbered from 1 again
+    with open_events(server) as sock:
+        active.wait_connected()
+        active.close()
+        assert read_to_eof_or_end(sock).endswith(b"f\r\nid: 1\ndata: b\n\n\r\n0\r\n\r\n")

@@ -70,9 +70,13 @@ class ActiveMock:
         return self._limit is not None and self._count >= self._limit
 
     def _forget(self) -> None:
-        """Forget the calls (``Server.clear_journal``)."""
+        """Forget the calls (``Server.clear_journal``), and a ``pushed()`` mock's streams
+        (the open ones are closed), queue and log."""
         self.calls = CallList()
         self._count = 0
+        hub, self._hub = self._hub, None
+        if hub is not None:
+            hub.close()
 
     def wait_for_calls(self, n: int = 1, timeout: float = 5.0) -> CallList:
         """Wait until the mock has answered ``n`` requests; return its calls.
