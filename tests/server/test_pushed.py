@@ -11,18 +11,13 @@ import pytest
 
 import mockhttp
 from mockhttp import ConfigError, Event, VerificationError, fault
+from tests.helpers.pushed import open_events, read_to_last_chunk
 
 HEAD = (
     b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
     b"transfer-encoding: chunked\r\n\r\n"
 )
 EVENTS = mockhttp.get("/events")
-
-
-def open_events(server: mockhttp.Server, extra: bytes = b"") -> socket.socket:
-    sock = socket.create_connection((server.host, server.port), timeout=5)
-    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n" + extra + b"\r\n")
-    return sock
 
 
 def read_exactly(sock: socket.socket, n: int) -> bytes:
@@ -100,18 +95,8 @@ def test_events_pushed_before_anyone_connects_are_queued(server: mockhttp.Server
         active.wait_connected()
         active.push(Event(data="late"))
         active.close()
-        body = read_to_eof_or_end(sock)
+        body = read_to_last_chunk(sock)
     assert body == HEAD + b"d\r\ndata: early\n\n\r\nc\r\ndata: late\n\n\r\n0\r\n\r\n"
-
-
-def read_to_eof_or_end(sock: socket.socket) -> bytes:
-    data = b""
-    while not data.endswith(b"0\r\n\r\n"):
-        piece = sock.recv(65536)
-        if not piece:
-            break
-        data += piece
-    return data
 
 
 def test_push_to_every_stream_or_to_one(server: mockhttp.Server) -> None:
@@ -124,8 +109,8 @@ def test_push_to_every_stream_or_to_one(server: mockhttp.Server) -> None:
         two.push(Event(data="you"))
         one.close()
         assert active.close() == 1
-        assert read_to_eof_or_end(first) == HEAD + b"b\r\ndata: all\n\n\r\n0\r\n\r\n"
-        assert read_to_eof_or_end(second) == (
+        assert read_to_last_chunk(first) == HEAD + b"b\r\ndata: all\n\n\r\n0\r\n\r\n"
+        assert read_to_last_chunk(second) == (
             HEAD + b"b\r\ndata: all\n\n\r\nb\r\ndata: you\n\n\r\n0\r\n\r\n"
         )
     assert [s.number for s in active.streams] == [1, 2]
@@ -167,7 +152,7 @@ def test_a_resumable_stream_resends_what_the_client_missed(server: mockhttp.Serv
         second = active.wait_connected(2)
         active.push(Event(data="t4"))
         active.close()
-        body = read_to_eof_or_end(sock)
+        body = read_to_last_chunk(sock)
     assert body == HEAD + (
         b"b\r\nretry: 10\n\n\r\n10\r\nid: 3\ndata: t3\n\n\r\n10\r\nid: 4\ndata: t4\n\n\r\n0\r\n\r\n"
     )
@@ -191,7 +176,7 @@ def test_assert_resumed_names_what_a_pushed_stream_missed(server: mockhttp.Serve
         active.wait_connected(2)
         active.push(Event(data="c"))
         active.close()
-        read_to_eof_or_end(sock)
+        read_to_last_chunk(sock)
     active.streams[1].call.wait()
     with pytest.raises(
         VerificationError, match="call 2 came with Last-Event-ID None, expected '1'"
@@ -255,11 +240,11 @@ def test_clear_journal_forgets_streams_queue_and_log(server: mockhttp.Server) ->
         old = active.wait_connected()
         active.push(Event(data="a"))
         server.clear_journal()
-        assert read_to_eof_or_end(sock).endswith(b"f\r\nid: 1\ndata: a\n\n\r\n0\r\n\r\n")
+        assert read_to_last_chunk(sock).endswith(b"f\r\nid: 1\ndata: a\n\n\r\n0\r\n\r\n")
     assert old.call.wait() == "complete"
     assert active.streams == []
     active.push(Event(data="b"))  # queued, and numbered from 1 again
     with open_events(server) as sock:
         active.wait_connected()
         active.close()
-        assert read_to_eof_or_end(sock).endswith(b"f\r\nid: 1\ndata: b\n\n\r\n0\r\n\r\n")
+        assert read_to_last_chunk(sock).endswith(b"f\r\nid: 1\ndata: b\n\n\r\n0\r\n\r\n")

@@ -13,6 +13,7 @@ import pytest
 
 import mockhttp
 from tests.helpers.cli_process import Serving
+from tests.helpers.pushed import open_events, read_to_last_chunk
 
 YAML = {"Content-Type": "application/yaml"}
 MOCK = """\
@@ -39,22 +40,6 @@ def admin(
     return served
 
 
-def open_events(server: mockhttp.Server) -> socket.socket:
-    sock = socket.create_connection((server.host, server.port), timeout=5)
-    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-    return sock
-
-
-def read_until_last_chunk(sock: socket.socket) -> bytes:
-    data = b""
-    while not data.endswith(b"0\r\n\r\n"):
-        piece = sock.recv(65536)
-        if not piece:
-            break
-        data += piece
-    return data
-
-
 def test_push_and_close_from_a_raw_http_client(
     admin: tuple[mockhttp.Server, httpx.Client],
 ) -> None:
@@ -69,7 +54,7 @@ def test_push_and_close_from_a_raw_http_client(
         )
         assert (pushed.status_code, pushed.json()) == (200, {"count": 1})
         assert client.post("/__mockhttp/mocks/feed/close").json() == {"count": 1}
-        body = read_until_last_chunk(sock)
+        body = read_to_last_chunk(sock)
     assert body.endswith(
         b"10\r\nid: 1\ndata: hi\n\n\r\n20\r\nevent: delta\nid: 2\ndata: there\n\n\r\n0\r\n\r\n"
     )
@@ -95,8 +80,8 @@ def test_push_to_one_stream_by_number(admin: tuple[mockhttp.Server, httpx.Client
         one = client.post("/__mockhttp/mocks/feed/close", json={"stream": 1})
         assert one.json() == {"count": 1}
         assert client.post("/__mockhttp/mocks/feed/close").json() == {"count": 1}
-        assert not read_until_last_chunk(first).endswith(b"data: x\n\n\r\n0\r\n\r\n")
-        assert read_until_last_chunk(second).endswith(b"\r\n9\r\ndata: x\n\n\r\n0\r\n\r\n")
+        assert not read_to_last_chunk(first).endswith(b"data: x\n\n\r\n0\r\n\r\n")
+        assert read_to_last_chunk(second).endswith(b"\r\n9\r\ndata: x\n\n\r\n0\r\n\r\n")
 
 
 @pytest.mark.parametrize(
@@ -155,7 +140,7 @@ def test_under_workers_a_push_reaches_every_workers_streams(tmp_path: Path) -> N
             pushed = httpx.post(admin + "/push", json={"events": [{"data": "all"}]})
             assert pushed.json() == {"count": 4}
             assert httpx.post(admin + "/close").json() == {"count": 4}
-            bodies = [read_until_last_chunk(sock) for sock in socks]
+            bodies = [read_to_last_chunk(sock) for sock in socks]
         finally:
             for sock in socks:
                 sock.close()
