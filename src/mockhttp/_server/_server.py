@@ -31,6 +31,7 @@ from .._core._cors import cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock, as_mock
+from .._core._pushed import Pushed
 from .._core._registry import ReplyKind
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
@@ -40,6 +41,7 @@ from ._connection import Connection
 from ._journal import Call, CallList, Journal, seal, unmatched_calls
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
+from ._push import open_stream
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps
 from ._verify import ActiveMock
@@ -599,6 +601,8 @@ class Server:
         if reply.stream is not None and reply.stream.resumable:
             reply = _resumed(call, active, reply)
             fixed = fixed and reply is answer.reply
+        if isinstance(reply, Pushed):  # a stream the test feeds (``_push.py``)
+            reply, fixed = open_stream(call, active._pushes, reply), False
         if type(reply) is not Reply:  # a subclass may hold something until the call ends
             self._hold(call, reply)
         try:
