@@ -621,7 +621,7 @@ class Server:
         cut by a fault, the client hung up, the server closed)."""
         on_end = getattr(reply, "on_end", None)
         if on_end is not None:
-            call.__dict__["_on_end"] = on_end
+            call._on_end = on_end
 
     def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
         """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;
@@ -641,8 +641,9 @@ class Server:
     def _finished(self, call: Call) -> None:
         if call.outcome != "complete" and call.mock is not None:
             call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
-        on_end = call.__dict__.pop("_on_end", None)
+        on_end = call._on_end
         if on_end is not None:  # once, however the call ended (see Reply.on_end)
+            call._on_end = None
             try:
                 on_end(call)
             except Exception as exc:
