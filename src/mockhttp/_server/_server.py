@@ -585,7 +585,7 @@ class Server:
             return self._missed(answer, framing)
         active = answer.entry
         mock = active.mock
-        call = Call(request, mock, None, mock.path_params(request) or {})
+        call = Call(request, mock, None, mock.path_params(request))  # (None: {})
         self._journal.answered(call, active)
         self._states = answer.states
         reply = answer.reply
