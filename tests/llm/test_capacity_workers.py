@@ -6,8 +6,10 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import pytest
@@ -43,6 +45,7 @@ response:
     text: Hi
     capacity: {rpm: 3, limit_by: model}
 """
+T = TypeVar("T")
 _CHAT = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Hi"}]}
 
 
@@ -52,6 +55,20 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
     (folder / "backend.yaml").write_text(_MOCKS)
     with Serving(str(folder), "--workers", "2", "--quiet") as serving:
         yield serving
+
+
+def at_once(n: int, ask: Callable[[httpx.Client], T]) -> list[T]:
+    """``ask`` in ``n`` threads at once, each with a client of its own (a connection of
+    its own, which the kernel gives to either worker); their results."""
+    barrier = threading.Barrier(n)
+
+    def one() -> T:
+        with httpx.Client(timeout=10) as client:
+            barrier.wait()
+            return ask(client)
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(lambda _: one(), range(n), timeout=20))
 
 
 def workers_of(served: Serving, mock: str) -> list[int]:
@@ -64,23 +81,12 @@ def test_max_running_holds_across_workers(served: Serving) -> None:
     its own connection: exactly 2 stream to their end, 4 get OpenAI's 429, whichever
     worker answered them (per worker it would be up to 4 streams)."""
     url = served.url + "/busy/v1/chat/completions"
-    barrier = threading.Barrier(6)
-    results: list[tuple[int, str]] = []
-    lock = threading.Lock()
 
-    def one() -> None:
-        with httpx.Client(timeout=10) as client:
-            barrier.wait()
-            with client.stream("POST", url, json=_CHAT) as response:
-                body = response.read().decode()
-        with lock:
-            results.append((response.status_code, body))
+    def one(client: httpx.Client) -> tuple[int, str]:
+        with client.stream("POST", url, json=_CHAT) as response:
+            return response.status_code, response.read().decode()
 
-    threads = [threading.Thread(target=one) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(20)
+    results = at_once(6, one)
     assert sorted(code for code, _ in results) == [200, 200, 429, 429, 429, 429]
     streamed = [body for code, body in results if code == 200]
     assert all(body.endswith("data: [DONE]\n\n") and "ten" in body for body in streamed)
@@ -100,22 +106,11 @@ def test_the_queue_is_one_across_workers(served: Serving) -> None:
     waits for it (whichever worker holds either) and then streams, one gets 429; the
     one that waited ends a stream's length after the first."""
     url = served.url + "/queued/v1/chat/completions"
-    barrier = threading.Barrier(3)
-    ended: list[tuple[int, float]] = []
-    lock = threading.Lock()
 
-    def one() -> None:
-        with httpx.Client(timeout=10) as client:
-            barrier.wait()
-            response = client.post(url, json=_CHAT)
-        with lock:
-            ended.append((response.status_code, time.monotonic()))
+    def one(client: httpx.Client) -> tuple[int, float]:
+        return client.post(url, json=_CHAT).status_code, time.monotonic()
 
-    threads = [threading.Thread(target=one) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(20)
+    ended = at_once(3, one)
     assert sorted(code for code, _ in ended) == [200, 200, 429]
     first, second = sorted(at for code, at in ended if code == 200)
     assert second - first >= 0.2  # it streamed after the first ended (0.25 s of gaps)

@@ -342,13 +342,7 @@ class Capacity:
                 return
             slot.granted = True
             callback, slot.callback = slot.callback, None
-        metrics = families()
-        if metrics is not None:
-            metrics.waiting.labels(slot.model).dec()
-            metrics.running.labels(slot.model).inc()
-            _observe(metrics, slot, time.monotonic() - slot.queued_at)
-        if callback is not None:
-            callback()
+        _started(families(), slot, callback)
 
     def _release_shared(self, gate: SharedGate, slot: _Slot, call: Any) -> None:
         with self._lock:
@@ -435,14 +429,8 @@ class Capacity:
                 callback, nxt.callback = nxt.callback, None
         if metrics is not None and getattr(call, "outcome", None) == "complete":
             metrics.success.labels(slot.model, "stop").inc()
-        if nxt is None:
-            return
-        if metrics is not None:
-            metrics.waiting.labels(nxt.model).dec()
-            metrics.running.labels(nxt.model).inc()
-            _observe(metrics, nxt, time.monotonic() - nxt.queued_at)
-        if callback is not None:
-            callback()
+        if nxt is not None:
+            _started(metrics, nxt, callback)
 
     def _refused(
         self,
@@ -488,6 +476,16 @@ def _held(
     rendered = render(draft, slot.timing, context.rng)
     values = {f.name: getattr(rendered, f.name) for f in dataclasses.fields(Reply)}
     return _Held(**values, slot=slot)
+
+
+def _started(metrics: Families | None, slot: _Slot, callback: Callable[[], None] | None) -> None:
+    """A waiting ``slot`` was handed its place: count it running, resume its reply."""
+    if metrics is not None:
+        metrics.waiting.labels(slot.model).dec()
+        metrics.running.labels(slot.model).inc()
+        _observe(metrics, slot, time.monotonic() - slot.queued_at)
+    if callback is not None:
+        callback()
 
 
 def _observe(metrics: Families, slot: _Slot, waited: float) -> None:
