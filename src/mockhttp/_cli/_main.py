@@ -26,6 +26,7 @@ from .._core._errors import ConfigError, MockfileError, ServerError
 from .._core._mock import Mock
 from .._mockfile._load import Names, file_problems, files, load
 from .._server._admin import is_loopback
+from .._server._admission import join as join_admissions
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
@@ -325,6 +326,7 @@ def _serve(args: argparse.Namespace) -> int:
         secret = take_secret()
         channel = StateChannel(socket.socket(fileno=int(fd)))
         server.tally, server.shared_states = channel, channel.states
+        join_admissions(channel.ask)  # capacities count in the supervisor
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
             server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal)

@@ -36,6 +36,7 @@ MAX_QUEUED = 64  # pipelined requests waiting for their reply before reading pau
 MAX_PIECES = 1 << 20  # pieces (chunks) one request body may come in
 _SLICE = 16 * 1024  # bytes parsed at a time, so that a full queue stops the parsing
 _NO_TRAILERS = Headers()
+_METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
@@ -310,7 +311,8 @@ class Connection(asyncio.Protocol):
     def on_message_complete(self) -> None:
         self._continue = False  # the body came (the client did not wait for the 100)
         self._in_body = False
-        method = self.parser.get_method().decode("ascii", "replace").upper()
+        raw = self.parser.get_method()
+        method = _METHODS.get(raw) or raw.decode("ascii", "replace").upper()
         version = self.parser.get_http_version()
         headers = self._headers
         if self._upgraded is not None:  # the replayed head of an upgrade request

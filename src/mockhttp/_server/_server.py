@@ -587,7 +587,7 @@ class Server:
             return self._missed(answer, framing)
         active = answer.entry
         mock = active.mock
-        call = Call(request, mock, None, mock.path_params(request) or {})
+        call = Call(request, mock, None, mock.path_params(request))  # (None: {})
         self._journal.answered(call, active)
         self._states = answer.states
         reply = answer.reply
@@ -625,7 +625,7 @@ class Server:
         cut by a fault, the client hung up, the server closed)."""
         on_end = getattr(reply, "on_end", None)
         if on_end is not None:
-            call.__dict__["_on_end"] = on_end
+            call._on_end = on_end
 
     def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
         """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;
@@ -645,8 +645,9 @@ class Server:
     def _finished(self, call: Call) -> None:
         if call.outcome != "complete" and call.mock is not None:
             call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
-        on_end = call.__dict__.pop("_on_end", None)
+        on_end = call._on_end
         if on_end is not None:  # once, however the call ended (see Reply.on_end)
+            call._on_end = None
             try:
                 on_end(call)
             except Exception as exc:

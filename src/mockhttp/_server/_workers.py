@@ -59,6 +59,7 @@ from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._route import Choice, Claim, choose, next_states
 from ._admin import MAX_ADMIN_BODY
+from ._admission import Admissions
 
 __all__ = [
     "SECRET_ENV",
@@ -235,6 +236,7 @@ class Keeper:
         self.lock = threading.Lock()
         self.counts: dict[int, int] = {}
         self.states: dict[str, str] = {}
+        self.admissions = Admissions()  # the capacities' pools (``_admission``)
 
     def choose(self, claims: list[Claim]) -> Choice:
         with self.lock:
@@ -256,7 +258,9 @@ class Keeper:
     def answer(self, line: bytes) -> bytes:
         """One question of a worker's ``StateChannel`` (a JSON line), answered."""
         asked = json.loads(line)
-        if "claims" in asked:
+        if "admission" in asked:
+            found = self.admissions.answer(asked["admission"])
+        elif "claims" in asked:
             choice = self.choose([Claim(*c) for c in asked["claims"]])
             found = {"position": choice.position, "index": choice.index, "states": choice.states}
         else:
@@ -302,6 +306,10 @@ class StateChannel:
                 self.broken = f"the supervisor did not answer ({exc or type(exc).__name__})"
                 self.sock.close()
                 raise ConnectionError(self.broken) from None
+
+    def ask(self, question: dict[str, Any]) -> Any:
+        """One question of another kind (``_admission``'s) and its answer."""
+        return self._ask(question)
 
     def __call__(self, claims: Sequence[Claim]) -> Choice:
         rows = [[c.id, c.limit, c.scenario, c.state, c.next_state] for c in claims]
