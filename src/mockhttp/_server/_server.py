@@ -20,6 +20,7 @@ import dataclasses
 import errno
 import logging
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -42,6 +43,7 @@ from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps
+from ._tls import Certs, TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
@@ -98,6 +100,10 @@ class Server:
         metrics: answer ``GET /metrics`` with Prometheus text under vLLM's names (the
             capacity and rate limits of ``mockhttp.llm`` replies; ``docs/load-testing.md``);
             needs ``pip install 'mockhttp[metrics]'``.
+        tls: serve https with a throwaway CA made for the run (``pip install
+            'mockhttp[tls]'``): clients trust :attr:`ca_path`, or take
+            :meth:`ssl_context` (``docs/tls.md``).  A folder from an earlier run's
+            ``tls=True`` (its ``ca.pem`` and ``server.pem``) serves with those instead.
     """
 
     def __init__(
@@ -117,7 +123,9 @@ class Server:
         reuse_port: bool = False,
         cors: bool | str | Sequence[str] | None = None,
         metrics: bool = False,
+        tls: TLSChoice = False,
     ) -> None:
+        self._tls = certs_for(tls, host)
         self._cors = cors_policy(cors)
         self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
@@ -198,7 +206,12 @@ class Server:
             loop.set_exception_handler(self._loop_error)
             try:
                 self._listener = loop.run_until_complete(
-                    loop.create_server(lambda: Connection(self), sock=sock, backlog=self.backlog)
+                    loop.create_server(
+                        lambda: Connection(self),
+                        sock=sock,
+                        backlog=self.backlog,
+                        ssl=None if self._tls is None else self._tls.server_context(),
+                    )
                 )
             except BaseException as exc:  # reported to start()
                 failure.append(exc)
@@ -242,6 +255,8 @@ class Server:
         if self._admin_worker is not None:
             self._admin_worker.stop()
             self._admin_worker = None
+        if self._tls is not None:
+            self._tls.remove()
         return not thread.is_alive()
 
     def __enter__(self) -> Server:
@@ -289,7 +304,31 @@ class Server:
                 "(or use `with mockhttp.Server() as server:`)"
             )
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'http' if self._tls is None else 'https'}://{host}:{self.port}"
+
+    @property
+    def ca_path(self) -> str:
+        """The PEM file of the run's CA (``tls=True``): what clients trust
+        (``SSL_CERT_FILE``, ``NODE_EXTRA_CA_CERTS``, ``REQUESTS_CA_BUNDLE``).
+
+        Raises:
+            ServerError: the server does not serve https.
+        """
+        return str(self._certs().ca_path)
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """A client's ``ssl.SSLContext`` that trusts the run's CA, e.g.
+        ``httpx.Client(verify=server.ssl_context())``.
+
+        Raises:
+            ServerError: the server does not serve https.
+        """
+        return client_context(self._certs().ca_path)
+
+    def _certs(self) -> Certs:
+        if self._tls is None:
+            raise ServerError("this server serves plain http: Server(tls=True) serves https")
+        return self._tls
 
     def url_for(self, path: str) -> str:
         """``url`` + ``path``."""
