@@ -29,8 +29,9 @@ def _read_until_end(server: mockhttp.Server, request: bytes) -> tuple[bytes, str
 
     def pump() -> str:
         """Send what TLS wrote, read what TCP brings: "" or how TCP ended."""
-        raw.sendall(outgoing.read())
         try:
+            if outgoing.pending:
+                raw.sendall(outgoing.read())
             data = raw.recv(65536)
         except ConnectionResetError:
             return "reset"
@@ -74,9 +75,11 @@ def test_httpx_trusts_ca_path_and_reads_a_stream_byte_exact() -> None:
         assert server.url.startswith("https://127.0.0.1:")
         assert Path(server.ca_path).read_text().startswith("-----BEGIN CERTIFICATE-----")
         trusted = ssl.create_default_context(cafile=server.ca_path)
-        with httpx.Client(verify=trusted) as client:
-            with client.stream("GET", server.url_for("/events")) as response:
-                body = response.read()
+        with (
+            httpx.Client(verify=trusted) as client,
+            client.stream("GET", server.url_for("/events")) as response,
+        ):
+            body = response.read()
         assert body == expected
         with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
             httpx.get(server.url_for("/events"))  # the system's CAs do not know ours
@@ -151,7 +154,7 @@ def test_a_reset_is_a_tcp_reset_after_the_bytes_before_it() -> None:
 def test_the_openai_sdk_over_tls() -> None:
     with mockhttp.Server(tls=True) as server:
         server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hi, TLS")))
-        http_client = httpx.Client(verify=server.ssl_context())
+        http_client = openai.DefaultHttpxClient(verify=server.ssl_context())
         with openai.OpenAI(
             base_url=server.url_for("/v1"), api_key="sk-test", http_client=http_client
         ) as client:
@@ -168,15 +171,17 @@ def test_the_anthropic_sdk_over_tls() -> None:
         server.mock(mockhttp.post("/v1/messages").reply(llm.anthropic_messages("Hi, TLS")))
         # (this SDK bundles its own httpx: its DefaultHttpxClient takes the same verify=)
         http_client = anthropic.DefaultHttpxClient(verify=server.ssl_context())
-        with anthropic.Anthropic(
-            base_url=server.url, api_key="sk-ant-test", http_client=http_client
-        ) as client:
-            with client.messages.stream(
+        with (
+            anthropic.Anthropic(
+                base_url=server.url, api_key="sk-ant-test", http_client=http_client
+            ) as client,
+            client.messages.stream(
                 model="claude-sonnet-4-5",
                 max_tokens=64,
                 messages=[{"role": "user", "content": "Hi"}],
-            ) as stream:
-                text = "".join(stream.text_stream)
+            ) as stream,
+        ):
+            text = "".join(stream.text_stream)
         assert text == "Hi, TLS"
         server.check()
 

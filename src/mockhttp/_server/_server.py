@@ -43,7 +43,7 @@ from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps
-from ._tls import Certs, TLSChoice, certs_for, client_context
+from ._tls import Certs, Handshake, TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
@@ -126,6 +126,7 @@ class Server:
         tls: TLSChoice = False,
     ) -> None:
         self._tls = certs_for(tls, host)
+        self._handshakes: set[asyncio.Transport] = set()
         self._cors = cors_policy(cors)
         self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
@@ -206,12 +207,7 @@ class Server:
             loop.set_exception_handler(self._loop_error)
             try:
                 self._listener = loop.run_until_complete(
-                    loop.create_server(
-                        lambda: Connection(self),
-                        sock=sock,
-                        backlog=self.backlog,
-                        ssl=None if self._tls is None else self._tls.server_context(),
-                    )
+                    loop.create_server(self._protocol(), sock=sock, backlog=self.backlog)
                 )
             except BaseException as exc:  # reported to start()
                 failure.append(exc)
@@ -231,6 +227,13 @@ class Server:
             raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
         return self
 
+    def _protocol(self) -> Callable[[], asyncio.Protocol]:
+        """What serves a new connection: a Connection, or under TLS its handshake first."""
+        if self._tls is None:
+            return lambda: Connection(self)
+        context, pending = self._tls.server_context(), self._handshakes
+        return lambda: Handshake(Connection(self), context, pending, self.header_timeout)
+
     def close(self, timeout: float = 5.0) -> bool:
         """Stop serving: close the listener and every open connection (streams end).
 
@@ -248,6 +251,8 @@ class Server:
                 self._listener.close()
             for conn in list(self._connections):
                 conn.shutdown()
+            for raw in list(self._handshakes):  # (TLS: not yet a Connection)
+                raw.abort()
             loop.call_soon(loop.stop)
 
         loop.call_soon_threadsafe(shutdown)

@@ -13,6 +13,7 @@ sees a truncated stream, not a clean end; a reset is a TCP reset as without TLS.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import os
@@ -21,11 +22,20 @@ import ssl
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .._core._errors import ConfigError
 
-__all__ = ["Certs", "TLSChoice", "certs_for", "client_context", "make_certs", "require", "spki_sha256"]
+__all__ = [
+    "Certs",
+    "Handshake",
+    "TLSChoice",
+    "certs_for",
+    "client_context",
+    "make_certs",
+    "require",
+    "spki_sha256",
+]
 
 #: ``Server(tls=...)``: off, a new CA for the run, or the folder of one made before.
 TLSChoice = bool | str | os.PathLike[str]
@@ -124,3 +134,62 @@ def spki_sha256(certs: Certs) -> str:
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     )
     return base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+class Handshake(asyncio.Protocol):
+    """A new TCP connection of a https server: reading paused until ``start_tls`` has
+    wrapped it, then handed to ``connection`` as a TLS transport.  Until then the raw
+    transport is kept in ``pending`` so that closing the server can abort it (asyncio
+    does not close connections still in their handshake)."""
+
+    def __init__(
+        self,
+        connection: asyncio.Protocol,
+        context: ssl.SSLContext,
+        pending: set[asyncio.Transport],
+        timeout: float,
+    ) -> None:
+        self.connection = connection
+        self.context = context
+        self.pending = pending
+        self.timeout = timeout
+        self.early: list[bytes] = []  # read before start_tls returned
+        self.eof = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        raw = cast(asyncio.Transport, transport)
+        raw.pause_reading()  # the ClientHello stays in the kernel until start_tls reads it
+        self.pending.add(raw)
+        asyncio.get_running_loop().create_task(self._wrap(raw))
+
+    async def _wrap(self, raw: asyncio.Transport) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            tls = await loop.start_tls(
+                raw,
+                self,  # what arrives with the client's Finished waits here (``early``)
+                self.context,
+                server_side=True,
+                ssl_handshake_timeout=self.timeout,
+            )
+        except (OSError, ssl.SSLError, asyncio.TimeoutError, RuntimeError):
+            raw.abort()  # a failed handshake: the client saw its alert, or went away
+            return
+        finally:
+            self.pending.discard(raw)
+        if tls is None or raw.is_closing():
+            return
+        tls.set_protocol(self.connection)
+        self.connection.connection_made(tls)
+        for data in self.early:
+            self.connection.data_received(data)
+        self.early.clear()
+        if self.eof and not self.connection.eof_received():
+            tls.close()
+
+    def data_received(self, data: bytes) -> None:
+        self.early.append(data)
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        return True
