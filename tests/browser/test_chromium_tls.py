@@ -1,0 +1,97 @@
+"""The same two browser scenarios over https: a fetch stream after a preflight, and an
+EventSource resumed after Last-Event-ID, with Chromium trusting exactly the run's server
+certificate (``--ignore-certificate-errors-spki-list``: no ``ignore_https_errors``)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import mockhttp
+from mockhttp import Event, fault, llm
+from mockhttp._server._tls import make_certs, spki_sha256
+
+from .conftest import ARGS, CHROMIUM
+from .test_chromium import EVENT_SOURCE, FETCH_STREAM, PAGE, _content
+
+pytest.importorskip("trustme")
+
+
+@pytest.fixture(scope="module")
+def certs() -> Iterator[Any]:
+    """One CA and certificate for the module's https servers (the page's and the API's)."""
+    made = make_certs("127.0.0.1")
+    yield made
+    shutil.rmtree(made.folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def chromium_tls(certs: Any) -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium chromium-driver)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install playwright)")
+    profile = tempfile.mkdtemp(prefix="mockhttp-chromium-tls-")
+    trust = f"--ignore-certificate-errors-spki-list={spki_sha256(certs)}"
+    try:
+        with sync_playwright() as playwright:
+            context = playwright.chromium.launch_persistent_context(
+                profile, executable_path=str(CHROMIUM), args=[*ARGS, trust], headless=True
+            )
+            try:
+                yield context
+            finally:
+                context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _site(certs: Any) -> mockhttp.Server:
+    site = mockhttp.Server(tls=str(certs.folder))
+    page = mockhttp.ok().header("Content-Type", "text/html; charset=utf-8").body(PAGE)
+    site.mock(mockhttp.get("/").reply(page))
+    return site
+
+
+def _on_page(chromium: Any, site: mockhttp.Server, script: str, url: str) -> Any:
+    page = chromium.new_page()
+    try:
+        page.goto(site.url_for("/"))
+        return page.evaluate(script, url)
+    finally:
+        page.close()
+
+
+def test_fetch_reads_an_llm_stream_over_https(chromium_tls: Any, certs: Any) -> None:
+    with _site(certs) as site, mockhttp.Server(cors=True, tls=str(certs.folder)) as api:
+        assert site.url.startswith("https://") and api.url.startswith("https://")
+        reply = llm.openai_chat("Hello over TLS")
+        mock = api.mock(mockhttp.post("/v1/chat/completions").reply(reply))
+        got = _on_page(chromium_tls, site, FETCH_STREAM, api.url_for("/v1/chat/completions"))
+        assert got["status"] == 200
+        assert _content(got["text"]) == "Hello over TLS"
+        assert len(api.preflights) == 1
+        [call] = mock.calls
+        assert call.request.headers["authorization"] == "Bearer sk-test"
+        api.check()
+
+
+def test_event_source_resumes_over_https(chromium_tls: Any, certs: Any) -> None:
+    with _site(certs) as site, mockhttp.Server(cors=True, tls=str(certs.folder)) as api:
+        events = [Event(data=f"token {i}") for i in range(1, 6)]
+        reply = mockhttp.ok().event_stream(*events, resumable=True, retry=300)
+        cut = fault.first(1, fault.close_after_events(2))
+        mock = api.mock(mockhttp.get("/events").reply(reply).pipe(cut))
+        got = _on_page(chromium_tls, site, EVENT_SOURCE, api.url_for("/events"))
+        assert got == [[str(i), f"token {i}"] for i in range(1, 6)]
+        first, second = mock.calls
+        assert second.wait() == "complete"
+        assert (first.event_ids, first.outcome) == (["1", "2"], "closed")
+        assert (second.last_event_id, second.event_ids) == ("2", ["3", "4", "5"])
+        mock.assert_resumed()
