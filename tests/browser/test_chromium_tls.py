@@ -5,7 +5,6 @@ certificate (``--ignore-certificate-errors-spki-list``: no ``ignore_https_errors
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +14,8 @@ import mockhttp
 from mockhttp import Event, fault, llm
 from mockhttp._server._tls import make_certs, spki_sha256
 
-from .conftest import ARGS, CHROMIUM
-from .test_chromium import EVENT_SOURCE, FETCH_STREAM, PAGE, _content
+from .conftest import ARGS, launch
+from .test_chromium import EVENT_SOURCE, FETCH_STREAM, PAGE, _content, _on_page
 
 pytest.importorskip("trustme")
 
@@ -31,25 +30,8 @@ def certs() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def chromium_tls(certs: Any) -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium chromium-driver)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the playwright package is not installed (pip install playwright)")
-    profile = tempfile.mkdtemp(prefix="mockhttp-chromium-tls-")
-    trust = f"--ignore-certificate-errors-spki-list={spki_sha256(certs)}"
-    try:
-        with sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                profile, executable_path=str(CHROMIUM), args=[*ARGS, trust], headless=True
-            )
-            try:
-                yield context
-            finally:
-                context.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    """Chromium trusting exactly the certificate's key (by its SPKI hash)."""
+    yield from launch([*ARGS, f"--ignore-certificate-errors-spki-list={spki_sha256(certs)}"])
 
 
 def _site(certs: Any) -> mockhttp.Server:
@@ -59,18 +41,10 @@ def _site(certs: Any) -> mockhttp.Server:
     return site
 
 
-def _on_page(chromium: Any, site: mockhttp.Server, script: str, url: str) -> Any:
-    page = chromium.new_page()
-    try:
-        page.goto(site.url_for("/"))
-        return page.evaluate(script, url)
-    finally:
-        page.close()
-
-
 def test_fetch_reads_an_llm_stream_over_https(chromium_tls: Any, certs: Any) -> None:
     with _site(certs) as site, mockhttp.Server(cors=True, tls=str(certs.folder)) as api:
-        assert site.url.startswith("https://") and api.url.startswith("https://")
+        assert site.url.startswith("https://")
+        assert api.url.startswith("https://")
         reply = llm.openai_chat("Hello over TLS")
         mock = api.mock(mockhttp.post("/v1/chat/completions").reply(reply))
         got = _on_page(chromium_tls, site, FETCH_STREAM, api.url_for("/v1/chat/completions"))
