@@ -52,6 +52,16 @@ def _kernel_unsent(sock: socket.socket | None) -> int:
     return queued
 
 
+def _unsent(transport: asyncio.BaseTransport, sock: socket.socket | None) -> int:
+    """Bytes written but not yet sent: the transport's buffer (under asyncio's TLS, the TCP
+    transport's below it too) and the kernel's send queue."""
+    size: int = cast(asyncio.WriteTransport, transport).get_write_buffer_size()
+    below = getattr(getattr(transport, "_ssl_protocol", None), "_transport", None)
+    if below is not None:
+        size += below.get_write_buffer_size()
+    return size + _kernel_unsent(sock)
+
+
 class Server(Host, Protocol):
     """What a connection needs of the server (``_server.Server`` is one)."""
 
@@ -465,16 +475,28 @@ class Connection(asyncio.Protocol):
         queue, so it waits for both to empty (polling; up to ``RESET_WAIT`` seconds for a
         client that does not read, then it resets anyway).
         """
+        self._abort_when_sent(waited, rst=True)
+
+    def cut(self) -> None:
+        """End the connection in the middle of a reply (a fault): a close; under TLS an
+        abort once what was written has left, without ``close_notify``, so the client
+        sees a truncation rather than a clean end (``_tls.py``)."""
+        if self.transport is not None and self.transport.get_extra_info("sslcontext"):
+            self._abort_when_sent(0.0, rst=False)
+        else:
+            self.close()
+
+    def _abort_when_sent(self, waited: float, *, rst: bool) -> None:
         transport = self.transport
         if transport is None or self.closed:
             return
         sock = transport.get_extra_info("socket")
-        unsent = transport.get_write_buffer_size() + _kernel_unsent(sock)
-        if unsent and waited < RESET_WAIT:
+        if _unsent(transport, sock) and waited < RESET_WAIT:
             pause = 0.001 if waited < 0.05 else 0.01
-            asyncio.get_running_loop().call_later(pause, self.reset, waited + pause)
+            loop = asyncio.get_running_loop()
+            loop.call_later(pause, lambda: self._abort_when_sent(waited + pause, rst=rst))
             return
-        if sock is not None:
+        if sock is not None and rst:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         transport.abort()

@@ -20,6 +20,7 @@ import dataclasses
 import errno
 import logging
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -44,6 +45,7 @@ from ._metrics import metrics_reply, require
 from ._push import open_stream
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps
+from ._tls import Certs, Handshake, TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
@@ -100,6 +102,10 @@ class Server:
         metrics: answer ``GET /metrics`` with Prometheus text under vLLM's names (the
             capacity and rate limits of ``mockhttp.llm`` replies; ``docs/load-testing.md``);
             needs ``pip install 'mockhttp[metrics]'``.
+        tls: serve https with a throwaway CA made for the run (``pip install
+            'mockhttp[tls]'``): clients trust :attr:`ca_path`, or take
+            :meth:`ssl_context` (``docs/tls.md``).  A folder from an earlier run's
+            ``tls=True`` (its ``ca.pem`` and ``server.pem``) serves with those instead.
     """
 
     def __init__(
@@ -119,7 +125,10 @@ class Server:
         reuse_port: bool = False,
         cors: bool | str | Sequence[str] | None = None,
         metrics: bool = False,
+        tls: TLSChoice = False,
     ) -> None:
+        self._tls = certs_for(tls, host)
+        self._handshakes: set[asyncio.Transport] = set()
         self._cors = cors_policy(cors)
         self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
@@ -200,7 +209,7 @@ class Server:
             loop.set_exception_handler(self._loop_error)
             try:
                 self._listener = loop.run_until_complete(
-                    loop.create_server(lambda: Connection(self), sock=sock, backlog=self.backlog)
+                    loop.create_server(self._protocol(), sock=sock, backlog=self.backlog)
                 )
             except BaseException as exc:  # reported to start()
                 failure.append(exc)
@@ -220,6 +229,13 @@ class Server:
             raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
         return self
 
+    def _protocol(self) -> Callable[[], asyncio.Protocol]:
+        """What serves a new connection: a Connection, or under TLS its handshake first."""
+        if self._tls is None:
+            return lambda: Connection(self)
+        context, pending = self._tls.server_context(), self._handshakes
+        return lambda: Handshake(Connection(self), context, pending, self.header_timeout)
+
     def close(self, timeout: float = 5.0) -> bool:
         """Stop serving: close the listener and every open connection (streams end).
 
@@ -237,6 +253,8 @@ class Server:
                 self._listener.close()
             for conn in list(self._connections):
                 conn.shutdown()
+            for raw in list(self._handshakes):  # (TLS: not yet a Connection)
+                raw.abort()
             loop.call_soon(loop.stop)
 
         loop.call_soon_threadsafe(shutdown)
@@ -244,6 +262,8 @@ class Server:
         if self._admin_worker is not None:
             self._admin_worker.stop()
             self._admin_worker = None
+        if self._tls is not None:
+            self._tls.remove()
         return not thread.is_alive()
 
     def __enter__(self) -> Server:
@@ -291,7 +311,31 @@ class Server:
                 "(or use `with mockhttp.Server() as server:`)"
             )
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'http' if self._tls is None else 'https'}://{host}:{self.port}"
+
+    @property
+    def ca_path(self) -> str:
+        """The PEM file of the run's CA (``tls=True``): what clients trust
+        (``SSL_CERT_FILE``, ``NODE_EXTRA_CA_CERTS``, ``REQUESTS_CA_BUNDLE``).
+
+        Raises:
+            ServerError: the server does not serve https.
+        """
+        return str(self._certs().ca_path)
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """A client's ``ssl.SSLContext`` that trusts the run's CA, e.g.
+        ``httpx.Client(verify=server.ssl_context())``.
+
+        Raises:
+            ServerError: the server does not serve https.
+        """
+        return client_context(self._certs().ca_path)
+
+    def _certs(self) -> Certs:
+        if self._tls is None:
+            raise ServerError("this server serves plain http: Server(tls=True) serves https")
+        return self._tls
 
     def url_for(self, path: str) -> str:
         """``url`` + ``path``."""

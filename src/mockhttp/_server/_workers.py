@@ -384,10 +384,12 @@ class Supervisor:
                 target=self._hub.serve_forever, name="mockhttp-hub", daemon=True
             ).start()
 
+    scheme = "http"  # "https": the workers serve TLS (serve --tls)
+
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{self.scheme}://{host}:{self.port}"
 
     def start(self) -> None:
         """Start every worker (each listening once it is ready)."""
