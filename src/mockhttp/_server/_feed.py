@@ -38,6 +38,9 @@ class Feed:
     ``limit``: at most this many body bytes wait to be sent; :meth:`data` blocks past it
     (None: no bound).  ``on_gone``: called once when the reply is over for the server
     (the client hung up, the server closed, or the end was sent), from its thread.
+    ``on_eof``: called when the client ends its side of the connection before the head was
+    put (a client that gave up waiting: HTTP/1.1 clients seldom half-close), from the
+    server's thread.
 
     >>> feed = Feed()
     >>> feed.head(200, [("Content-Type", "text/event-stream")])
@@ -46,7 +49,11 @@ class Feed:
     """
 
     def __init__(
-        self, *, limit: int | None = None, on_gone: Callable[[], None] | None = None
+        self,
+        *,
+        limit: int | None = None,
+        on_gone: Callable[[], None] | None = None,
+        on_eof: Callable[[], None] | None = None,
     ) -> None:
         if limit is not None and (type(limit) is not int or limit < 1):
             raise ConfigError(f"limit={limit!r} must be a positive int (bytes) or None")
@@ -55,6 +62,7 @@ class Feed:
         self._limit = limit
         self._queued = 0  # body bytes put and not yet taken by the server
         self._on_gone = on_gone
+        self._on_eof = on_eof
         self._ready: deque[Step] = deque()
         self._callback: Callable[[], None] | None = None
         self._status: int | None = None
@@ -149,6 +157,11 @@ class Feed:
     def status(self) -> int | None:
         """The status of the head put so far (None before it)."""
         return self._status
+
+    def eof(self) -> None:
+        """The client ended its side of the connection (the server calls this)."""
+        if self._state == "new" and self._on_eof is not None:
+            self._on_eof()
 
     def wake(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once when steps are ready (now, if they already are)."""

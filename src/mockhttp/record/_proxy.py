@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import re
 import threading
 import time
@@ -48,16 +47,15 @@ from .._core._plan import EndHow
 from .._core._redact import Redactor
 from .._core._reply import Reply, status
 from .._core._request import Request
-from .._mockfile._dump import dump
 from .._server._admin import is_loopback
 from .._server._feed import Feed
 from .._server._server import Server
 from ._exchange import HOP_BY_HOP, Exchange, key_of, redactor_of, to_mock
 from ._mocks import answering_once
-from ._recording import Recording
 from ._names import describe, numbered
+from ._recording import Recording
 from ._spool import MAX_RECORDING_SIZE, Spool, answering_once_in_file, write_mock
-from ._upstream import Upstream, UpstreamError
+from ._upstream import Cancelled, Upstream, UpstreamError
 
 if TYPE_CHECKING:
     import httpcore
@@ -226,7 +224,11 @@ class Recorder:
         if refused is not None:
             return refused
         threads: list[threading.Thread] = []
-        feed = Feed(limit=BUFFER, on_gone=lambda: self._upstream.cancel(threads[0]))
+
+        def cancel() -> None:  # the client went away (or gave up before the head)
+            self._upstream.cancel(threads[0])
+
+        feed = Feed(limit=BUFFER, on_gone=cancel, on_eof=cancel)
         thread = threading.Thread(
             target=self._forward, args=(req, feed), name="mockhttp-record", daemon=True
         )
@@ -319,14 +321,13 @@ class Recorder:
                     if feed.gone:
                         end = "close"  # the client hung up: the recording stops here
                         break
+        except Cancelled:
+            end = "close"
+            self._say(f"{self._shown(req)}: the client went away; upstream request cancelled")
         except UpstreamError as exc:
-            if feed.gone:  # the client went away, and its upstream request was cancelled
-                end = "close"
-                self._say(f"{self._shown(req)}: the client went away; upstream request cancelled")
-            else:
-                end = "reset" if _was_reset(exc) else "close"
-                shown = redactor_of(req, self.redact).text(f"{type(exc).__name__}: {exc}")
-                self._say(f"{self._shown(req)}: upstream {shown}")
+            end = "reset" if _was_reset(exc) else "close"
+            shown = redactor_of(req, self.redact).text(f"{type(exc).__name__}: {exc}")
+            self._say(f"{self._shown(req)}: upstream {shown}")
         spool.finish()
         if not feed.gone:
             feed.end(end)

@@ -9,8 +9,9 @@ that file, one write at a time (:func:`write_mock`), to a temporary name and ren
 Rule 1 (the cap): past ``cap`` bytes of body, reads are relayed but not kept; the
 recording is then marked ``truncated`` (the bytes the upstream sent in all) and ends as
 ``close``, so a replay never passes a cut body for a whole one.
-Rule 2 (redaction): writes a secret spans are joined (at the time of the last), as
-``_exchange.to_mock`` does for writes held in memory: the same writes come out.
+Rule 2 (redaction): the bytes come out as the whole body redacted at once would (a
+secret matched as a whole token, the byte before it included), and writes a secret spans
+are joined (at the time of the last), as ``_exchange.to_mock`` joins writes in memory.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ _HEAD = struct.Struct("<dI")  # a spooled write: its time, its length, then its 
 _PLACE = b"@@mockhttp-spooled-writes@@"
 # Characters YAML must see escaped in a double-quoted scalar (non-printable, or a line
 # break of YAML 1.1) that JSON leaves as they are.
-_YAML_ESCAPE = re.compile("[\x7f-\x84\x86-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+_YAML_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
 class Spool:
@@ -55,7 +56,9 @@ class Spool:
         self.written = 0  # bytes in the recording (after redaction)
         self.count = 0
         self._redactor = redactor
-        self._longest = max((len(s.encode("utf-8", "surrogateescape")) for s in redactor.secrets), default=0)
+        self._longest = max(
+            (len(s.encode("utf-8", "surrogateescape")) for s in redactor.secrets), default=0
+        )
         self._held: list[Write] = []
         self._before = b""  # the last byte put: context for a secret's token edge
         self._mark = redactor.mark.encode()
@@ -194,9 +197,10 @@ def _atomic(path: Path, text: str) -> None:
 def answering_once_in_file(path: Path) -> None:
     """Rewrite the mock file ``path`` (one mock) with ``times: 1``, line by line."""
     partial = path.with_name(f".{path.name}.partial")
-    with open(path, encoding="utf-8", newline="") as src, open(
-        partial, "w", encoding="utf-8", newline=""
-    ) as out:
+    with (
+        open(path, encoding="utf-8", newline="") as src,
+        open(partial, "w", encoding="utf-8", newline="") as out,
+    ):
         added = False
         for line in src:
             if not added and line.startswith(("request:", "response:")):

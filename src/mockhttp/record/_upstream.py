@@ -10,6 +10,7 @@ Rule 2: the reply's body is read as it arrives (``iter_stream``), one read at a 
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import ssl
 import threading
@@ -19,7 +20,7 @@ from typing import Any
 
 import httpcore
 
-__all__ = ["Upstream", "UpstreamError"]
+__all__ = ["Cancelled", "Upstream", "UpstreamError"]
 
 #: What a failed upstream raises (its cause chain says whether it was a reset).
 UpstreamError = (
@@ -28,6 +29,10 @@ UpstreamError = (
     httpcore.NetworkError,
     httpcore.TimeoutException,
 )
+
+
+class Cancelled(Exception):
+    """The request was cancelled (:meth:`Upstream.cancel`): its client went away."""
 
 
 class Upstream:
@@ -60,6 +65,12 @@ class Upstream:
                 method, url, headers=list(headers), content=body, extensions=extensions
             ) as resp:
                 yield resp
+        except UpstreamError as exc:
+            with self._lock:
+                cancelled = me in self._cancelled
+            if cancelled:
+                raise Cancelled("the client went away") from exc
+            raise
         finally:
             with self._lock:
                 self._active.discard(me)
@@ -91,10 +102,8 @@ class Upstream:
 
 
 def _shut(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already closed
         sock.shutdown(socket.SHUT_RDWR)
-    except OSError:  # already closed
-        pass
 
 
 def _ssl_context(verify: bool | str) -> ssl.SSLContext:
