@@ -68,6 +68,7 @@ _DROP_UPSTREAM = HOP_BY_HOP | {"host", "accept-encoding", "expect"}
 #: The body bytes a feed holds for a client that does not read, before the proxy stops
 #: reading the upstream.
 BUFFER = 1024 * 1024
+_JOURNAL = 100  # calls the proxy's server keeps (without bodies)
 
 
 class Recorder:
@@ -130,7 +131,8 @@ class Recorder:
         self._names: dict[threading.Thread, str] = {}  # exchanges in flight, as logged
         self._late = False  # past close()'s deadline
         self._upstream = Upstream(connect_timeout=timeout, verify=verify)
-        self.server = Server(host, port)
+        # The proxy's own journal keeps no bodies: the recordings are the record.
+        self.server = Server(host, port, journal_limit=_JOURNAL, journal_bytes=1)
         self.server.mock(request(None, None).respond_with(self._answer))
 
     # -- lifecycle -------------------------------------------------------------------------

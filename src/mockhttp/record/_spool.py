@@ -56,6 +56,7 @@ class Spool:
         self.written = 0  # bytes in the recording (after redaction)
         self.count = 0
         self._redactor = redactor
+        self._needles = [x.encode("utf-8", "surrogateescape") for x in redactor.secrets]
         self._longest = max(
             (len(s.encode("utf-8", "surrogateescape")) for s in redactor.secrets), default=0
         )
@@ -138,7 +139,9 @@ class Spool:
             return
         ctx = self._before
         body = ctx + b"".join(w.data for w in held)
-        spans = [(a, b) for a, b in self._redactor.spans(body) if a >= len(ctx)]
+        spans = []
+        if any(needle in body for needle in self._needles):  # the regex only where needed
+            spans = [(a, b) for a, b in self._redactor.spans(body) if a >= len(ctx)]
         safe = len(body) if final else len(body) - self._longest
         first = len(ctx)  # where the group of writes being joined starts in body
         end = len(ctx)
