@@ -90,7 +90,8 @@ def memory(mib: int, exchanges: int) -> None:
                     time.sleep(0.05)
                 written = time.perf_counter() - start
                 peak = _status(proc.pid, "VmHWM")
-                print(f"| {mib} MiB stream | {base:.0f} | {peak:.0f} | {relayed:.1f} | {written:.1f} |")
+                row = f"{base:.0f} | {peak:.0f} | {relayed:.1f} | {written:.1f}"
+                print(f"| {mib} MiB stream | {row} |")
                 with client.stream("POST", url + "/stream", json={"q": 2}) as held:
                     time.sleep(3)  # the client reads nothing
                     unread = _status(proc.pid, "VmRSS")

@@ -55,7 +55,6 @@ from ._mocks import answering_once
 from ._names import describe, numbered
 from ._recording import Recording
 from ._spool import MAX_RECORDING_SIZE, Spool, answering_once_in_file, write_mock
-from ._upstream import Cancelled, Upstream, UpstreamError
 
 if TYPE_CHECKING:
     import httpcore
@@ -130,6 +129,8 @@ class Recorder:
         self._threads: list[threading.Thread] = []
         self._names: dict[threading.Thread, str] = {}  # exchanges in flight, as logged
         self._late = False  # past close()'s deadline
+        from ._upstream import Upstream  # on first use: importing mockhttp stays light
+
         self._upstream = Upstream(connect_timeout=timeout, verify=verify)
         # The proxy's own journal keeps no bodies: the recordings are the record.
         self.server = Server(host, port, journal_limit=_JOURNAL, journal_bytes=1)
@@ -162,7 +163,6 @@ class Recorder:
             thread.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
             unfinished = [name for t, name in self._names.items() if t.is_alive()]
-        with self._lock:
             stuck = [t for t in self._names if t.is_alive()]
             self._late = True  # an exchange that ends from now on is not written
         for thread in stuck:  # their upstream requests end now: no thread left behind
@@ -303,6 +303,8 @@ class Recorder:
                 self._names.pop(threading.current_thread(), None)
 
     def _exchange(self, req: Request, feed: Feed, spool: Spool) -> Exchange:
+        from ._upstream import Cancelled, UpstreamError
+
         headers = [(k, v) for k, v in req.headers.items_list if k.lower() not in _DROP_UPSTREAM]
         headers.append(("Accept-Encoding", "identity"))
         url = self.upstream + req.target
