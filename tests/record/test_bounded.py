@@ -176,3 +176,17 @@ def test_a_client_that_hangs_up_before_the_head_cancels_the_upstream_request(
         start = time.monotonic()
     assert time.monotonic() - start < 2  # close() waited for no hung exchange
     assert "the client went away; upstream request cancelled" in log.getvalue()
+
+
+def test_the_record_flag_takes_a_size() -> None:
+    import argparse
+
+    from mockhttp.record._cli import configure_parser
+
+    parser = argparse.ArgumentParser()
+    configure_parser(parser)
+    args = parser.parse_args(["--upstream", "http://x", "--max-recording-size", "16MiB"])
+    assert args.max_recording_size == 16 * 1024 * 1024
+    assert parser.parse_args(["--upstream", "http://x"]).max_recording_size == 64 * 1024 * 1024
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--upstream", "http://x", "--max-recording-size", "lots"])
