@@ -242,6 +242,9 @@ class Connection(asyncio.Protocol):
         # reveal a client that has gone, so there EOF counts as the hang-up.
         self._eof = True
         if self.runner is not None:
+            eof = getattr(self.runner.fed, "eof", None)
+            if eof is not None:  # a fed reply may take an EOF for a hang-up
+                eof()
             return not self.runner.stalled
         return bool(self.queue)  # pipelined requests still to answer (on a later turn)
 
