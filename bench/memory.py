@@ -13,7 +13,7 @@ JSON line per run plus a summary.
     .venv/bin/python bench/memory.py --json --posts 300 --loop uvloop   # JSON bodies
 
 ``--json`` sends JSON bodies instead (a chat request: ``model`` and ``--mib`` MiB of
-messages) to a mock that matches them by JSONPath (``body: [jsonpath, $.model, gpt-4o]``),
+messages; ``--json numbers``: ``model`` and a list of numbers, embeddings-like) to a mock that matches them by JSONPath (``body: [jsonpath, $.model, gpt-4o]``),
 and makes no short reads; ``--loop`` picks the server's event loop.
 
 Linux only (reads /proc).  Results are in docs/limits.md.
@@ -55,6 +55,13 @@ def rss_mib(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
+def numbers_body(mib: int) -> bytes:
+    """An embeddings-like request of about ``mib`` MiB: ``model`` and a list of numbers."""
+    return json.dumps(
+        {"model": "gpt-4o", "input": [n / 1000 for n in range(mib * 116_500)]}
+    ).encode()
+
+
 def chat_body(mib: int) -> bytes:
     """A chat request of about ``mib`` MiB: many messages of about 1 KiB each."""
     message = {"role": "user", "content": os.urandom(380).hex()[:700] + " é ✓"}
@@ -89,7 +96,7 @@ def short_read(port: int, size: int) -> None:
 
 
 def measure(
-    src: Path, budget: str | None, posts: int, mib: int, reads: int, json_bodies: bool, loop: str
+    src: Path, budget: str | None, posts: int, mib: int, reads: int, json_bodies: str, loop: str
 ) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as folder:
         mocks = Path(folder) / "mocks.yaml"
@@ -105,7 +112,8 @@ def measure(
             port = int(proc.stdout.readline().strip().rsplit(":", 1)[1])
             time.sleep(0.5)
             before = rss_mib(proc.pid)
-            body = chat_body(mib) if json_bodies else os.urandom(1024) * (mib * 1024)
+            shapes = {"chat": chat_body, "numbers": numbers_body}
+            body = shapes[json_bodies](mib) if json_bodies else os.urandom(1024) * (mib * 1024)
             start = time.monotonic()
             for _ in range(posts):
                 if json_bodies:
@@ -125,7 +133,8 @@ def measure(
     return {
         "journal_bytes": budget or "default (64MiB)",
         "loop": loop,
-        "posts": f"{posts} x {mib} MiB" + (" JSON, matched by JSONPath" if json_bodies else ""),
+        "posts": f"{posts} x {mib} MiB"
+        + (f" JSON ({json_bodies}), matched by JSONPath" if json_bodies else ""),
         "short_reads": reads,
         "rss_before_mib": round(before, 1),
         "rss_after_posts_mib": round(after_posts, 1),
@@ -141,7 +150,14 @@ def main() -> None:
     parser.add_argument("--reads", type=int, default=200)
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ to measure")
     parser.add_argument("--no-reference", action="store_true", help="skip the run without a budget")
-    parser.add_argument("--json", action="store_true", help="JSON bodies matched by JSONPath")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="chat",
+        default="",
+        choices=["chat", "numbers"],
+        help="JSON bodies matched by JSONPath: chat messages (default) or a list of numbers",
+    )
     parser.add_argument("--loop", default="asyncio", choices=["asyncio", "uvloop"])
     args = parser.parse_args()
     reads = 0 if args.json else args.reads
