@@ -39,6 +39,7 @@ from .._core._request import Request
 from .._core._route import Miss, Tally, route, route_shared
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
+from ._heap import BIG_BODY, release
 from ._journal import Call, CallList, Journal, seal, unmatched_calls
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
@@ -596,8 +597,9 @@ class Server:
         request._matching(True)  # parse a JSON body once for every matcher
         try:
             return self._answer(request, framing)
-        finally:
-            request._matching(False)  # the journal keeps the bytes, not the parsed tree
+        finally:  # the journal keeps the bytes, not the parsed tree
+            if request._matching(False) and len(request.body) >= BIG_BODY:
+                release()  # its cycles and the allocator's pages (_heap)
 
     def _preflight(self, request: Request, reply: Reply, framing: Framing) -> tuple[Call, Plan]:
         """A CORS preflight, answered by the server itself (``_core._cors``): kept in
