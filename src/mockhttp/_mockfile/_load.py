@@ -18,6 +18,7 @@ expected, with a suggestion for a misspelt key or name.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import keyword
 import os
@@ -637,7 +638,10 @@ def _kind(entry: KindEntry, child: At, *base: Reply, extra: dict[str, Any] | Non
     if base:  # a composing factory's first parameter takes the reply
         found = dict(list(found.items())[1:])
     if not child.is_mapping:
-        first = next(iter(found.values()))
+        first = next(iter(found.values()), None)
+        rest = [p for p in list(found.values())[1:] if _required(p, extra)]
+        if first is None or rest:
+            child.expected(f"{entry.key} options: a mapping of its parameters")
         value = typed(child, first.annotation)
         try:
             return make(*base, value, **extra)
@@ -648,6 +652,9 @@ def _kind(entry: KindEntry, child: At, *base: Reply, extra: dict[str, Any] | Non
     # a parameter named after a Python keyword (``as_``) is written without the ``_``
     names = {n[:-1] if keyword.iskeyword(n[:-1]) else n: n for n in found}
     given = child.fields(tuple(names), f"{entry.key} options: a mapping of its parameters")
+    missing = [k for k, n in names.items() if k not in given and _required(found[n], extra)]
+    if missing:
+        child.fail(f"{entry.key}: missing key {missing[0]!r}, expected {', '.join(names)}")
     kw = {names[k]: typed(c, found[names[k]].annotation) for k, c in given.items()}
     try:
         return make(*base, **kw, **extra)
@@ -655,6 +662,12 @@ def _kind(entry: KindEntry, child: At, *base: Reply, extra: dict[str, Any] | Non
         raise
     except ConfigError as exc:
         _place(exc, child, given)
+
+
+def _required(param: inspect.Parameter, extra: dict[str, Any]) -> bool:
+    """True when a kind's factory needs ``param`` from the file (no default, not given by
+    the mock's options)."""
+    return param.default is inspect.Parameter.empty and param.name not in extra
 
 
 _PLACE = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*)(?:: (.*)|=.*)$", re.S)
