@@ -121,7 +121,7 @@ def test_a_wrong_typed_value_anywhere_is_a_mockfile_error(doc: Any) -> None:
         ("response: {openai_chat: {text: Hi, capacity: [1]}}", "1:46 at response.openai_chat.capacity",
          "capacity"),
         ("response: {openai_chat: {usage: [1]}}", "1:33 at response.openai_chat.usage",
-         "found a list, expected a mapping or null"),
+         "found a list, expected a mapping"),
         ("response: {recording: {writes: 5}}", "1:32 at response.recording.writes",
          "found an int 5, expected a list"),
         ("response: {mcp: {tools: [{name: t, answers: [{error: 5}]}]}}",

@@ -195,7 +195,7 @@ def conform(at: At, parts: list[str]) -> None:
     shapes = [_base_and_args(p) for p in parts]
     if any(base not in _SHAPES and base not in _TYPES and base != "None" for base, _ in shapes):
         return
-    what = " or ".join(dict.fromkeys(_describe(b) for b, _ in shapes))
+    what = " or ".join(dict.fromkeys(_describe(b) for b, _ in shapes if b != "None"))
     if at.is_list or at.is_mapping:
         kinds = _LISTS if at.is_list else _MAPS
         found = [args for base, args in shapes if base in kinds]
@@ -225,8 +225,6 @@ def _conform_inside(at: At, args: list[str]) -> None:
 
 
 def _describe(base: str) -> str:
-    if base == "None":
-        return "null"
     return _SHAPES.get(base) or _TYPES[base][1]
 
 
