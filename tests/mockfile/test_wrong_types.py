@@ -8,6 +8,7 @@ MockfileError, never another exception.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
@@ -69,11 +70,29 @@ def _replaced(doc: Any, at: tuple[Any, ...], new: Any) -> Any:
 
 
 WRONG: st.SearchStrategy[Any] = st.sampled_from(
-    [5, -1, 0, 1.5, True, None, "text", "", [], [1, 2], [None], [{"a": 1}], {}, {"a": 1},
-     {"text": 5}, [[1]]]  # fmt: skip
+    [
+        5,
+        -1,
+        0,
+        1.5,
+        True,
+        None,
+        "text",
+        "",
+        [],
+        [1, 2],
+        [None],
+        [{"a": 1}],
+        {},
+        {"a": 1},
+        {"text": 5},
+        [[1]],
+    ]
 ) | st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=4), inner, max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=4), inner, max_size=2)
+    ),
     max_leaves=4,
 )
 
@@ -86,16 +105,26 @@ def mutants(draw: st.DrawFn) -> Any:
 
 
 def _loads_or_mockfile_error(text: str, **options: Any) -> None:
-    try:
+    with contextlib.suppress(MockfileError):
         mockhttp.loads(text, "mutant", **options)
-    except MockfileError:
-        pass
 
 
 def test_the_samples_cover_every_kind_of_mock() -> None:
     keys = {k for doc in SAMPLES for k in json.dumps(doc).split('"')}
-    for key in ("openai_chat", "anthropic_messages", "gemini", "conversation", "mcp",
-                "recording", "models", "capacity", "replies", "pipe", "scenario", "tool_calls"):  # fmt: skip
+    for key in (
+        "openai_chat",
+        "anthropic_messages",
+        "gemini",
+        "conversation",
+        "mcp",
+        "recording",
+        "models",
+        "capacity",
+        "replies",
+        "pipe",
+        "scenario",
+        "tool_calls",
+    ):
         assert key in keys
 
 
@@ -109,31 +138,66 @@ def test_a_wrong_typed_value_anywhere_is_a_mockfile_error(doc: Any) -> None:
 @pytest.mark.parametrize(
     ("text", "where", "expected"),
     [
-        ("response: {openai_chat: {text: Hi, tool_calls: 5}}", "1:48 at response.openai_chat.tool_calls",
-         "found an int 5, expected a list"),
+        (
+            "response: {openai_chat: {text: Hi, tool_calls: 5}}",
+            "1:48 at response.openai_chat.tool_calls",
+            "found an int 5, expected a list",
+        ),
         ("response: {models: ~}", "1:20 at response.models", "found null, expected a list"),
-        ("response: {models: [gpt, 5]}", "1:26 at response.models[1]", "found an int 5, expected text"),
-        ("conversation: [{text: Hi, tool_calls: 5}]", "1:39 at conversation[0].tool_calls",
-         "must be a list of tool calls"),
+        (
+            "response: {models: [gpt, 5]}",
+            "1:26 at response.models[1]",
+            "found an int 5, expected text",
+        ),
+        (
+            "conversation: [{text: Hi, tool_calls: 5}]",
+            "1:39 at conversation[0].tool_calls",
+            "must be a list of tool calls",
+        ),
         ("conversation: {}", "1:15 at conversation", "conversation: missing key 'turns'"),
-        ("response: {openai_chat: {text: {a: 1}}}", "1:32 at response.openai_chat.text",
-         "found a mapping, expected text or a list"),
-        ("response: {openai_chat: {text: Hi, capacity: [1]}}", "1:46 at response.openai_chat.capacity",
-         "capacity"),
-        ("response: {openai_chat: {usage: [1]}}", "1:33 at response.openai_chat.usage",
-         "found a list, expected a mapping"),
-        ("response: {recording: {writes: 5}}", "1:32 at response.recording.writes",
-         "found an int 5, expected a list"),
-        ("response: {mcp: {tools: [{name: t, answers: [{error: 5}]}]}}",
-         "1:54 at response.mcp.tools[0].answers[0].error", "must be {code: int, message: text}"),
-        ("response: {mcp: {tools: {name: t}}}", "1:25 at response.mcp.tools", "found a mapping, expected a list"),
-        ("response: {status: 200, pipe: [[limit_data, [1]]]}", "1:45 at response.pipe[0][1]",
-         "found a list, expected an int"),
+        (
+            "response: {openai_chat: {text: {a: 1}}}",
+            "1:32 at response.openai_chat.text",
+            "found a mapping, expected text or a list",
+        ),
+        (
+            "response: {openai_chat: {text: Hi, capacity: [1]}}",
+            "1:46 at response.openai_chat.capacity",
+            "capacity",
+        ),
+        (
+            "response: {openai_chat: {usage: [1]}}",
+            "1:33 at response.openai_chat.usage",
+            "found a list, expected a mapping",
+        ),
+        (
+            "response: {recording: {writes: 5}}",
+            "1:32 at response.recording.writes",
+            "found an int 5, expected a list",
+        ),
+        (
+            "response: {mcp: {tools: [{name: t, answers: [{error: 5}]}]}}",
+            "1:54 at response.mcp.tools[0].answers[0].error",
+            "must be {code: int, message: text}",
+        ),
+        (
+            "response: {mcp: {tools: {name: t}}}",
+            "1:25 at response.mcp.tools",
+            "found a mapping, expected a list",
+        ),
+        (
+            "response: {status: 200, pipe: [[limit_data, [1]]]}",
+            "1:45 at response.pipe[0][1]",
+            "found a list, expected an int",
+        ),
         ("replies: 5", "1:10 at replies", "found an int 5, expected a list of responses"),
-        ("request: {path: /x}\nresponse: {event_stream: {events: [{data: x, retry: {}}]}}",
-         "2:53 at response.event_stream.events[0].retry", "expected an int"),
+        (
+            "request: {path: /x}\nresponse: {event_stream: {events: [{data: x, retry: {}}]}}",
+            "2:53 at response.event_stream.events[0].retry",
+            "expected an int",
+        ),
     ],
-)  # fmt: skip
+)
 def test_named_wrong_types_are_located(text: str, where: str, expected: str) -> None:
     with pytest.raises(MockfileError) as caught:
         mockhttp.loads(text, "m.yaml")

@@ -231,7 +231,6 @@ def _empty(source: str) -> MockfileError:
 _RELOCATE = 1 << 20  # JSON documents up to this size are read again to place an error
 
 
-
 def _limit(name: str, default: int) -> int:
     """A limit of mock files from the environment (``MOCKHTTP_MAX_NODES=2000000``), or
     its default."""
@@ -393,9 +392,8 @@ def _documents(
     total = 0
     try:
         with _collector_paused():  # millions of new nodes: each pass of it would visit all
-            for node in yaml.compose_all(text, Loader=_Loader):  # counted as composed
-                if node is None:
-                    continue
+            # counted as each is composed (an empty document is None)
+            for node in filter(None, yaml.compose_all(text, Loader=_Loader)):
                 doc = At(node, source)
                 total += check_size(doc)
                 if total > max_nodes:
