@@ -160,32 +160,25 @@ def typed(at: At, annotation: Any) -> Any:
 def union(annotation: str) -> list[str]:
     """The parts of a union annotation, split at its top-level ``|`` only
     (``Mapping[str, int | None] | None`` has two)."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(annotation):
-        depth += char == "["
-        depth -= char == "]"
-        if char == "|" and depth == 0:
-            parts.append(annotation[start:i].strip())
-            start = i + 1
-    parts.append(annotation[start:].strip())
-    return parts
+    return _split(annotation, "|")
 
 
 def _base_and_args(part: str) -> tuple[str, list[str]]:
     """``Mapping[str, int]`` -> ``("Mapping", ["str", "int"])`` (top-level commas only)."""
     base, _, inner = part.partition("[")
-    if not inner:
-        return base.strip(), []
-    args, depth, start = [], 0, 0
-    inner = inner[:-1]
-    for i, char in enumerate(inner):
-        depth += char == "["
-        depth -= char == "]"
-        if char == "," and depth == 0:
-            args.append(inner[start:i].strip())
+    return base.strip(), _split(inner[:-1], ",") if inner else []
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` outside brackets, each part stripped."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "[") - (char == "]")
+        if char == separator and depth == 0:
+            parts.append(text[start:i].strip())
             start = i + 1
-    args.append(inner[start:].strip())
-    return base.strip(), args
+    parts.append(text[start:].strip())
+    return parts
 
 
 def conform(at: At, parts: list[str]) -> None:
