@@ -318,7 +318,7 @@ def _tree(folder: Path) -> list[Path]:
                 todo.append((path, depth + 1))
             elif path.suffix not in SUFFIXES:
                 continue
-            elif entry.is_file():
+            elif path.is_file():  # (a looping link is no file; DirEntry would raise)
                 found.append((path.relative_to(folder).as_posix(), path))
             elif entry.is_symlink() and not path.exists():
                 raise MockfileError("a broken or looping symbolic link", source=str(path))
