@@ -44,7 +44,7 @@ from .._server._workers import (
 )
 from . import _argtypes as argtypes
 from . import _missing as missing
-from ._serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
+from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
 
 __all__ = ["TOKEN_ENV", "admin_warning", "main"]
 
@@ -447,8 +447,8 @@ def _supervise(
         watched[0] = current
         try:
             _with_defaults(load(*paths), args.defaults)
-        except MockfileError as exc:
-            log(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
+        except Exception as exc:  # a save never stops the server: the last good mocks stay
+            log(not_reloaded(exc))
             return
         supervisor.broadcast("POST", "/__mockhttp/_reload")
 
