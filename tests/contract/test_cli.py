@@ -150,7 +150,11 @@ def test_junit_report_marks_violations_as_failures(
                 "--profile",
                 "openai-chat",
             ],
-            "checks anthropic-messages on its own",
+            "checks one API at a time: anthropic-messages, openai-chat",
+        ),
+        (
+            ["http://x", "--model", "m", "--request", "/nonexistent/r.json"],
+            "cannot read --request /nonexistent/r.json: No such file or directory",
         ),
     ],
 )

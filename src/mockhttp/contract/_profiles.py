@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .._core._registry import Registry
 from ._anthropic import ANTHROPIC_MESSAGES
-from ._buffered import STREAM_EQUALS_BUFFERED
+from ._buffered import BUFFERED_RECEIVED, STREAM_EQUALS_BUFFERED
 from ._common import COMMON
 from ._gemini import GEMINI
 from ._openai import OPENAI_CHAT
@@ -25,8 +25,8 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "openai-chat": COMMON + OPENAI_CHAT + OPENAI_SHAPE,
         "stream-equals-buffered": COMMON + STREAM_EQUALS_BUFFERED,
         "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
-        "openai-responses": COMMON + OPENAI_RESPONSES,
-        "gemini": _GEMINI_COMMON + GEMINI,
+        "openai-responses": COMMON + OPENAI_RESPONSES + (BUFFERED_RECEIVED,),
+        "gemini": _GEMINI_COMMON + GEMINI + (BUFFERED_RECEIVED,),
     },
 )
 
