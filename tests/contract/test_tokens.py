@@ -32,7 +32,7 @@ def chunk(content: str | None, logprobs: Any = None, finish: str | None = None) 
                        "choices": [choice], "usage": None})  # fmt: skip
 
 
-def stream(*pieces: tuple[str, dict[str, Any]], completion: int) -> bytes:
+def stream(*pieces: tuple[str, dict[str, Any] | None], completion: int) -> bytes:
     usage = {"prompt_tokens": 1, "completion_tokens": completion, "total_tokens": 1 + completion}
     events = [chunk(""), *(chunk(text, logprobs) for text, logprobs in pieces)]
     events += [chunk(None, finish="stop")]
