@@ -104,7 +104,7 @@ STREAM_EQUALS_BUFFERED = (
 def _received(stream: Stream) -> Iterator[Hit]:
     answer = stream.transcript.buffered
     if isinstance(answer, str):  # live mode's sentence for a buffered request that failed
-        yield Hit(answer)
+        yield Hit(answer or "the buffered answer is an empty string, not a JSON answer")
 
 
 BUFFERED_RECEIVED = Rule(
