@@ -45,6 +45,7 @@ from .._server._workers import (
 from . import _argtypes as argtypes
 from . import _missing as missing
 from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
+from ._version import VersionAction
 
 __all__ = ["TOKEN_ENV", "admin_warning", "main"]
 
@@ -72,13 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = argparse.ArgumentParser(
         prog="mockhttp",
         description="A mock HTTP server for clients of streaming (Server-Sent Events) APIs.",
     )
-    parser.add_argument("--version", action="version", version=f"mockhttp {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser(
         "serve",
