@@ -84,7 +84,8 @@ def test_a_1_0_stream_is_wrapped_with_enum_states(client: httpx.Client) -> None:
             "status": {"state": "TASK_STATE_COMPLETED"},
         }
     }
-    assert "kind" not in answer.text and "final" not in answer.text
+    assert "kind" not in answer.text
+    assert "final" not in answer.text
 
 
 def test_send_get_and_the_errors(client: httpx.Client) -> None:
@@ -96,7 +97,8 @@ def test_send_get_and_the_errors(client: httpx.Client) -> None:
         [{"artifactId": "artifact-1", "parts": [{"kind": "text", "text": "Hi"}]}],
     )
     got = client.post("/", json=rpc("GetTask", 2, id="task-1")).json()
-    assert got["id"] == 2 and got["result"]["status"] == {"state": "TASK_STATE_COMPLETED"}
+    assert got["id"] == 2
+    assert got["result"]["status"] == {"state": "TASK_STATE_COMPLETED"}
 
     def code(body: Any, **headers: str) -> tuple[int, str]:
         error = client.post("/", json=body, headers=headers).json()["error"]
@@ -113,7 +115,8 @@ def test_send_get_and_the_errors(client: httpx.Client) -> None:
     assert code(rpc("GetTask", id="task-1"), **{"A2A-Version": "2.0"})[0] == -32009
     assert code({"id": 1, "method": "GetTask"})[0] == -32600
     parse = client.post("/", content=b"{", headers={"content-type": "application/json"})
-    assert parse.json()["error"]["code"] == -32700 and parse.json()["id"] is None
+    assert parse.json()["error"]["code"] == -32700
+    assert parse.json()["id"] is None
 
 
 @pytest.mark.parametrize(
@@ -248,12 +251,15 @@ def test_the_card_at_both_well_known_paths() -> None:
         rpc_get = client.get("/rpc")
         old = client.post("/rpc", json=rpc("message/send", message=said("hi"))).json()
     assert cards[0] == cards[1]
-    assert cards[0]["name"] == "weather" and cards[0]["skills"] == []
+    assert cards[0]["name"] == "weather"
+    assert cards[0]["skills"] == []
     assert cards[0]["supportedInterfaces"] == [
         {"url": server.url + "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
     ]
-    assert rpc_get.status_code == 405 and rpc_get.headers["allow"] == "POST"
-    assert old["error"]["code"] == -32601 and "speaks A2A 1.0" in old["error"]["message"]
+    assert rpc_get.status_code == 405
+    assert rpc_get.headers["allow"] == "POST"
+    assert old["error"]["code"] == -32601
+    assert "speaks A2A 1.0" in old["error"]["message"]
 
 
 def test_event_delay_and_a_step_delay() -> None:
