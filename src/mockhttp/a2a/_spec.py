@@ -14,12 +14,16 @@ Two versions are on the wire today, and a mock speaks both unless told otherwise
   no ``final`` (a stream ends after its terminal or interrupted status).  Clients send
   ``A2A-Version: 1.0``.
 
-The request's method name says which version it speaks.
+The request's method name says which version it speaks.  The task states and their
+transitions are the ``a2a`` contract profile's table (:mod:`mockhttp.contract._a2a`), so
+the mock and the check read one lifecycle.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
+
+from ..contract._a2a import INTERRUPTED, STATES, TERMINAL, TRANSITIONS, state_of
 
 __all__ = [
     "CARD_PATHS",
@@ -35,6 +39,7 @@ __all__ = [
     "error",
     "result",
     "state_name",
+    "state_of",
 ]
 
 Version = Literal["0.3", "1.0"]
@@ -58,31 +63,6 @@ METHODS: dict[str, tuple[Version, Operation]] = {
     "SubscribeToTask": ("1.0", "resubscribe"),
 }
 
-STATES = (
-    "submitted",
-    "working",
-    "input-required",
-    "auth-required",
-    "completed",
-    "canceled",
-    "failed",
-    "rejected",
-)
-TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
-INTERRUPTED = frozenset({"input-required", "auth-required"})
-"""A stream ends after a terminal or an interrupted status (the client answers, then the
-task goes on)."""
-
-TRANSITIONS: dict[str, frozenset[str]] = {
-    "submitted": frozenset(STATES) - {"submitted"},
-    "working": frozenset(STATES) - {"submitted"},
-    "input-required": frozenset({"working", "completed", "canceled", "failed"}),
-    "auth-required": frozenset({"working", "canceled", "failed", "rejected"}),
-    **{state: frozenset() for state in TERMINAL},
-}
-"""The task lifecycle: state -> the states it may go to (a terminal state goes nowhere;
-``working`` may restate itself, each update a progress message)."""
-
 # JSON-RPC 2.0 and A2A's own codes (the specification's error table)
 ERRORS = {
     "parse": -32700,
@@ -103,15 +83,6 @@ ERRORS = {
 def state_name(state: str, version: Version) -> str:
     """``state`` as ``version`` writes it: ``input-required`` or ``TASK_STATE_INPUT_REQUIRED``."""
     return state if version == "0.3" else "TASK_STATE_" + state.upper().replace("-", "_")
-
-
-def state_of(name: Any) -> str | None:
-    """The state a wire value names, in either version (None: not a state)."""
-    if not isinstance(name, str):
-        return None
-    if name.startswith("TASK_STATE_"):
-        name = name.removeprefix("TASK_STATE_").lower().replace("_", "-")
-    return name if name in STATES else None
 
 
 def result(id_: Any, value: Any) -> dict[str, Any]:
