@@ -289,7 +289,7 @@ def test_event_delay_and_a_step_delay() -> None:
         (lambda: a2a.A2aAgent(versions=["0.2"]), "versions: ['0.2'] must be among 0.3, 1.0"),
         (
             lambda: a2a.A2aAgent([[{"status": "working", "txt": "x"}]]),
-            "tasks[0].steps[0]: unknown key 'txt'",
+            "tasks[0][0]: unknown key 'txt'",
         ),
         (lambda: a2a.A2aAgent(event_delay=-1), "event_delay: -1 must be a number of seconds"),
     ],

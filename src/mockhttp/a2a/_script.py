@@ -227,7 +227,13 @@ def _entry(value: Any, where: str) -> Entry:
         return _build(Error, value, where)
     if isinstance(value, Mapping):
         return _build(Task, value, where)
-    return _build(Task, {"steps": value}, where)
+    try:  # a task written as its list of steps: its places are the list's
+        return Task(value)
+    except ConfigError as exc:
+        text = str(exc)
+        if text.startswith("steps["):
+            raise ConfigError(where + text.removeprefix("steps")) from None
+        raise fail(where, text) from None
 
 
 def _step(value: Any, where: str) -> Step:
