@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 import mockhttp
-from mockhttp import a2a
+from mockhttp import a2a, fault
 
 SCRIPT = a2a.task(a2a.status("working"), a2a.artifact("Hi"), a2a.status("completed"))
 
@@ -299,3 +299,21 @@ def test_bad_scripts_say_what_and_where(build: Any, message: str) -> None:
         mockhttp.ConfigError, match="^" + message.replace("[", r"\[").replace("(", r"\(")
     ):
         build()
+
+
+def test_a_stall_between_events_is_the_shells_fault() -> None:
+    """fault.stall(after_events=2): two events arrive, then nothing until the client gives up."""
+    kind = a2a.A2aAgent([SCRIPT])
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url, timeout=0.4) as client:
+        server.mock(kind.mock().pipe(fault.stall(after_events=2)))
+        lines: list[str] = []
+        with (
+            pytest.raises(httpx.ReadTimeout),
+            client.stream("POST", "/", json=rpc("message/stream", message=said("hi"))) as answer,
+        ):
+            lines.extend(line for line in answer.iter_lines() if line)
+    assert [json.loads(line.removeprefix("data: "))["result"]["kind"] for line in lines] == [
+        "task",
+        "status-update",
+    ]
+    assert kind.task_states() == {"task-1": "completed"}  # the run was decided on arrival
