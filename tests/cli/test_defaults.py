@@ -63,9 +63,10 @@ def test_an_empty_folder_is_an_error_unless_allowed(tmp_path: Path) -> None:
 def test_defaults_lists_and_writes_the_built_in_files(tmp_path: Path) -> None:
     listed = run("defaults")
     assert listed.returncode == 0
+    # a2a comes first: it answers at its endpoint and its card's well-known paths
     assert listed.stdout.splitlines()[1].split() == [
         "anthropic-messages", "POST", "/v1/messages", "(anthropic.yaml)"
-    ]  # fmt: skip (after a2a, which answers at its endpoint and its card's paths)
+    ]  # fmt: skip
     out = tmp_path / "mocks"
     written = run("defaults", "--out", str(out))
     names = sorted(p.name for p in DEFAULTS.glob("*.yaml"))
