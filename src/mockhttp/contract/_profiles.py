@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._core._registry import Registry
+from ._a2a import A2A
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import BUFFERED_RECEIVED, STREAM_EQUALS_BUFFERED
 from ._common import COMMON
@@ -28,6 +29,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
         "openai-responses": COMMON + OPENAI_RESPONSES + (BUFFERED_RECEIVED,),
         "gemini": _GEMINI_COMMON + GEMINI + (BUFFERED_RECEIVED,),
+        "a2a": COMMON + A2A,
     },
 )
 
