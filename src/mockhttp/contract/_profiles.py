@@ -9,6 +9,7 @@ from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import STREAM_EQUALS_BUFFERED
 from ._common import COMMON
 from ._gemini import GEMINI
+from ._mcp import MCP
 from ._openai import OPENAI_CHAT
 from ._openai_shape import OPENAI_SHAPE
 from ._responses import OPENAI_RESPONSES
@@ -27,6 +28,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
         "openai-responses": COMMON + OPENAI_RESPONSES,
         "gemini": _GEMINI_COMMON + GEMINI,
+        "mcp": MCP,
     },
 )
 
