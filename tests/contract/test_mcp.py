@@ -3,6 +3,7 @@ its named rule."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -110,3 +111,34 @@ def test_recognised_offline() -> None:
     from mockhttp.contract._recognise import recognise
 
     assert recognise(Transcript.from_body(sse(ANSWER), request=CALL)) == "mcp"
+
+
+def test_live_check_passes_our_mock_and_fails_a_broken_server(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``mockhttp check --profile mcp URL``: initialize, initialized, tools/list, ping with
+    the session, then a ping without it.  Our mock passes (exit 0); a server answering
+    every POST with id 1 and a session header fails with the rules named (exit 1)."""
+    from mockhttp.contract.__main__ import main
+
+    with mockhttp.Server() as server:
+        server.mock(mcp.server([TOOL]))
+        assert main(["--profile", "mcp", server.url + "/mcp"]) == 0
+    assert "0 violations, 0 warnings, 0 notes in 5 exchange(s)" in capsys.readouterr().out
+    fixed = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}}
+    with mockhttp.Server() as server:
+        server.mock(
+            mockhttp.request("POST", "/mcp").reply(
+                mockhttp.ok().json(fixed).header("Mcp-Session-Id", "s1")
+            )
+        )
+        assert main(["--profile", "mcp", "--json", server.url + "/mcp"]) == 1
+    report = capsys.readouterr().out
+    found = {
+        (f["exchange"], f["rule"]) for o in json.loads(report)["exchanges"] for f in o["findings"]
+    }
+    assert found >= {
+        ("tools/list", "mcp.answered-once"),
+        ("tools/list", "mcp.session"),
+        ("ping without Mcp-Session-Id", "mcp.session-required"),
+    }

@@ -260,7 +260,7 @@ RESPONSES_REFERENCE = Case(
 GEMINI_REFERENCE = Case(
     "gemini reference", GEMINI, "gemini", request=GEMINI_REQUEST, line_ending="\r\n"
 )
-REFERENCES = (
+REFERENCES: tuple[Case, ...] = (
     OPENAI_REFERENCE,
     TOOLS_REFERENCE,
     ANTHROPIC_REFERENCE,
