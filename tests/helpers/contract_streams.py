@@ -569,3 +569,33 @@ BREAKING.update(
 )
 
 BREAKING = {rule: replace(case, name=rule, reference=case.name) for rule, case in BREAKING.items()}
+
+# -- mcp: a tools/call answered as SSE (priming, a progress notification, the response) --
+MCP_CALL = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "echo"}}
+_MCP_NOTE = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}
+_MCP_ANSWER = {"jsonrpc": "2.0", "id": 7, "result": {"content": [], "isError": False}}
+MCP_EVENTS = (
+    Event(data="", event="message", id="1-0"),
+    Event(data=_MCP_NOTE, event="message", id="1-1"),
+    Event(data=_MCP_ANSWER, event="message", id="1-2"),
+)
+MCP_REFERENCE = Case("mcp reference", MCP_EVENTS, "mcp", request=MCP_CALL)
+REFERENCES = (*REFERENCES, MCP_REFERENCE)
+REFERENCE_BY_NAME[MCP_REFERENCE.name] = MCP_REFERENCE
+_m = MCP_REFERENCE
+_mcp_breaking = {
+    "mcp.framing": replace(
+        _m, events=swap(MCP_EVENTS, MCP_EVENTS[1], Event(data=_MCP_NOTE, event="progress",
+                                                         id="1-1"))),
+    "mcp.answered-once": replace(
+        _m, events=swap(MCP_EVENTS, MCP_EVENTS[2], Event(data={**_MCP_ANSWER, "id": 8},
+                                                         event="message", id="1-2"))),
+    "mcp.notification-id": replace(
+        _m, events=swap(MCP_EVENTS, MCP_EVENTS[1], Event(data={**_MCP_NOTE, "id": 1},
+                                                         event="message", id="1-1"))),
+    "mcp.response-last": replace(_m, events=(*MCP_EVENTS, Event(data=_MCP_NOTE, id="1-3"))),
+    "mcp.session": replace(_m, request=[MCP_CALL, {"jsonrpc": "2.0", "method": "initialize"}]),
+    "mcp.event-ids": replace(
+        _m, events=swap(MCP_EVENTS, MCP_EVENTS[2], Event(data=_MCP_ANSWER, id="1-1"))),
+}  # fmt: skip
+BREAKING.update({r: replace(c, name=r, reference=c.name) for r, c in _mcp_breaking.items()})

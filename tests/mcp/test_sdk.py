@@ -162,3 +162,29 @@ def test_a_dropped_stream_resumes_after_last_event_id() -> None:
     resumed = [c for c in handle.calls if c.request.headers.get("last-event-id")]
     assert [c.request.headers["last-event-id"] for c in resumed] == ["1-1"]
     assert resumed[0].body_sent.count(b'"result"') == 1
+
+
+def test_a_wrong_response_id_is_a_timeout_for_the_sdk() -> None:
+    """A server answering ``tools/list`` with another id: the SDK drops that response and
+    the call ends at its read timeout (here 0.5 s) with ``MCPError``."""
+    kind = mcp.McpServer()
+    lists = match.json_path("$.method", match.equal("tools/list"))
+    wrong = {"jsonrpc": "2.0", "id": 99, "result": {"tools": []}}
+
+    async def main(url: str) -> tuple[str, float]:
+        async with (
+            streamable_http_client(url) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=0.5) as session,
+        ):
+            await session.initialize()
+            started = anyio.current_time()
+            with pytest.raises(MCPError) as late:
+                await session.list_tools()
+            return late.value.error.message, anyio.current_time() - started
+
+    with mockhttp.Server() as server:
+        server.mock(kind.mock())
+        server.mock(mockhttp.request("POST", "/mcp").body(lists).reply(mockhttp.ok().json(wrong)))
+        message, waited = anyio.run(main, server.url + "/mcp")
+    assert message == "Request 'tools/list' timed out"
+    assert 0.45 < waited < 3

@@ -22,6 +22,7 @@ from .._core._errors import ConfigError
 from .._core._redact import Redactor
 from ..contract._check import Outcome, evaluate
 from ..contract._live import api_of, auth_headers, run_live
+from ..contract._mcp_live import run_mcp_live
 from ..contract._profiles import PROFILES
 from ..contract._providers import PROVIDERS, provider
 from ..contract._recognise import recognise
@@ -186,6 +187,8 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
 
 
 def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    if "mcp" in profiles:
+        return _live_mcp(args, profiles)
     if args.model is None:
         raise UsageError("live mode needs --model")
     try:
@@ -217,6 +220,16 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     )  # fmt: skip
     _save(args.save, seen, headers)
     return outcomes
+
+
+def _live_mcp(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    """``--profile mcp`` live: an MCP session (no model, no key unless --header gives one)."""
+    if profiles != ["mcp"]:
+        raise UsageError("live mode checks mcp on its own")
+    limits = Limits(
+        time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
+    )
+    return run_mcp_live(args.url, _headers(args.header), args.timeout, limits)
 
 
 def _save(

@@ -73,7 +73,7 @@ class A2aAgent(ReplyKind):
     card: Mapping[str, Any] = field(default_factory=dict)
     name: str = "mockhttp-a2a"
     description: str = "A mock A2A agent"
-    versions: Sequence[str] = VERSIONS
+    versions: str | Sequence[str] = VERSIONS
     path: str = "/"
     event_delay: float = 0.0
     state: Tasks = field(default_factory=Tasks, compare=False, repr=False)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, TypeVar
 
 from .._core._errors import ConfigError
@@ -253,6 +253,9 @@ def _build(cls: type[_R], data: Mapping[str, Any], where: str) -> _R:
     for key in data:
         if key not in known:
             raise fail(where, f"unknown key {key!r}, expected one of {', '.join(known)}")
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name not in data and f.default is MISSING and f.default_factory is MISSING:
+            raise fail(where, f"missing key {f.name!r}")
     try:
         return cls(**data)
     except ConfigError as exc:

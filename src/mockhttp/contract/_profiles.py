@@ -10,6 +10,7 @@ from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import BUFFERED_RECEIVED, STREAM_EQUALS_BUFFERED
 from ._common import COMMON
 from ._gemini import GEMINI
+from ._mcp import MCP
 from ._openai import OPENAI_CHAT
 from ._openai_shape import OPENAI_SHAPE
 from ._responses import OPENAI_RESPONSES
@@ -30,6 +31,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "openai-responses": COMMON + OPENAI_RESPONSES + (BUFFERED_RECEIVED,),
         "gemini": _GEMINI_COMMON + GEMINI + (BUFFERED_RECEIVED,),
         "a2a": COMMON + A2A,
+        "mcp": MCP,
     },
 )
 

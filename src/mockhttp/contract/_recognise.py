@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._mcp import is_mcp
 from ._stream import Stream
 from ._transcript import Transcript
 
@@ -18,12 +19,15 @@ _ANTHROPIC_TYPES = ("message_start", "content_block_start", "content_block_delta
 
 
 def recognise(transcript: Transcript) -> str | None:
-    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"`` or ``"gemini"``
-    when the stream (else the request) shows which; None when nothing does."""
+    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``, ``"gemini"``
+    or ``"mcp"`` (a JSON-RPC request) when the stream (else the request) shows which; None
+    when nothing does."""
     return _by_stream(transcript) or _by_request(transcript.request)
 
 
 def _by_stream(transcript: Transcript) -> str | None:
+    if is_mcp(transcript.request):  # JSON-RPC 2.0: an MCP exchange
+        return "mcp"
     if transcript.body.lstrip()[:1] == b"[":  # Gemini's streamGenerateContent without alt=sse
         return "gemini"
     for payload in Stream(transcript).payloads:

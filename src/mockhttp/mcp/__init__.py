@@ -17,8 +17,8 @@ stream; resumption after ``Last-Event-ID``.  Its sessions and script places live
 state it owns (``_sessions``); the core knows none of this.
 
 Modules: ``_spec`` (revisions, headers, JSON-RPC shapes), ``_catalog`` (tools, answers,
-resources, prompts), ``_methods`` (one function per JSON-RPC method), ``_sessions`` (the
-state), ``_kind`` (the transport).
+resources, prompts), ``_asking`` (server-to-client requests), ``_methods`` (one function
+per JSON-RPC method), ``_sessions`` (the state), ``_kind`` (the transport).
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ from typing import Any
 
 from .._core._mock import Mock
 from .._core._registry import register_reply_kind
+from ._asking import ClientResponse as ClientResponse
+from ._asking import elicitation as elicitation
+from ._asking import roots as roots
+from ._asking import sampling as sampling
 from ._catalog import Answer as Answer
 from ._catalog import Prompt as Prompt
 from ._catalog import Resource as Resource
@@ -60,15 +64,19 @@ def server(
 
 __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "Answer",
+    "ClientResponse",
     "McpServer",
     "Prompt",
     "REVISIONS",
     "Resource",
     "Tool",
     "answer",
+    "elicitation",
     "error",
     "prompt",
     "resource",
+    "roots",
+    "sampling",
     "server",
     "tool",
 ]

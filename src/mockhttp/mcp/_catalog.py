@@ -9,7 +9,7 @@ arguments are the call's candidates (when none is, the answers without ``when``)
 n-th call with the same candidates gets the n-th of them (the last one repeats).  An
 answer is a result (``text`` or ``content`` blocks, ``structured`` content, ``is_error``)
 or a JSON-RPC ``error``; it may send ``progress``, ``log`` and ``notify`` notifications
-before it.
+before it, and ``ask`` the client first (see :mod:`mockhttp.mcp._asking`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .._core._errors import ConfigError
+from ._asking import check_ask
 from ._spec import INTERNAL_ERROR, LIST_CHANGED, LOG_LEVELS
 
 __all__ = ["Answer", "Prompt", "Resource", "Tool", "answer", "error", "prompt", "resource", "tool"]
@@ -82,9 +83,12 @@ class Answer:
     progress: tuple[float, ...] = ()
     log: tuple[str | dict[str, Any], ...] = ()
     notify: tuple[str, ...] = ()
+    ask: tuple[dict[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         self._check("")
+        asks = tuple(check_ask(a, f"ask[{i}]") for i, a in enumerate(self.ask))
+        object.__setattr__(self, "ask", asks)
 
     def _check(self, where: str) -> None:
         at = (where + ".") if where else ""
@@ -126,7 +130,7 @@ class Answer:
             return cls(text=value)
         data = _mapping(value, where)
         _keys(data, [f.name for f in fields(cls)], where)
-        for name in ("content", "progress", "log", "notify"):
+        for name in ("content", "progress", "log", "notify", "ask"):
             if name in data:
                 data[name] = _sequence(data[name], f"{where}.{name}" if where else name)
         try:
@@ -295,10 +299,13 @@ def answer(
     progress: Sequence[float] = (),
     log: Sequence[str | Mapping[str, Any]] = (),
     notify: Sequence[str] = (),
+    ask: Sequence[Mapping[str, Any]] = (),
 ) -> Answer:
     """A tool's result: ``text`` (and ``content`` blocks, ``structured`` content), an
     ``isError`` result when ``is_error``; for calls whose arguments include ``when``;
-    after ``progress`` values, ``log`` messages and ``notify`` list changes."""
+    after ``progress`` values, ``log`` messages and ``notify`` list changes, and after
+    the client answered each of ``ask`` (``mcp.sampling(...)``, ``mcp.elicitation(...)``,
+    ``mcp.roots()``), whose answers ``text`` may quote as ``{reply}``."""
     return Answer(
         text=text,
         content=tuple(dict(b) for b in content),
@@ -308,6 +315,7 @@ def answer(
         progress=tuple(progress),
         log=tuple(e if isinstance(e, str) else dict(e) for e in log),
         notify=tuple(notify),
+        ask=tuple(dict(a) for a in ask),
     )
 
 

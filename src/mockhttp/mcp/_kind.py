@@ -22,10 +22,13 @@ from .._core._registry import ReplyKind
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
 from .._server._feed import Feed
+from ._asking import ClientResponse, Exchange, problem
 from ._catalog import Prompt, Resource, Tool, records
 from ._methods import answer
 from ._sessions import Session, State, sse_event
 from ._spec import (
+    BATCHES_UNTIL,
+    INTERNAL_ERROR,
     INVALID_REQUEST,
     PARSE_ERROR,
     PRIMING_FROM,
@@ -151,6 +154,12 @@ class McpServer(ReplyKind):
         return self.state.end(session_id)
 
     @property
+    def client_responses(self) -> tuple[ClientResponse, ...]:
+        """What the client answered to the mock's requests (sampling, elicitation,
+        roots), in order."""
+        return self.state.client_responses()
+
+    @property
     def session_ids(self) -> tuple[str, ...]:
         """The live sessions' ids, oldest first."""
         return self.state.session_ids()
@@ -188,26 +197,81 @@ class McpServer(ReplyKind):
             message = req.json()
         except ValueError as exc:
             return _http_error(400, f"Parse error: {exc}", PARSE_ERROR)
-        if not _is_message(message):
-            return _http_error(400, "Invalid Request: expected one JSON-RPC 2.0 message")
         if not any(_accepts(req)):
             return _http_error(406, "Not Acceptable: accept application/json or text/event-stream")
+        if isinstance(message, list):
+            return self._batch(req, message)
+        if not _is_message(message):
+            return _http_error(400, "Invalid Request: expected one JSON-RPC 2.0 message")
         if message.get("method") == "initialize" and "id" in message:
             return self._initialize(req, message)
         session = self._session(req)
         if isinstance(session, Reply):
             return session
-        if "id" not in message or "method" not in message:  # a notification or response
+        if "method" not in message and "id" in message:  # a response to the mock's request
+            if self.state.reply(session, message):
+                return status(202)
+            return _http_error(400, f"Bad Request: no request of the mock has id {message['id']!r}")
+        if "id" not in message:  # a notification
             if message.get("method") == "notifications/initialized":
                 session.initialized = True
             return status(202)
         return self._answer(req, session, answer(self, message))
 
+    def _batch(self, req: Request, batch: list[Any]) -> Reply:
+        """A JSON-RPC batch: answered in revision 2025-03-26, which has them; from
+        2025-06-18 (which removed them) a ``400`` with an Invalid Request error."""
+        session = self._session(req)
+        if isinstance(session, Reply):
+            return session
+        revision = session.revision or req.headers.get(VERSION_HEADER) or BATCHES_UNTIL
+        if revision > BATCHES_UNTIL or BATCHES_UNTIL not in self.protocol_versions:
+            return _http_error(
+                400,
+                f"Invalid Request: revision {revision} has no JSON-RPC batches "
+                f"(only {BATCHES_UNTIL} had them)",
+            )
+        if not batch or any(_is_message(m) and m.get("method") == "initialize" for m in batch):
+            return _http_error(400, "Invalid Request: a batch is not empty and has no initialize")
+        messages: list[dict[str, Any]] = []
+        responses: list[dict[str, Any]] = []
+        for message in batch:
+            out = self._in_batch(session, message)
+            messages.extend(out)
+            responses.extend(out[-1:])
+        if not responses:
+            return status(202)
+        return self._answer(req, session, messages, batch=responses)
+
+    def _in_batch(self, session: Session, message: Any) -> list[dict[str, Any]]:
+        """What one message of a batch gets: its notifications and response (none for a
+        notification or a response the mock was waiting for)."""
+        if not _is_message(message):
+            return [error(None, INVALID_REQUEST, "Invalid Request")]
+        if "method" not in message:
+            if "id" in message and self.state.reply(session, message):
+                return []
+            return [error(message.get("id"), INVALID_REQUEST, "no request has this id")]
+        if "id" not in message:
+            session.initialized |= message.get("method") == "notifications/initialized"
+            return []
+        out = answer(self, message)
+        if isinstance(out[-1], Exchange):  # asking the client waits: not inside a batch
+            text = "a tool that asks the client cannot answer inside a batch"
+            return [error(message["id"], INVALID_REQUEST, text)]
+        return cast("list[dict[str, Any]]", out)
+
     def _initialize(self, req: Request, message: dict[str, Any]) -> Reply:
         params = message.get("params")
         asked = params.get("protocolVersion") if isinstance(params, dict) else None
         revision = negotiate(asked, self.protocol_versions)
-        session = self.state.open(revision) if self.sessions else self.state.stateless()
+        capabilities = params.get("capabilities") if isinstance(params, dict) else None
+        capabilities = capabilities if isinstance(capabilities, dict) else {}
+        if self.sessions:
+            session = self.state.open(revision, capabilities)
+        else:
+            session = self.state.stateless()
+            session.capabilities = dict(capabilities)
         info = {"name": self.name, "version": self.version}
         value: dict[str, Any] = {
             "protocolVersion": revision,
@@ -236,18 +300,59 @@ class McpServer(ReplyKind):
         return session
 
     def _answer(
-        self, req: Request, session: Session, messages: list[dict[str, Any]], revision: str = ""
+        self,
+        req: Request,
+        session: Session,
+        messages: list[dict[str, Any]],
+        revision: str = "",
+        batch: list[dict[str, Any]] | None = None,
     ) -> Reply:
-        """The messages as a JSON answer (the response alone) or an SSE stream."""
+        """The messages as a JSON answer (the response alone, or the ``batch`` of
+        responses) or an SSE stream."""
         json_ok, sse_ok = _accepts(req)
-        wants_sse = self.answer_as == "sse" or (self.answer_as == "auto" and len(messages) > 1)
+        if isinstance(messages[-1], Exchange):
+            return self._converse(req, session, messages[:-1], messages[-1])
+        responses = 1 if batch is None else len(batch)
+        wants_sse = self.answer_as == "sse" or (
+            self.answer_as == "auto" and len(messages) > responses
+        )
         if not (sse_ok and (wants_sse or not json_ok)):
-            return ok().json(messages[-1])
+            return ok().json(messages[-1] if batch is None else batch)
         revision = revision or session.revision
         priming: list[dict[str, Any] | None] = [None] if revision >= PRIMING_FROM else []
         events: list[dict[str, Any] | None] = [*priming, *messages]
         number = self.state.stream(session, events)
         return ok().event_stream(*self._events(number, 0, events))
+
+    def _converse(
+        self, req: Request, session: Session, before: list[dict[str, Any]], exchange: Exchange
+    ) -> Reply:
+        """A call that asks the client first: its SSE stream stays open (a feed) while the
+        client answers each request (see ``_asking``)."""
+        revision = session.revision or self.protocol_versions[-1]
+        why = next(
+            (
+                p
+                for a in exchange.asks
+                if (p := problem(a["method"], revision, session.capabilities))
+            ),
+            None,
+        )
+        if why is None and not _accepts(req)[1]:
+            why = "asking the client needs an SSE answer (Accept: text/event-stream)"
+        if why is not None:
+            return self._answer(
+                req, session, [*before, error(exchange.call_id, INTERNAL_ERROR, why)]
+            )
+        priming: list[dict[str, Any] | None] = [None] if revision >= PRIMING_FROM else []
+        events: list[dict[str, Any] | None] = [*priming, *before]
+        number = self.state.stream(session, events)
+        feed = Feed()
+        feed.head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+        for i, event in enumerate(self._events(number, 0, events)):
+            feed.data(event.encode(), event=i)
+        self.state.converse(session, number, feed, exchange)
+        return feed.reply()
 
     def _events(self, number: int, start: int, messages: Sequence[Any]) -> list[Any]:
         return [

@@ -6,9 +6,12 @@ as one list; ``METHODS`` maps the method names of the spec to them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Protocol
 
+from ._asking import Exchange, quote
 from ._catalog import Answer, Prompt, Resource, Tool
 from ._sessions import State
 from ._spec import (
@@ -43,7 +46,7 @@ class McpServer(Protocol):
 __all__ = ["METHODS", "answer"]
 
 Message = dict[str, Any]
-Method = Callable[[McpServer, Any, Mapping[str, Any]], list[Message]]
+Method = Callable[[McpServer, Any, Mapping[str, Any]], list[Any]]
 
 
 def _params(message: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -51,8 +54,9 @@ def _params(message: Mapping[str, Any]) -> Mapping[str, Any]:
     return params if isinstance(params, Mapping) else {}
 
 
-def answer(server: McpServer, message: Mapping[str, Any]) -> list[Message]:
-    """The messages that answer the request ``message`` (its response last)."""
+def answer(server: McpServer, message: Mapping[str, Any]) -> list[Any]:
+    """The messages that answer the request ``message``: its response last, or an
+    :class:`~mockhttp.mcp._asking.Exchange` that makes it once the client answered."""
     method = message.get("method")
     handler = METHODS.get(method) if isinstance(method, str) else None
     if handler is None:
@@ -68,7 +72,7 @@ def _tools_list(server: McpServer, id_: Any, params: Mapping[str, Any]) -> list[
     return [result(id_, {"tools": [t.listing() for t in server.offered_tools]})]
 
 
-def _tools_call(server: McpServer, id_: Any, params: Mapping[str, Any]) -> list[Message]:
+def _tools_call(server: McpServer, id_: Any, params: Mapping[str, Any]) -> list[Any]:
     name = params.get("name")
     tool = next((t for t in server.offered_tools if t.name == name), None)
     if tool is None:
@@ -83,13 +87,20 @@ def _tools_call(server: McpServer, id_: Any, params: Mapping[str, Any]) -> list[
         return [error(id_, INVALID_PARAMS, text)]
     n = server.state.take(tool.name, candidates)
     chosen = answers[candidates[min(n, len(candidates) - 1)]]
-    messages = _before(server, chosen, params)
+    before: list[Any] = _before(server, chosen, params)
+    if chosen.ask:
+        return [*before, Exchange(chosen.ask, partial(_response, id_, tool.name, chosen), id_)]
+    return [*before, _response(id_, tool.name, chosen, [])]
+
+
+def _response(id_: Any, tool: str, chosen: Answer, replies: list[Message]) -> Message:
+    """The call's response: the answer's error, or its result (``{reply}`` quoted)."""
     if chosen.error is not None:
         err = chosen.error
-        messages.append(error(id_, err.get("code", -32603), err["message"], err.get("data")))
-    else:
-        messages.append(result(id_, chosen.result(tool.name)))
-    return messages
+        return error(id_, err.get("code", -32603), err["message"], err.get("data"))
+    if chosen.text is not None and replies:
+        chosen = dataclasses.replace(chosen, text=quote(chosen.text, replies))
+    return result(id_, chosen.result(tool))
 
 
 def _before(server: McpServer, chosen: Answer, params: Mapping[str, Any]) -> list[Message]:

@@ -11,6 +11,8 @@ Rule 2: nothing here blocks: a GET stream is a :class:`~mockhttp.Feed` that mess
 put into; a feed whose client went away is dropped at the next put.
 Rule 3: event ids are ``<stream>-<n>``, unique in a session; stream 0 is the session's
 GET stream (its messages outlive each GET), streams 1, 2, ... are POST answers.
+Rule 4: a call that asks the client (``_asking``) waits in ``_waiting`` under the id of
+the mock's request; the client's response POSTed back moves it on.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from .._core._errors import ConfigError
 from .._core._sse import Event
 from .._server._feed import Feed
+from ._asking import ClientResponse, Exchange
 
 __all__ = ["Session", "State"]
 
@@ -46,6 +49,19 @@ class Session:
     streams: dict[int, list[dict[str, Any] | None]] = field(default_factory=lambda: {0: []})
     feeds: list[tuple[Feed, int]] = field(default_factory=list)  # open GET streams, sent
     sent: int = 0  # how many of stream 0's messages some GET stream took
+    capabilities: dict[str, Any] = field(default_factory=dict)  # the client's, from initialize
+    asked: int = 0  # the mock's last request id in this session
+
+
+@dataclass
+class _Talk:
+    """A call waiting for the client's answers: its stream, feed and exchange."""
+
+    session: Session
+    number: int
+    feed: Feed
+    exchange: Exchange
+    replies: list[dict[str, Any]] = field(default_factory=list)
 
 
 class State:
@@ -56,12 +72,15 @@ class State:
         self._sessions: dict[str, Session] = {}
         self._calls: dict[tuple[str, tuple[int, ...]], int] = {}
         self._stateless = Session("", "")
+        self._waiting: dict[tuple[str, Any], tuple[_Talk, dict[str, Any]]] = {}
+        self._responses: list[ClientResponse] = []
 
     # -- sessions ----------------------------------------------------------------------
 
-    def open(self, revision: str) -> Session:
-        """A new session at ``revision``, with a fresh random id."""
-        session = Session(uuid.uuid4().hex, revision)
+    def open(self, revision: str, capabilities: dict[str, Any] | None = None) -> Session:
+        """A new session at ``revision`` (the client declared ``capabilities``), with a
+        fresh random id."""
+        session = Session(uuid.uuid4().hex, revision, capabilities=dict(capabilities or {}))
         with self._lock:
             self._sessions[session.id] = session
         return session
@@ -149,6 +168,52 @@ class State:
                     s.feeds[-1][0].data(sse_event(f"0-{index}", message).encode(), event=index)
                     s.sent = index + 1
 
+    # -- asking the client (see _asking) -----------------------------------------------
+
+    def converse(self, session: Session, number: int, feed: Feed, exchange: Exchange) -> None:
+        """Send ``exchange``'s first request on stream ``number`` (fed by ``feed``)."""
+        with self._lock:
+            self._ask(_Talk(session, number, feed, exchange))
+
+    def _ask(self, talk: _Talk) -> None:
+        """Send ``talk``'s next request (under the lock)."""
+        ask = talk.exchange.asks[len(talk.replies)]
+        talk.session.asked += 1
+        message = {"jsonrpc": "2.0", "id": talk.session.asked, **ask}
+        self._waiting[(talk.session.id, talk.session.asked)] = (talk, message)
+        self._send(talk, message)
+
+    def _send(self, talk: _Talk, message: dict[str, Any]) -> None:
+        events = talk.session.streams[talk.number]
+        events.append(message)
+        if not talk.feed.gone:
+            with contextlib.suppress(ConfigError):
+                event = sse_event(f"{talk.number}-{len(events) - 1}", message)
+                talk.feed.data(event.encode(), event=len(events) - 1)
+
+    def reply(self, session: Session, message: dict[str, Any]) -> bool:
+        """Take the client's response ``message``: keep it, then ask the next request or
+        send the call's response and end its stream.  False: no request has its id."""
+        id_ = message.get("id")
+        with self._lock:
+            found = self._waiting.pop((session.id, id_), None) if _is_id(id_) else None
+            if found is None:
+                return False
+            talk, asked = found
+            self._responses.append(_record(session.id, asked, message))
+            talk.replies.append(message)
+            if len(talk.replies) < len(talk.exchange.asks):
+                self._ask(talk)
+                return True
+            self._send(talk, talk.exchange.finish(talk.replies))
+        _end(talk.feed)
+        return True
+
+    def client_responses(self) -> tuple[ClientResponse, ...]:
+        """The client's answers to the mock's requests, in order."""
+        with self._lock:
+            return tuple(self._responses)
+
     # -- scripts -----------------------------------------------------------------------
 
     def take(self, tool: str, candidates: tuple[int, ...]) -> int:
@@ -166,7 +231,25 @@ class State:
         with self._lock:
             self._sessions.clear()
             self._calls.clear()
+            self._waiting.clear()
+            self._responses.clear()
             self._stateless = Session("", "")
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, int | str) and not isinstance(value, bool)
+
+
+def _record(session_id: str, asked: dict[str, Any], message: dict[str, Any]) -> ClientResponse:
+    result, err = message.get("result"), message.get("error")
+    return ClientResponse(
+        session_id,
+        asked["id"],
+        asked["method"],
+        asked["params"],
+        result if isinstance(result, dict) else None,
+        err if isinstance(err, dict) else None,
+    )
 
 
 def _end(feed: Feed) -> None:

@@ -32,6 +32,7 @@ REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
+BATCHES_UNTIL = "2025-03-26"  # the last with JSON-RPC batches (2025-06-18 removed them)
 PRIMING_FROM = "2025-11-25"  # SEP-1699: an SSE stream opens with an event id and no data
 
 # JSON-RPC 2.0 §5.1, and MCP's own (server/resources: -32002 resource not found)
