@@ -115,7 +115,7 @@ def error(message: str, *, code: str | None = None, drop: bool = False) -> Error
     return Error(message, code, drop)
 
 
-__all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
+__all__ = [
     "AgUiRun",
     "custom",
     "delta",

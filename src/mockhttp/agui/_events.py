@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._core._units import seconds
 from ..llm._draft import Chunk
 from ..llm._text import argument_pieces, arguments_text, make_id, pieces
 from ._script import (
@@ -80,7 +81,7 @@ def _entries(script: tuple[Item, ...], ids: Ids, out: list[Chunk]) -> Error | No
         if isinstance(entry, Error):
             return entry
         if isinstance(entry, Pause):
-            ids.pending = float(entry.duration)
+            ids.pending = seconds(entry.duration, "pause")
         elif isinstance(entry, Step):
             out.append(_event(ids, "STEP_STARTED", stepName=entry.name))
             ended = _entries(tuple(entry.events), ids, out)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 from .._core._errors import ConfigError
 from .._core._units import Duration, format_seconds, seconds
@@ -61,7 +61,7 @@ def _optional_text(value: Any, where: str) -> str | None:
 def _size(value: Any, where: str) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
         raise _fail(where, f"{value!r} must be a positive int")
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,9 @@ class Error:
             raise ConfigError(f"error.drop={self.drop!r} must be true or false")
 
 
-Item: TypeAlias = Text | ToolCall | State | Delta | Messages | Reasoning | Step | Custom | Pause | Error
+Item: TypeAlias = (
+    Text | ToolCall | State | Delta | Messages | Reasoning | Step | Custom | Pause | Error
+)
 
 _FIRST: dict[str, tuple[type[Any], str]] = {
     # file key: the record, and the field a bare value fills
@@ -247,7 +249,7 @@ _WHOLE = (State, Delta, Messages, Pause)  # their data is the value itself, neve
 def item(value: Any, where: str = "events[0]") -> Item:
     """A record, or its file form: ``{text: Hello}``, ``{tool_call: {name: f, ...}}``."""
     if isinstance(value, tuple(_KEY_OF)):
-        return value  # type: ignore[no-any-return]
+        return cast("Item", value)
     if not isinstance(value, Mapping) or len(value) != 1:
         raise ConfigError(
             f"{where}={value!r} must be one entry such as {{text: Hello}} (one of "
@@ -296,7 +298,7 @@ def to_data(entry: Item) -> dict[str, Any]:
     """An entry's file form (``{text: Hello}``; a mapping when it has more than one field)."""
     key = _KEY_OF[type(entry)]
     if isinstance(entry, Pause):
-        return {key: format_seconds(float(entry.duration))}
+        return {key: format_seconds(seconds(entry.duration, "pause"))}
     if isinstance(entry, _WHOLE):
         value = getattr(entry, _FIRST[key][1])
         return {key: list(value) if isinstance(value, tuple) else value}

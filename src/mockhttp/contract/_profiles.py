@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._core._registry import Registry
+from ._agui import AG_UI
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import STREAM_EQUALS_BUFFERED
 from ._common import COMMON
@@ -27,6 +28,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
         "openai-responses": COMMON + OPENAI_RESPONSES,
         "gemini": _GEMINI_COMMON + GEMINI,
+        "ag-ui": COMMON + AG_UI,
     },
 )
 

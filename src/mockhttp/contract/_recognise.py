@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._agui import EVENT_FIELDS
 from ._stream import Stream
 from ._transcript import Transcript
 
@@ -18,8 +19,8 @@ _ANTHROPIC_TYPES = ("message_start", "content_block_start", "content_block_delta
 
 
 def recognise(transcript: Transcript) -> str | None:
-    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"`` or ``"gemini"``
-    when the stream (else the request) shows which; None when nothing does."""
+    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``, ``"gemini"`` or
+    ``"ag-ui"`` when the stream (else the request) shows which; None when nothing does."""
     return _by_stream(transcript) or _by_request(transcript.request)
 
 
@@ -39,6 +40,8 @@ def _by_stream(transcript: Transcript) -> str | None:
 
 def _by_payload(event: str, data: dict[str, Any] | None) -> str | None:
     kind = data.get("type") if data is not None else None
+    if isinstance(kind, str) and kind in EVENT_FIELDS:
+        return "ag-ui"
     if event in _ANTHROPIC_TYPES or kind in _ANTHROPIC_TYPES or kind == "message":
         return "anthropic-messages"
     if event.startswith("response.") or (isinstance(kind, str) and kind.startswith("response.")):
@@ -55,6 +58,8 @@ def _by_payload(event: str, data: dict[str, Any] | None) -> str | None:
 def _by_request(request: Any) -> str | None:
     if not isinstance(request, dict):
         return None
+    if "threadId" in request and "runId" in request:
+        return "ag-ui"
     if "contents" in request:
         return "gemini"
     if "input" in request:
