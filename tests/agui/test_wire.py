@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -54,7 +55,8 @@ def datas(text: str) -> list[dict[str, Any]]:
     assert blocks[-1] == "", "the stream ends with a blank line"
     out = []
     for block in blocks[:-1]:
-        assert block.startswith("data: ") and "\n" not in block, block
+        assert block.startswith("data: "), block
+        assert "\n" not in block, block
         out.append(json.loads(block[len("data: ") :]))
     return out
 
@@ -87,7 +89,8 @@ def test_every_event_parses_and_encodes_as_the_sdk_does(server: mockhttp.Server)
     parsed = [EVENTS.validate_json(b[len("data: ") :]) for b in blocks]
     assert [encoder.encode(e) for e in parsed] == blocks
     kinds = [e.type.value for e in parsed]
-    assert kinds[0] == "RUN_STARTED" and kinds[-1] == "RUN_FINISHED"
+    assert kinds[0] == "RUN_STARTED"
+    assert kinds[-1] == "RUN_FINISHED"
     for wanted in (
         "REASONING_START",
         "REASONING_MESSAGE_CONTENT",
@@ -122,8 +125,10 @@ def test_tool_call_arguments_in_pieces(server: mockhttp.Server) -> None:
     assert len(args) > 3
     assert json.loads("".join(args)) == {"city": "Paris"}
     result = next(e for e in events if e["type"] == "TOOL_CALL_RESULT")
-    assert result["toolCallId"] == "c1" and result["content"] == "Sunny, 21 °C"
-    assert result["role"] == "tool" and result["messageId"] not in ("m1", "c1")
+    assert result["toolCallId"] == "c1"
+    assert result["content"] == "Sunny, 21 °C"
+    assert result["role"] == "tool"
+    assert result["messageId"] not in ("m1", "c1")
 
 
 def test_steps_wrap_their_events(server: mockhttp.Server) -> None:
@@ -149,9 +154,12 @@ def test_ids_from_the_request_the_options_or_made(server: mockhttp.Server) -> No
     assert (first["threadId"], first["runId"]) == ("t-own", "r-own")
     one = datas(post(server, "/made", {}).text)
     two = datas(post(server, "/made", "not a RunAgentInput").text)
-    assert one[0]["threadId"].startswith("thread_") and one[0]["runId"].startswith("run_")
-    assert one[-1]["runId"] == one[0]["runId"] and one[1]["messageId"] == one[2]["messageId"]
-    assert one[0]["runId"] != two[0]["runId"] and one[1]["messageId"] != two[1]["messageId"]
+    assert one[0]["threadId"].startswith("thread_")
+    assert one[0]["runId"].startswith("run_")
+    assert one[-1]["runId"] == one[0]["runId"]
+    assert one[1]["messageId"] == one[2]["messageId"]
+    assert one[0]["runId"] != two[0]["runId"]
+    assert one[1]["messageId"] != two[1]["messageId"]
     again = agui.run(agui.text("Hi"))
     with mockhttp.Server() as other:
         other.mock(again.mock("/made"))
@@ -187,7 +195,7 @@ def test_timing_like_llm_replies(server: mockhttp.Server) -> None:
     times = arrivals(server, "/t")
     assert len(times) == 7
     assert 0.28 <= times[0] < 0.6
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert all(0.04 <= g < 0.2 for g in gaps), gaps
 
 
@@ -195,7 +203,8 @@ def test_a_pause_mid_run(server: mockhttp.Server) -> None:
     """``pause`` holds the next event back (a stall that ends): here before the tool call."""
     server.mock(agui.run(agui.text("Hi"), agui.pause("400ms"), agui.tool_call("f")).mock("/p"))
     times = arrivals(server, "/p")
-    assert times[3] < 0.3 and times[4] - times[3] >= 0.38  # TEXT_MESSAGE_END, TOOL_CALL_START
+    assert times[3] < 0.3
+    assert times[4] - times[3] >= 0.38
 
 
 def test_run_error(server: mockhttp.Server) -> None:
@@ -212,12 +221,13 @@ def test_run_error(server: mockhttp.Server) -> None:
 def read(server: mockhttp.Server, path: str, timeout: float = 5) -> tuple[list[str], Exception]:
     """The data lines that arrived, and the error that ended the read."""
     lines: list[str] = []
-    with pytest.raises(httpx.HTTPError) as caught:  # noqa: PT012
+    try:
         with httpx.stream("POST", server.url + path, json=INPUT, timeout=timeout) as answer:
             for line in answer.iter_lines():
-                if line:
-                    lines.append(line)
-    return lines, caught.value
+                lines += [line] if line else []
+    except httpx.HTTPError as exc:
+        return lines, exc
+    raise AssertionError(f"the read ended without an error after {lines}")
 
 
 def test_a_dropped_connection_instead_of_run_error(server: mockhttp.Server) -> None:
@@ -249,16 +259,19 @@ def test_faults_cut_after_event_k(server: mockhttp.Server) -> None:
     server.mock(FULL.mock("/close").pipe(fault.close_after_events(3)))
     server.mock(FULL.mock("/reset").pipe(fault.reset_after_events(2)))
     lines, error = read(server, "/close")
-    assert len(lines) == 3 and isinstance(error, httpx.RemoteProtocolError)
+    assert len(lines) == 3
+    assert isinstance(error, httpx.RemoteProtocolError)
     lines, error = read(server, "/reset")
-    assert len(lines) == 2 and isinstance(error, httpx.ReadError | httpx.RemoteProtocolError)
+    assert len(lines) == 2
+    assert isinstance(error, httpx.ReadError | httpx.RemoteProtocolError)
 
 
 def test_a_stall_trips_the_read_timeout(server: mockhttp.Server) -> None:
     server.mock(FULL.mock("/stall").pipe(fault.stall(after_events=2)))
     start = time.monotonic()
     lines, error = read(server, "/stall", timeout=0.3)
-    assert len(lines) == 2 and isinstance(error, httpx.ReadTimeout)
+    assert len(lines) == 2
+    assert isinstance(error, httpx.ReadTimeout)
     assert 0.28 <= time.monotonic() - start < 2
 
 
