@@ -37,7 +37,7 @@ __all__ = [
     "items",
 ]
 
-_PATH = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*: ")
+_PATH = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*(?:: |=)")
 _ROLES = ("assistant", "developer", "system", "user")
 _OPS = ("add", "remove", "replace", "move", "copy", "test")
 _POINTER = re.compile(r"^(/([^/~]|~[01])*)*$")
@@ -259,7 +259,7 @@ def item(value: Any, where: str = "events[0]") -> Item:
     if key not in _FIRST:
         from .._core._errors import UnknownNameError
 
-        raise _fail(where, str(UnknownNameError("run entry", key, tuple(_FIRST))))
+        raise _fail(where, str(UnknownNameError("entry key", key, tuple(_FIRST))))
     cls, first = _FIRST[key]
     try:
         if cls in _WHOLE or not isinstance(data, Mapping):
