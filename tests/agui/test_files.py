@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from typing import Any
 
 import httpx
 import pytest
@@ -85,3 +86,34 @@ def test_errors_at_their_place(entry: str, place: str, words: str) -> None:
     message = str(caught.value)
     assert f"m.yaml:{place}" in message, message
     assert words in message, message
+
+
+@pytest.mark.parametrize(
+    ("build", "words"),
+    [
+        (lambda: agui.text(1), "text: 1 must be text"),  # type: ignore[arg-type]
+        (lambda: agui.text("x", role="bot"), "text.role='bot' must be one of"),
+        (lambda: agui.tool_call(""), "tool_call.name: '' must be non-empty text"),
+        (lambda: agui.tool_call("f", [1]), "tool_call.arguments=[1] must be a mapping"),  # type: ignore[arg-type]
+        (
+            lambda: agui.delta({"op": "add", "path": "/a"}),
+            "delta[0]: a add operation needs a value",
+        ),
+        (
+            lambda: agui.delta({"op": "move", "path": "/a"}),
+            "delta[0].from=None must be a JSON pointer",
+        ),
+        (lambda: agui.messages({"role": "user"}), "messages[0]="),
+        (lambda: agui.pause(-1), "pause"),
+        (lambda: agui.run(agui.error("x"), agui.text("y")), "must be the last entry"),
+        (lambda: agui.run({"text": "a", "state": 1}), "events[0]="),
+        (lambda: agui.run(chunk_size=0), "chunk_size=0 must be a positive int"),
+        (lambda: agui.run(jitter=2), "jitter=2 must be a number from 0 to 1"),
+        (lambda: agui.run(thread_id=""), "thread_id='' must be non-empty text"),
+        (lambda: agui.run(duplicate_terminal="yes"), "duplicate_terminal='yes' must be true"),
+    ],
+)
+def test_bad_python_arguments(build: Any, words: str) -> None:
+    with pytest.raises(mockhttp.ConfigError) as caught:
+        build()
+    assert words in str(caught.value)
