@@ -28,7 +28,7 @@ from .._core._plan import End, Step
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
 from .._core._request import Request
-from .._core._units import Duration, format_seconds, seconds
+from .._core._units import Duration, format_seconds
 from ..llm._draft import Draft, Timing, render
 from ._events import Ids, run_events
 from ._script import Error, flatten, items, to_data
@@ -100,17 +100,8 @@ class AgUiRun(ReplyKind):
         self._check_timing()
 
     def _check_timing(self) -> None:
-        object.__setattr__(self, "ttft", seconds(self.ttft, "ttft"))
-        cps = self.chunks_per_second
-        if cps is not None and (
-            isinstance(cps, bool) or not isinstance(cps, int | float) or cps <= 0
-        ):
-            raise ConfigError(f"chunks_per_second={cps!r} must be a positive number")
-        jitter = self.jitter
-        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
-            raise ConfigError(f"jitter={jitter!r} must be a number from 0 to 1")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise ConfigError(f"seed={self.seed!r} must be an int")
+        timing = Timing.of(self.ttft, self.chunks_per_second, self.jitter, self.seed)
+        object.__setattr__(self, "ttft", timing.ttft)
         if not isinstance(self.duplicate_terminal, bool):
             raise ConfigError(
                 f"duplicate_terminal={self.duplicate_terminal!r} must be true or false"
@@ -124,8 +115,7 @@ class AgUiRun(ReplyKind):
 
     @property
     def timing(self) -> Timing:
-        interval = 1.0 / self.chunks_per_second if self.chunks_per_second else 0.0
-        return Timing(float(self.ttft), interval, float(self.jitter))  # type: ignore[arg-type]
+        return Timing.of(self.ttft, self.chunks_per_second, self.jitter)
 
     # -- the file form -------------------------------------------------------------------
 
