@@ -1,17 +1,29 @@
 """What the recording proxy costs, side by side with the same upstream served directly.
 
     .venv/bin/python bench/record.py [--runs 30]
+    .venv/bin/python bench/record.py --memory [--mib 256] [--exchanges 50]
 
 Upstream: mockhttp's own server on loopback.  Figures: time to the first event and to the
 end of a 10-event stream (20 ms apart), median of the runs, direct and through
 ``Recorder``; and the throughput of a 20 MB body, direct and through the proxy.
+
+``--memory`` runs ``mockhttp record`` as its own process and reads its
+``/proc/PID/status``: the peak RSS (``VmHWM``) while one ``--mib`` MiB event stream (64 KiB
+events) goes through it, the time until its file is on disk; the peak RSS while a client
+holds the same stream without reading it for 3 s; and the RSS left after ``--exchanges``
+exchanges of 2 MiB each.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import httpx
 
@@ -42,10 +54,74 @@ def throughput(client: httpx.Client, url: str) -> float:
     return size / (time.perf_counter() - start) / 1e6
 
 
+def _status(pid: int, field: str) -> float:
+    """A ``/proc/PID/status`` figure, in MiB."""
+    with open(f"/proc/{pid}/status") as status:
+        line = next(line for line in status if line.startswith(field + ":"))
+    return int(line.split()[1]) / 1024
+
+
+def _recorder(upstream: str, out: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mockhttp", "record", "--upstream", upstream, "--out", out],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().strip()
+
+
+def memory(mib: int, exchanges: int) -> None:
+    piece = "x" * (64 * 1024 - 8)
+    stream = [mockhttp.Event(data=piece) for _ in range(mib * 16)]
+    two = mockhttp.Event(data="y" * (2 * 1024 * 1024 - 8))
+    with mockhttp.Server() as upstream, tempfile.TemporaryDirectory() as out:
+        upstream.mock(mockhttp.post("/stream").reply(mockhttp.ok().event_stream(*stream)))
+        upstream.mock(mockhttp.post("/two").reply(mockhttp.ok().event_stream(two)))
+        proc, url = _recorder(upstream.url, out)
+        try:
+            base = _status(proc.pid, "VmRSS")
+            start = time.perf_counter()
+            with httpx.Client(timeout=600) as client:
+                size = len(client.post(url + "/stream", json={"q": 1}).content)
+                relayed = time.perf_counter() - start
+                while not any(p.name.endswith(".yaml") for p in Path(out).iterdir()):
+                    time.sleep(0.05)
+                written = time.perf_counter() - start
+                peak = _status(proc.pid, "VmHWM")
+                row = f"{base:.0f} | {peak:.0f} | {relayed:.1f} | {written:.1f}"
+                print(f"| {mib} MiB stream | {row} |")
+                with client.stream("POST", url + "/stream", json={"q": 2}) as held:
+                    time.sleep(3)  # the client reads nothing
+                    unread = _status(proc.pid, "VmRSS")
+                    for _ in held.iter_raw():
+                        pass
+                print(f"| client not reading for 3 s | | {unread:.0f} (RSS) | | |")
+                for i in range(exchanges):
+                    client.post(url + "/two", json={"q": f"two-{i}"}).read()
+                time.sleep(1)
+                left = _status(proc.pid, "VmRSS")
+                print(f"| after {exchanges} x 2 MiB exchanges | | {left:.0f} (RSS) | | |")
+            assert size >= mib * 1024 * 1024
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(600)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
-    runs = parser.parse_args().runs
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--mib", type=int, default=256)
+    parser.add_argument("--exchanges", type=int, default=50)
+    options = parser.parse_args()
+    if options.memory:
+        print("| case | RSS at start (MiB) | peak RSS (MiB) | relayed (s) | file on disk (s) |")
+        print("|---|---|---|---|---|")
+        memory(options.mib, options.exchanges)
+        return
+    runs = options.runs
     with mockhttp.Server() as upstream:
         upstream.mock(
             mockhttp.post("/v1/chat/completions").reply(

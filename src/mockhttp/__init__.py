@@ -23,6 +23,7 @@ from ._core._mock import patch as patch
 from ._core._mock import post as post
 from ._core._mock import put as put
 from ._core._mock import request as request
+from ._core._pushed import pushed as pushed
 from ._core._registry import ReplyKind as ReplyKind
 from ._core._registry import register_reply_kind as register_reply_kind
 from ._core._reply import Reply as Reply
@@ -37,6 +38,7 @@ from ._mockfile._load import loads as loads
 from ._server._feed import Feed as Feed
 from ._server._journal import Call as Call
 from ._server._journal import CallList as CallList
+from ._server._push import PushedStream as PushedStream
 from ._server._server import Server as Server
 from ._server._verify import ActiveMock as ActiveMock
 from .record import variants as variants
@@ -54,6 +56,7 @@ __all__ = [
     "Mock",
     "MockHTTPError",
     "MockfileError",
+    "PushedStream",
     "Reply",
     "ReplyKind",
     "Request",
@@ -73,6 +76,7 @@ __all__ = [
     "options",
     "patch",
     "post",
+    "pushed",
     "put",
     "register_reply_kind",
     "request",

@@ -31,6 +31,7 @@ _MARKER_OPTIONS = {
     "cors",
     "mockfile",
     "reset_journal",
+    "tls",
 }
 _SHARED = ("mockhttp_module_server", "mockhttp_session_server")
 
@@ -46,7 +47,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "them) lets web pages from other origins call the mocks during the test; "
         "mockfile='mocks/' loads mock files (a path relative to the test's file) "
         "first; reset_journal=True forgets a module or session server's calls (and resets "
-        "its scenarios) before the test.",
+        "its scenarios) before the test; tls=True gives mockhttp_server over https (a "
+        "throwaway CA: server.ca_path, server.ssl_context()).",
     )
 
 
@@ -66,6 +68,16 @@ def _mockhttp_function_server(mockhttp_listen_address: tuple[str, int]) -> Itera
 
     host, port = mockhttp_listen_address
     with Server(host, port) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def _mockhttp_tls_server(mockhttp_listen_address: tuple[str, int]) -> Iterator[Server]:
+    """``mockhttp_server`` under ``@pytest.mark.mockhttp(tls=True)``: https, its own port
+    (``mockhttp_listen_address``'s host), started at the first such test."""
+    from ._server._server import Server
+
+    with Server(mockhttp_listen_address[0], tls=True) as server:
         yield server
 
 
@@ -98,9 +110,11 @@ def mockhttp_server(
     At teardown the test fails if a request matched no mock (unless marked
     ``@pytest.mark.mockhttp(allow_unmatched=True)``) or a reply raised an error.
     """
-    server = _mockhttp_function_server
-    server.reset()
     options = _options(request)
+    server = _mockhttp_function_server
+    if options.get("tls"):
+        server = request.getfixturevalue("_mockhttp_tls_server")
+    server.reset()
     try:
         if options.get("mockfile"):
             from ._mockfile._load import load

@@ -33,6 +33,11 @@ ARGS = [
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     """A Playwright browser context on the system Chromium, with a fresh profile."""
+    yield from launch(ARGS)
+
+
+def launch(args: list[str]) -> Iterator[Any]:
+    """A persistent context of the system Chromium started with ``args`` (skips without it)."""
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium chromium-driver)")
     try:
@@ -43,7 +48,7 @@ def chromium() -> Iterator[Any]:
     try:
         with sync_playwright() as playwright:
             context = playwright.chromium.launch_persistent_context(
-                profile, executable_path=str(CHROMIUM), args=ARGS, headless=True
+                profile, executable_path=str(CHROMIUM), args=args, headless=True
             )
             try:
                 yield context

@@ -4,6 +4,7 @@ preflight, and an EventSource stream cut and resumed after Last-Event-ID."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import mockhttp
@@ -108,4 +109,33 @@ def test_event_source_resumes_after_a_cut(chromium: Any) -> None:
         assert (second.last_event_id, second.event_ids) == ("2", ["3", "4", "5"])
         assert second.after_cut is not None
         assert 0.3 <= second.after_cut < 3.0
+        mock.assert_resumed()
+
+
+def test_event_source_reads_pushed_events_and_resumes(chromium: Any) -> None:
+    """A pushed resumable stream: the test pushes while the page reads; the cut after 2
+    takes the third's place, Chromium comes back with Last-Event-ID 2 and is sent 3 (it
+    missed it) and then the events pushed after its return."""
+    with _page_server() as site, mockhttp.Server(cors=[site.url]) as api:
+        reply = mockhttp.pushed(resumable=True, retry=300)
+        mock = api.mock(
+            mockhttp.get("/events").reply(reply).pipe(fault.first(1, fault.close_after_events(2)))
+        )
+
+        def feed() -> None:  # the test's side, while the page reads
+            mock.wait_connected(timeout=10)
+            mock.push(*(Event(data=f"token {i}") for i in (1, 2, 3)))
+            mock.wait_connected(2, timeout=10)
+            mock.push(*(Event(data=f"token {i}") for i in (4, 5)))
+
+        pusher = threading.Thread(target=feed)
+        pusher.start()
+        got = _on_page(chromium, site, EVENT_SOURCE, api.url_for("/events"))
+        pusher.join(10)
+        mock.close()
+        assert got == [[str(i), f"token {i}"] for i in range(1, 6)]
+        first, second = mock.streams[:2]
+        assert first.call.event_ids == ["1", "2"]
+        assert second.call.last_event_id == "2"
+        assert second.call.event_ids[:3] == ["3", "4", "5"]
         mock.assert_resumed()

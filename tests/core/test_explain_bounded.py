@@ -80,3 +80,15 @@ def test_unmatched_calls_keep_their_explanation_and_every_call_its_time(
     assert str(miss.explanation).startswith("no mock matched GET /v1/model\n  closest: mock")
     assert hit.explanation is None
     assert before <= miss.time <= hit.time <= time.time()
+
+
+def test_many_mocks_still_rank_the_nearest_first() -> None:
+    # past COMPARED mocks, a rough key picks which are compared field by field
+    from mockhttp import Mock, Request
+    from mockhttp._core._explain import COMPARED, explain
+
+    mocks = [Mock(method="GET", path=f"/items/{n}") for n in range(COMPARED * 10)]
+    mocks.append(Mock(method="GET", path="/items/needle"))
+    report = explain(Request("POST", "/items/needle"), mocks)
+    assert report.closest[0]["mock"] == "GET /items/needle"
+    assert report.total == COMPARED * 10 + 1

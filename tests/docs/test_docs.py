@@ -35,6 +35,8 @@ PAGES = [
     "docs/browsers.md",
     "docs/load-testing.md",
     "docs/journal.md",
+    "docs/sse.md",
+    "docs/tls.md",
 ]
 # pages whose examples need a program the machine may lack (.ci/run installs them)
 NEEDS = {"docs/browsers.md": Path("/usr/bin/chromium")}

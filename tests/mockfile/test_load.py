@@ -315,7 +315,7 @@ BAD: dict[str, tuple[str, str]] = {
     "two bodies": (
         "response:\n  body: hi\n  json: {a: 1}\n",
         "bad.yaml:3:9 at response.json: found both 'body' and 'json', expected one of body, "
-        "json, event_stream, recording",
+        "json, event_stream, pushed, recording",
     ),
     "not yaml": (
         "request:\n  path: [/x\n",

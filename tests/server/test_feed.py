@@ -117,3 +117,42 @@ def test_misuse_is_a_config_error() -> None:
     feed.steps()
     with pytest.raises(ConfigError, match="one request"):
         feed.steps()
+
+
+def test_with_a_limit_data_waits_while_the_client_does_not_read(server: mockhttp.Server) -> None:
+    """Feed(limit=N): the producer blocks once N bytes wait (backpressure), and goes on
+    when the client reads; ``on_gone`` is called once the reply is over."""
+    gone = threading.Event()
+    feed = Feed(limit=65536, on_gone=gone.set)
+    put = [0]
+    piece = b"z" * 65536
+
+    def produce() -> None:
+        feed.head(200, length=len(piece) * 400)
+        for _ in range(400):  # 25 MiB: far more than the sockets hold
+            feed.data(piece)
+            put[0] += 1
+        feed.end()
+
+    server.mock(mockhttp.get("/held").respond_with(lambda request: feed.reply()))
+    client = socket.create_connection((server.host, server.port))
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    client.sendall(b"GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+    threading.Thread(target=produce, daemon=True).start()
+    time.sleep(0.5)
+    stalled = put[0]
+    time.sleep(0.3)
+    assert put[0] == stalled < 200  # blocked: the client reads nothing
+    got = 0
+    while got < len(piece) * 400:
+        data = client.recv(1 << 20)
+        assert data
+        got += len(data) if got else len(data) - data.index(b"\r\n\r\n") - 4
+    assert put[0] == 400
+    assert gone.wait(5)
+    client.close()
+
+
+def test_a_limit_must_be_positive() -> None:
+    with pytest.raises(ConfigError, match="limit=0 must be a positive int"):
+        Feed(limit=0)

@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import gc
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -26,9 +27,12 @@ from .._core._errors import ConfigError, MockfileError, ServerError
 from .._core._mock import Mock
 from .._mockfile._load import Names, file_problems, files, load
 from .._server._admin import is_loopback
+from .._server._admission import join as join_admissions
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
+from .._server._tls import make_certs
+from .._server._tls import require as require_tls
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
@@ -40,7 +44,8 @@ from .._server._workers import (
 )
 from . import _argtypes as argtypes
 from . import _missing as missing
-from ._serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
+from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
+from ._version import VersionAction
 
 __all__ = ["TOKEN_ENV", "admin_warning", "main"]
 
@@ -68,13 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = argparse.ArgumentParser(
         prog="mockhttp",
         description="A mock HTTP server for clients of streaming (Server-Sent Events) APIs.",
     )
-    parser.add_argument("--version", action="version", version=f"mockhttp {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser(
         "serve",
@@ -169,6 +172,13 @@ def _parser() -> argparse.ArgumentParser:
         "call the mocks: preflights answered, CORS headers on every reply (not the admin API)",
     )
     missing.add_arguments(serve)
+    serve.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve https with a throwaway CA made for the run (pip install 'mockhttp[tls]'); "
+        "its PEM file's path is printed: trust it (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS)",
+    )
+    serve.add_argument("--tls-dir", help=argparse.SUPPRESS)  # the supervisor's, for workers
     admin = serve.add_argument_group("admin API")
     admin.add_argument("--no-admin", action="store_true", help="turn the admin API off")
     admin.add_argument(
@@ -267,6 +277,10 @@ def _serve(args: argparse.Namespace) -> int:
         print("mockhttp: nothing to serve; --allow-empty starts anyway", file=sys.stderr)
         return 2
     try:
+        if args.tls:
+            require_tls()
+        if args.tls and args.workers is not None and args.worker is None:
+            args.tls_dir = str(make_certs(args.host).folder)
         loop_factory(args.loop)
         cors_policy(args.cors)
         if args.metrics:
@@ -292,6 +306,7 @@ def _serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout,
         cors=args.cors,
         metrics=args.metrics,
+        tls=args.tls_dir or args.tls,
     )
     if args.variants:
         mocks = _variants(mocks)
@@ -325,6 +340,7 @@ def _serve(args: argparse.Namespace) -> int:
         secret = take_secret()
         channel = StateChannel(socket.socket(fileno=int(fd)))
         server.tally, server.shared_states = channel, channel.states
+        join_admissions(channel.ask)  # capacities count in the supervisor
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
             server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal)
@@ -344,6 +360,8 @@ def _serve(args: argparse.Namespace) -> int:
             if recorder is not None:
                 print(f"mockhttp: forwarding misses to {recorder.upstream}, recording them "
                       f"into {paths[0]}", file=sys.stderr, flush=True)  # fmt: skip
+            if args.tls:
+                print(_ca_line(server.ca_path), file=sys.stderr, flush=True)
         else:
             print(server.url, flush=True)  # to the supervisor
             # the supervisor holds our stdin: at its end (it died, even by SIGKILL), stop
@@ -398,6 +416,7 @@ def _supervise(
     argv += [] if args.cors is None else [f"--cors={origin}" for origin in args.cors or ["*"]]
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
     argv += ["--metrics"] * args.metrics
+    argv += [] if args.tls_dir is None else ["--tls-dir", args.tls_dir]
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token
     argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []
@@ -410,6 +429,7 @@ def _supervise(
         supervisor = Supervisor(
             args.host, args.port, args.workers, argv, log, admin=not args.no_admin
         )
+        supervisor.scheme = "http" if args.tls_dir is None else "https"
     except OSError as exc:
         print(f"mockhttp: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
@@ -426,8 +446,8 @@ def _supervise(
         watched[0] = current
         try:
             _with_defaults(load(*paths), args.defaults)
-        except MockfileError as exc:
-            log(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
+        except Exception as exc:  # a save never stops the server: the last good mocks stay
+            log(not_reloaded(exc))
             return
         supervisor.broadcast("POST", "/__mockhttp/_reload")
 
@@ -440,15 +460,27 @@ def _supervise(
             f"mockhttp: serving {mocks} mocks from {where} on {supervisor.url} "
             f"with {args.workers} workers" + ("" if args.loop == "auto" else f" ({args.loop})")
         )
+        if args.tls_dir is not None:
+            log(_ca_line(Path(args.tls_dir) / "ca.pem"))
         supervisor.watch(stop, _POLL, tick)
     except RuntimeError as exc:
         log(f"mockhttp: {exc}")
         return 1
     finally:
         supervisor.stop()
+        if args.tls_dir is not None:
+            shutil.rmtree(args.tls_dir, ignore_errors=True)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0
+
+
+def _ca_line(ca_path: Path | str) -> str:
+    """What ``serve --tls`` says on stderr: the CA's PEM file, and how to trust it."""
+    return (
+        f"mockhttp: https with a throwaway CA: {ca_path} (trust it: SSL_CERT_FILE, "
+        "REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS; see docs/tls.md)"
+    )
 
 
 def admin_warning(host: str, token: str | None, *, admin: bool) -> str | None:

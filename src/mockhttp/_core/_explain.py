@@ -12,6 +12,7 @@ one rule: the unmatched reply, the admin journal, ``server.check()`` and the log
 from __future__ import annotations
 
 import ast
+import heapq
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -42,15 +43,47 @@ DIFFS_SHOWN = 10  # differences listed per mock
 BODY_SHOWN = 1000  # characters of the request body an explanation's JSON repeats
 
 
+COMPARED = 64  # mocks compared field by field; past that many, the nearest by a rough key
+
+
 def closest(
     request: Request, mocks: Sequence[Mock], states: Mapping[str, str] | None = None
 ) -> list[tuple[Mock, list[Mismatch]]]:
     """Mocks with their differences, closest first, compared field by field: the path
     first (the same path, then a nearly equal one such as a trailing slash, then one with
-    less in common), then the method, then how many other fields differed."""
+    less in common), then the method, then how many other fields differed.
+
+    Bounded: with more than ``COMPARED`` mocks, only the ``COMPARED`` nearest by a rough
+    key (the path matches, else how long a start it shares; then the method) are compared
+    field by field (~20 us a mock: 400 ms for 20,000, on the server's loop)."""
+    if len(mocks) > COMPARED:
+        mocks = heapq.nsmallest(COMPARED, mocks, key=lambda m: _rough(m, request))
     scored = [(m, m.differences(request, states)) for m in mocks]
     scored.sort(key=lambda pair: _distance(pair[1]))
     return scored
+
+
+def _rough(mock: Mock, request: Request) -> tuple[float, int]:
+    """A cheap stand-in for :func:`_distance`'s first two terms (path, then method)."""
+    method = 0 if mock.method in (None, request.method) else 1
+    if mock.path_params(request) is not None:
+        return (0.0, method)
+    wanted = mock.path if isinstance(mock.path, str) else ""
+    given = request.path
+    return (1.0 - _shared(given, wanted) / max(len(given), len(wanted), 1), method)
+
+
+def _shared(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with in common (a binary search of
+    slices: a few comparisons in C, not one Python step per character)."""
+    low, high = 0, min(len(a), len(b), 300)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _distance(diffs: list[Mismatch]) -> tuple[float, float, float, int]:

@@ -321,11 +321,15 @@ class Mock:
     def fixed(self) -> bool:
         """True when every reply is known up front (no kind, no handler, no kind in the
         sequence): framed once, replayed."""
-        return (
-            self.handler is None
-            and self.kind is None
-            and all(isinstance(r, Reply) for r, _ in self.sequence)
-        )
+        known: bool | None = self.__dict__.get("_fixed")  # read on every request: once
+        if known is None:
+            known = (
+                self.handler is None
+                and self.kind is None
+                and all(isinstance(r, Reply) for r, _ in self.sequence)
+            )
+            object.__setattr__(self, "_fixed", known)
+        return known
 
     def pipe(self, *faults: Fault) -> Mock:
         """Apply ``faults`` to the reply, in order (see :mod:`mockhttp.fault`)."""

@@ -155,14 +155,15 @@ class Request:
             raise ValueError(f"body is not JSON: {cached}") from None
         return cached
 
-    def _matching(self, on: bool) -> None:
+    def _matching(self, on: bool) -> bool:
         """While the server matches the request, parse its JSON once for every matcher;
-        afterwards the parsed tree is dropped (the journal keeps bytes, not trees)."""
+        afterwards the parsed tree is dropped (the journal keeps bytes, not trees).
+        Returns whether a parsed tree was dropped."""
         if on:
             self.__dict__["_keep_json"] = True
-        else:
-            self.__dict__.pop("_keep_json", None)
-            self.__dict__.pop("_json", None)
+            return False
+        self.__dict__.pop("_keep_json", None)
+        return self.__dict__.pop("_json", _MISSING) is not _MISSING
 
     def summary(self) -> str:
         """One line: method, target and a short body."""

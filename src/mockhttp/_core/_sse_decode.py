@@ -53,6 +53,11 @@ class Line:
         """The line decoded as UTF-8 (invalid bytes become U+FFFD), without a leading BOM."""
         return (self.raw[len(_BOM) :] if self.bom else self.raw).decode("utf-8", "replace")
 
+    def text_start(self, chars: int) -> str:
+        """The line's first ``chars`` characters or more, as :attr:`text` has them (a long
+        line is not decoded whole to quote its start)."""
+        return self.raw[len(_BOM) if self.bom else 0 :][: 4 * chars].decode("utf-8", "replace")
+
     @property
     def end(self) -> int:
         """Byte offset just past the line's ending."""
@@ -258,7 +263,8 @@ class Decoder:
         return self._cut(i, b"\r", at)
 
     def _cut(self, end: int, ending: bytes, at: float | None) -> Line:
-        raw = bytes(self._buf[self._start : end])
+        with memoryview(self._buf) as view:  # one copy (a slice of the bytearray is another)
+            raw = bytes(view[self._start : end])
         offset = self._buf_offset + self._start
         line = Line(raw, ending, offset, at, offset == 0 and raw[:3] == _BOM)
         self._start = self._scan = end + len(ending)

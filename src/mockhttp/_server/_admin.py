@@ -13,6 +13,9 @@ DELETE   /__mockhttp/mocks                remove every mock (the journal stays)
 GET      /__mockhttp/mocks/{ref}          one mock, with its ``call_count``
 DELETE   /__mockhttp/mocks/{ref}          remove one mock
 GET      /__mockhttp/mocks/{ref}/calls    its ``call_count`` and its calls
+POST     /__mockhttp/mocks/{ref}/push     push events to a ``pushed`` mock's streams
+POST     /__mockhttp/mocks/{ref}/close    end its streams (``_push_admin.py``)
+GET      /__mockhttp/mocks/{ref}/streams  its streams: what was pushed and delivered
 GET      /__mockhttp/journal              every request (``?mock=ref``: one mock's;
                                           ``?mock=none``: the unmatched ones, with why)
 DELETE   /__mockhttp/journal              forget every call (the mocks stay)
@@ -57,6 +60,7 @@ from .._core._redact import SECRET_NAMES, Redactor, is_secret, masked
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._mockfile._load import loads, to_dict
+from . import _push_admin
 from ._journal import Call
 from ._verify import ActiveMock
 
@@ -280,6 +284,19 @@ class AdminAPI:
         calls = [self._call_json(c, self._ids()) for c in list(active.calls)]
         return _json(200, {"id": active.id, "call_count": active.call_count, "calls": calls})
 
+    def push(self, request: Request, ref: str) -> Reply:
+        return self._pushes(_push_admin.push, request, ref)
+
+    def close_streams(self, request: Request, ref: str) -> Reply:
+        return self._pushes(_push_admin.close, request, ref)
+
+    def streams(self, request: Request, ref: str) -> Reply:
+        return self._pushes(_push_admin.streams, request, ref)
+
+    def _pushes(self, do: Callable[..., tuple[int, Any]], request: Request, ref: str) -> Reply:
+        active = self._find(ref)
+        return _missing(ref) if active is None else _json(*do(active, request))
+
     def journal(self, request: Request, ref: str) -> Reply:
         wanted = request.query_value("mock")
         calls: Sequence[Call] = list(self.server.journal)
@@ -497,6 +514,9 @@ _ROUTES: tuple[tuple[re.Pattern[str], dict[str, _Handler]], ...] = (
     ),
     (re.compile(rf"mocks/{_REF}"), {"GET": AdminAPI.get_mock, "DELETE": AdminAPI.remove_mock}),
     (re.compile(rf"mocks/{_REF}/calls"), {"GET": AdminAPI.mock_calls}),
+    (re.compile(rf"mocks/{_REF}/push"), {"POST": AdminAPI.push}),
+    (re.compile(rf"mocks/{_REF}/close"), {"POST": AdminAPI.close_streams}),
+    (re.compile(rf"mocks/{_REF}/streams"), {"GET": AdminAPI.streams}),
     (re.compile(r"journal"), {"GET": AdminAPI.journal, "DELETE": AdminAPI.clear_journal}),
     (re.compile(r"requests/count"), {"POST": AdminAPI.count}),
     (re.compile(r"scenarios"), {"GET": AdminAPI.scenarios}),
@@ -510,6 +530,9 @@ _INDEX = (
     ("GET", "mocks/{ref}"),
     ("DELETE", "mocks/{ref}"),
     ("GET", "mocks/{ref}/calls"),
+    ("POST", "mocks/{ref}/push"),
+    ("POST", "mocks/{ref}/close"),
+    ("GET", "mocks/{ref}/streams"),
     ("GET", "journal?mock={ref}"),
     ("DELETE", "journal"),
     ("POST", "requests/count"),

@@ -36,6 +36,7 @@ MAX_QUEUED = 64  # pipelined requests waiting for their reply before reading pau
 MAX_PIECES = 1 << 20  # pieces (chunks) one request body may come in
 _SLICE = 16 * 1024  # bytes parsed at a time, so that a full queue stops the parsing
 _NO_TRAILERS = Headers()
+_METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
@@ -49,6 +50,16 @@ def _kernel_unsent(sock: socket.socket | None) -> int:
     except OSError:
         return 0
     return queued
+
+
+def _unsent(transport: asyncio.BaseTransport, sock: socket.socket | None) -> int:
+    """Bytes written but not yet sent: the transport's buffer (under asyncio's TLS, the TCP
+    transport's below it too) and the kernel's send queue."""
+    size: int = cast(asyncio.WriteTransport, transport).get_write_buffer_size()
+    below = getattr(getattr(transport, "_ssl_protocol", None), "_transport", None)
+    if below is not None:
+        size += below.get_write_buffer_size()
+    return size + _kernel_unsent(sock)
 
 
 class Server(Host, Protocol):
@@ -76,6 +87,12 @@ class _Bad:
     def __init__(self, status: int, message: str) -> None:
         self.status = status
         self.message = message
+
+
+_BAD_TARGET = (
+    "malformed request: the request target is not a valid URL "
+    "(expected /path?query, or http://host/path)"
+)
 
 
 class _TooLarge(Exception):
@@ -221,6 +238,8 @@ class Connection(asyncio.Protocol):
             cause = exc.__context__
             if isinstance(cause, _TooLarge):
                 self._reject(cause.status, str(cause))
+            elif isinstance(cause, ValueError):  # the URL parser's (a bad absolute target)
+                self._reject(400, _BAD_TARGET)
             else:
                 self._reject(400, f"malformed request: {exc}")
 
@@ -231,6 +250,9 @@ class Connection(asyncio.Protocol):
         # reveal a client that has gone, so there EOF counts as the hang-up.
         self._eof = True
         if self.runner is not None:
+            eof = getattr(self.runner.fed, "eof", None)
+            if eof is not None:  # a fed reply may take an EOF for a hang-up
+                eof()
             return not self.runner.stalled
         return bool(self.queue)  # pipelined requests still to answer (on a later turn)
 
@@ -310,7 +332,8 @@ class Connection(asyncio.Protocol):
     def on_message_complete(self) -> None:
         self._continue = False  # the body came (the client did not wait for the 100)
         self._in_body = False
-        method = self.parser.get_method().decode("ascii", "replace").upper()
+        raw = self.parser.get_method()
+        method = _METHODS.get(raw) or raw.decode("ascii", "replace").upper()
         version = self.parser.get_http_version()
         headers = self._headers
         if self._upgraded is not None:  # the replayed head of an upgrade request
@@ -463,16 +486,28 @@ class Connection(asyncio.Protocol):
         queue, so it waits for both to empty (polling; up to ``RESET_WAIT`` seconds for a
         client that does not read, then it resets anyway).
         """
+        self._abort_when_sent(waited, rst=True)
+
+    def cut(self) -> None:
+        """End the connection in the middle of a reply (a fault): a close; under TLS an
+        abort once what was written has left, without ``close_notify``, so the client
+        sees a truncation rather than a clean end (``_tls.py``)."""
+        if self.transport is not None and self.transport.get_extra_info("sslcontext"):
+            self._abort_when_sent(0.0, rst=False)
+        else:
+            self.close()
+
+    def _abort_when_sent(self, waited: float, *, rst: bool) -> None:
         transport = self.transport
         if transport is None or self.closed:
             return
         sock = transport.get_extra_info("socket")
-        unsent = transport.get_write_buffer_size() + _kernel_unsent(sock)
-        if unsent and waited < RESET_WAIT:
+        if _unsent(transport, sock) and waited < RESET_WAIT:
             pause = 0.001 if waited < 0.05 else 0.01
-            asyncio.get_running_loop().call_later(pause, self.reset, waited + pause)
+            loop = asyncio.get_running_loop()
+            loop.call_later(pause, lambda: self._abort_when_sent(waited + pause, rst=rst))
             return
-        if sock is not None:
+        if sock is not None and rst:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         transport.abort()

@@ -6,7 +6,10 @@ yields the steps put so far and, when none are ready, a ``Wait`` step: the execu
 what it has and parks until ``put`` wakes it, so each piece leaves when it arrives.
 
 Rule 1: one feed answers one request.
-Rule 2: the producer learns that the client went away from :attr:`Feed.gone`, and stops.
+Rule 2: the producer learns that the client went away from :attr:`Feed.gone`, and stops
+(or from ``on_gone``, called once then, from the server's thread).
+Rule 3: with a ``limit``, :meth:`Feed.data` blocks while that many body bytes wait to be
+sent (a client that does not read stops the producer: backpressure).
 """
 
 from __future__ import annotations
@@ -32,14 +35,34 @@ class Feed:
     :meth:`head` once, :meth:`data` for each piece and :meth:`end` once; each piece goes
     out as soon as it is put.
 
+    ``limit``: at most this many body bytes wait to be sent; :meth:`data` blocks past it
+    (None: no bound).  ``on_gone``: called once when the reply is over for the server
+    (the client hung up, the server closed, or the end was sent), from its thread.
+    ``on_eof``: called when the client ends its side of the connection before the head was
+    put (a client that gave up waiting: HTTP/1.1 clients seldom half-close), from the
+    server's thread.
+
     >>> feed = Feed()
     >>> feed.head(200, [("Content-Type", "text/event-stream")])
     >>> feed.data(b"data: hi\\n\\n", event=0)
     >>> feed.end()
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        limit: int | None = None,
+        on_gone: Callable[[], None] | None = None,
+        on_eof: Callable[[], None] | None = None,
+    ) -> None:
+        if limit is not None and (type(limit) is not int or limit < 1):
+            raise ConfigError(f"limit={limit!r} must be a positive int (bytes) or None")
         self._lock = threading.Lock()
+        self._room = threading.Condition(self._lock)
+        self._limit = limit
+        self._queued = 0  # body bytes put and not yet taken by the server
+        self._on_gone = on_gone
+        self._on_eof = on_eof
         self._ready: deque[Step] = deque()
         self._callback: Callable[[], None] | None = None
         self._status: int | None = None
@@ -76,6 +99,9 @@ class Feed:
     def data(self, data: bytes, event: int | None = None) -> None:
         """Put body bytes (``event``: the index of the event they belong to, if any).
 
+        With a ``limit``, first waits while ``limit`` bytes wait to be sent (returns
+        without putting if the reply is :attr:`gone` meanwhile).
+
         Raises:
             ConfigError: no head yet, the feed has ended, or ``data`` is not bytes.
         """
@@ -83,6 +109,12 @@ class Feed:
             raise ConfigError(f"Feed.data() data={data!r} must be bytes")
         if self._state != "head":
             raise ConfigError(f"Feed.data() needs a head first and no end yet (now: {self._state})")
+        limit = self._limit
+        if limit is not None:
+            with self._room:
+                self._room.wait_for(lambda: self._queued < limit or self.gone)
+            if self.gone:
+                return
         self._put(Data(bytes(data), event), "head")
 
     def end(self, how: EndHow = "complete") -> None:
@@ -113,6 +145,8 @@ class Feed:
         with self._lock:
             self._ready.append(step)
             self._state = state
+            if isinstance(step, Data):
+                self._queued += len(step.data)
             callback, self._callback = self._callback, None
         if callback is not None:
             callback()
@@ -123,6 +157,11 @@ class Feed:
     def status(self) -> int | None:
         """The status of the head put so far (None before it)."""
         return self._status
+
+    def eof(self) -> None:
+        """The client ended its side of the connection (the server calls this)."""
+        if self._state == "new" and self._on_eof is not None:
+            self._on_eof()
 
     def wake(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once when steps are ready (now, if they already are)."""
@@ -148,17 +187,22 @@ class Feed:
         try:
             while True:
                 with self._lock:
-                    batch = list(self._ready)
-                    self._ready.clear()
-                if not batch:
+                    step = self._ready.popleft() if self._ready else None
+                    if isinstance(step, Data):
+                        self._queued -= len(step.data)
+                        self._room.notify_all()
+                if step is None:
                     yield Wait(self)
                     continue
-                for step in batch:
-                    yield step
-                    if isinstance(step, End):
-                        return
+                yield step
+                if isinstance(step, End):
+                    return
         finally:
-            self._gone.set()
+            with self._lock:
+                self._gone.set()
+                self._room.notify_all()
+            if self._on_gone is not None:
+                self._on_gone()
 
     def reply(self) -> Reply:
         """The reply to return from a ``respond_with`` handler: its plan is this feed."""

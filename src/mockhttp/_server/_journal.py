@@ -19,7 +19,7 @@ import operator
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overload
 
@@ -150,6 +150,9 @@ class Call:
     _seq: int = field(default_factory=_SEQ.__next__, init=False, repr=False)
     _handed: bool = field(default=False, init=False, repr=False)  # user code has seen it
     _where: tuple[Any, ...] = field(default=(), init=False, repr=False)  # list, index, ...
+    # the reply's end hook (``Reply.on_end``), called once when the call ends, then None
+    # (read from the class until a reply sets it: no store per request)
+    _on_end: Callable[[Call], object] | None = field(default=None, init=False, repr=False)
 
     def __init__(
         self,
@@ -356,7 +359,7 @@ def drop_oldest(calls: CallList, n: int) -> None:
 _VIEWS: weakref.WeakValueDictionary[int, Call] = weakref.WeakValueDictionary()
 _KNOWN = {
     "request", "mock", "status", "path_params", "body_bytes", "wire_bytes", "events",
-    "body_sent", "outcome", "_ended", "_seq", "_handed", "_where",
+    "body_sent", "outcome", "_ended", "_seq", "_handed", "_where", "_on_end",
 }  # fmt: skip
 _EXTRA = tuple(f.name for f in fields(Call) if f.name not in _KNOWN)  # fields added later
 _EXTRA_INIT = frozenset(f.name for f in fields(Call) if f.name in _EXTRA and f.init)

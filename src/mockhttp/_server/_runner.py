@@ -55,6 +55,8 @@ class Line(Protocol):
 
     def close(self) -> None: ...
 
+    def cut(self) -> None: ...
+
     def reset(self, waited: float = 0.0) -> None: ...
 
 
@@ -328,7 +330,7 @@ class Runner:
             conn.done(self.keep_alive)
         elif how == "close":
             conn.runner = None
-            conn.close()
+            conn.cut()
         elif how == "reset":
             conn.runner = None
             conn.reset()

@@ -20,6 +20,7 @@ import dataclasses
 import errno
 import logging
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -31,17 +32,21 @@ from .._core._cors import cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock, as_mock
+from .._core._pushed import Pushed
 from .._core._registry import ReplyKind
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Miss, Tally, route, route_shared
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
+from ._heap import BIG_BODY, release
 from ._journal import Call, CallList, Journal, seal, unmatched_calls
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
+from ._push import open_stream
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps
+from ._tls import Certs, Handshake, TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
@@ -98,6 +103,10 @@ class Server:
         metrics: answer ``GET /metrics`` with Prometheus text under vLLM's names (the
             capacity and rate limits of ``mockhttp.llm`` replies; ``docs/load-testing.md``);
             needs ``pip install 'mockhttp[metrics]'``.
+        tls: serve https with a throwaway CA made for the run (``pip install
+            'mockhttp[tls]'``): clients trust :attr:`ca_path`, or take
+            :meth:`ssl_context` (``docs/tls.md``).  A folder from an earlier run's
+            ``tls=True`` (its ``ca.pem`` and ``server.pem``) serves with those instead.
     """
 
     def __init__(
@@ -117,7 +126,10 @@ class Server:
         reuse_port: bool = False,
         cors: bool | str | Sequence[str] | None = None,
         metrics: bool = False,
+        tls: TLSChoice = False,
     ) -> None:
+        self._tls = certs_for(tls, host)
+        self._handshakes: set[asyncio.Transport] = set()
         self._cors = cors_policy(cors)
         self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
@@ -198,7 +210,7 @@ class Server:
             loop.set_exception_handler(self._loop_error)
             try:
                 self._listener = loop.run_until_complete(
-                    loop.create_server(lambda: Connection(self), sock=sock, backlog=self.backlog)
+                    loop.create_server(self._protocol(), sock=sock, backlog=self.backlog)
                 )
             except BaseException as exc:  # reported to start()
                 failure.append(exc)
@@ -218,6 +230,13 @@ class Server:
             raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
         return self
 
+    def _protocol(self) -> Callable[[], asyncio.Protocol]:
+        """What serves a new connection: a Connection, or under TLS its handshake first."""
+        if self._tls is None:
+            return lambda: Connection(self)
+        context, pending = self._tls.server_context(), self._handshakes
+        return lambda: Handshake(Connection(self), context, pending, self.header_timeout)
+
     def close(self, timeout: float = 5.0) -> bool:
         """Stop serving: close the listener and every open connection (streams end).
 
@@ -235,6 +254,8 @@ class Server:
                 self._listener.close()
             for conn in list(self._connections):
                 conn.shutdown()
+            for raw in list(self._handshakes):  # (TLS: not yet a Connection)
+                raw.abort()
             loop.call_soon(loop.stop)
 
         loop.call_soon_threadsafe(shutdown)
@@ -242,6 +263,8 @@ class Server:
         if self._admin_worker is not None:
             self._admin_worker.stop()
             self._admin_worker = None
+        if self._tls is not None:
+            self._tls.remove()
         return not thread.is_alive()
 
     def __enter__(self) -> Server:
@@ -289,7 +312,31 @@ class Server:
                 "(or use `with mockhttp.Server() as server:`)"
             )
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'http' if self._tls is None else 'https'}://{host}:{self.port}"
+
+    @property
+    def ca_path(self) -> str:
+        """The PEM file of the run's CA (``tls=True``): what clients trust
+        (``SSL_CERT_FILE``, ``NODE_EXTRA_CA_CERTS``, ``REQUESTS_CA_BUNDLE``).
+
+        Raises:
+            ServerError: the server does not serve https.
+        """
+        return str(self._certs().ca_path)
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """A client's ``ssl.SSLContext`` that trusts the run's CA, e.g.
+        ``httpx.Client(verify=server.ssl_context())``.
+
+        Raises:
+            ServerError: the server does not serve https.
+        """
+        return client_context(self._certs().ca_path)
+
+    def _certs(self) -> Certs:
+        if self._tls is None:
+            raise ServerError("this server serves plain http: Server(tls=True) serves https")
+        return self._tls
 
     def url_for(self, path: str) -> str:
         """``url`` + ``path``."""
@@ -550,8 +597,9 @@ class Server:
         request._matching(True)  # parse a JSON body once for every matcher
         try:
             return self._answer(request, framing)
-        finally:
-            request._matching(False)  # the journal keeps the bytes, not the parsed tree
+        finally:  # the journal keeps the bytes, not the parsed tree
+            if request._matching(False) and len(request.body) >= BIG_BODY:
+                release()  # its cycles and the allocator's pages (_heap)
 
     def _preflight(self, request: Request, reply: Reply, framing: Framing) -> tuple[Call, Plan]:
         """A CORS preflight, answered by the server itself (``_core._cors``): kept in
@@ -585,7 +633,7 @@ class Server:
             return self._missed(answer, framing)
         active = answer.entry
         mock = active.mock
-        call = Call(request, mock, None, mock.path_params(request) or {})
+        call = Call(request, mock, None, mock.path_params(request))  # (None: {})
         self._journal.answered(call, active)
         self._states = answer.states
         reply = answer.reply
@@ -599,6 +647,8 @@ class Server:
         if reply.stream is not None and reply.stream.resumable:
             reply = _resumed(call, active, reply)
             fixed = fixed and reply is answer.reply
+        if isinstance(reply, Pushed):  # a stream the test feeds (``_push.py``)
+            reply, fixed = open_stream(call, active._pushes, reply), False
         if type(reply) is not Reply:  # a subclass may hold something until the call ends
             self._hold(call, reply)
         try:
@@ -621,7 +671,7 @@ class Server:
         cut by a fault, the client hung up, the server closed)."""
         on_end = getattr(reply, "on_end", None)
         if on_end is not None:
-            call.__dict__["_on_end"] = on_end
+            call._on_end = on_end
 
     def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
         """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;
@@ -641,8 +691,9 @@ class Server:
     def _finished(self, call: Call) -> None:
         if call.outcome != "complete" and call.mock is not None:
             call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
-        on_end = call.__dict__.pop("_on_end", None)
+        on_end = call._on_end
         if on_end is not None:  # once, however the call ended (see Reply.on_end)
+            call._on_end = None
             try:
                 on_end(call)
             except Exception as exc:

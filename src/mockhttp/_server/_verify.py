@@ -10,8 +10,11 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from .._core._errors import ConfigError, VerificationError
+from .._core._pushed import Pushed
 from .._core._route import limit_of
+from .._core._sse import Event
 from ._journal import CallList
+from ._push import Hub, PushedStream, wait_stream, wait_stream_async
 from ._resume import resume_problems
 
 if TYPE_CHECKING:
@@ -43,6 +46,7 @@ class ActiveMock:
         self._rank: float = seq  # order among equal priorities (newest first)
         self._count = 0  # exact, even when a journal limit trims ``calls``
         self._limit = limit_of(mock)  # how many requests it answers (None: any number)
+        self._hub: Hub | None = None  # a pushed() mock's streams, made when first needed
 
     @property
     def id(self) -> int:
@@ -66,9 +70,13 @@ class ActiveMock:
         return self._limit is not None and self._count >= self._limit
 
     def _forget(self) -> None:
-        """Forget the calls (``Server.clear_journal``)."""
+        """Forget the calls (``Server.clear_journal``), and a ``pushed()`` mock's streams
+        (the open ones are closed), queue and log."""
         self.calls = CallList()
         self._count = 0
+        hub, self._hub = self._hub, None
+        if hub is not None:
+            hub.close()
 
     def wait_for_calls(self, n: int = 1, timeout: float = 5.0) -> CallList:
         """Wait until the mock has answered ``n`` requests; return its calls.
@@ -146,17 +154,10 @@ class ActiveMock:
             ConfigError: the mock's reply is not a resumable event stream.
         """
         __tracebackhide__ = True
-        stream = self.mock.response.stream if self.mock.response is not None else None
-        if stream is None or not stream.resumable:
-            raise ConfigError(
-                f"assert_resumed(): mock {self.mock.describe()} does not reply with "
-                "event_stream(..., resumable=True)"
-            )
+        ids, asked = self._resumable()
         if retry is None:
-            asked = [e.retry for e in stream.events if e.retry is not None]
-            ms = stream.retry if stream.retry is not None else (asked[0] if asked else None)
-            retry = None if ms is None else ms / 1000
-        problems = resume_problems(list(self.calls), stream.ids, retry, slack)
+            retry = None if asked is None else asked / 1000
+        problems = resume_problems(list(self.calls), ids, retry, slack)
         if problems:
             lines = [f"mock {self.mock.describe()} was not resumed correctly:"]
             lines.extend(f"  {p}" for p in problems)
@@ -165,6 +166,80 @@ class ActiveMock:
                 for n, c in enumerate(self.calls, 1)
             )
             raise VerificationError("\n".join(lines))
+
+    # -- pushed streams (``mockhttp.pushed()``; ``_push.py``) ------------------------------
+
+    @property
+    def _pushes(self) -> Hub:
+        hub = self._hub
+        if hub is None:
+            hub = self._hub = Hub()
+        return hub
+
+    def _pushed(self, what: str) -> Pushed:
+        reply = self.mock.response
+        if not isinstance(reply, Pushed):
+            raise ConfigError(
+                f"{what}(): mock {self.mock.describe()} does not reply with mockhttp.pushed()"
+            )
+        return reply
+
+    @property
+    def streams(self) -> list[PushedStream]:
+        """The streams this ``pushed()`` mock opened, one per call, oldest first."""
+        return list(self._pushes.streams)
+
+    def push(self, *events: Event) -> int:
+        """Send ``events`` to every open stream of this ``pushed()`` mock; with none open,
+        they are queued for the next stream to open.  Returns how many streams they
+        reached (0: queued).
+
+        Raises:
+            ConfigError: the mock does not reply with ``pushed()``, or an argument is not
+                an ``Event``.
+        """
+        return self._pushes.push(self._pushed("push"), events)
+
+    def close(self) -> int:
+        """End every open stream of this ``pushed()`` mock cleanly (a client that
+        reconnects opens a new one); returns how many were open."""
+        self._pushed("close")
+        return self._pushes.close()
+
+    def wait_connected(self, n: int = 1, timeout: float = 5.0) -> PushedStream:
+        """Wait until this ``pushed()`` mock has opened its ``n``-th stream (the first
+        client, or ``n=2``: its reconnect); return that stream.
+
+        Raises:
+            VerificationError: ``timeout`` seconds passed first.
+        """
+        __tracebackhide__ = True
+        self._pushed("wait_connected")
+        _refuse_inside_a_loop("wait_connected", "wait_connected_async")
+        return wait_stream(self._pushes, self.mock.describe(), n, timeout)
+
+    async def wait_connected_async(self, n: int = 1, timeout: float = 5.0) -> PushedStream:
+        """``wait_connected`` for async code, without blocking the event loop."""
+        __tracebackhide__ = True
+        self._pushed("wait_connected_async")
+        return await wait_stream_async(self._pushes, self.mock.describe(), n, timeout)
+
+    def _resumable(self) -> tuple[list[str | None], int | None]:
+        """The event ids of this mock's resumable stream (a ``pushed`` one's: those pushed
+        so far) and the ``retry`` it asks (ms: the stream's, else its first event's)."""
+        reply = self.mock.response
+        if isinstance(reply, Pushed) and reply.resumable:
+            return [e.id for e in self._pushes.log], reply.retry
+        stream = reply.stream if reply is not None else None
+        if stream is None or not stream.resumable:
+            raise ConfigError(
+                f"assert_resumed(): mock {self.mock.describe()} does not reply with "
+                "event_stream(..., resumable=True) or pushed(resumable=True)"
+            )
+        asked = [e.retry for e in stream.events if e.retry is not None]
+        return list(stream.ids), stream.retry if stream.retry is not None else (
+            asked[0] if asked else None
+        )
 
     def _fail(self, expected: str, count: int) -> None:
         lines = [f"expected mock {self.mock.describe()} {expected}, it was called {_times(count)}"]

@@ -59,6 +59,7 @@ from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._route import Choice, Claim, choose, next_states
 from ._admin import MAX_ADMIN_BODY
+from ._admission import Admissions
 
 __all__ = [
     "SECRET_ENV",
@@ -235,6 +236,7 @@ class Keeper:
         self.lock = threading.Lock()
         self.counts: dict[int, int] = {}
         self.states: dict[str, str] = {}
+        self.admissions = Admissions()  # the capacities' pools (``_admission``)
 
     def choose(self, claims: list[Claim]) -> Choice:
         with self.lock:
@@ -256,7 +258,9 @@ class Keeper:
     def answer(self, line: bytes) -> bytes:
         """One question of a worker's ``StateChannel`` (a JSON line), answered."""
         asked = json.loads(line)
-        if "claims" in asked:
+        if "admission" in asked:
+            found = self.admissions.answer(asked["admission"])
+        elif "claims" in asked:
             choice = self.choose([Claim(*c) for c in asked["claims"]])
             found = {"position": choice.position, "index": choice.index, "states": choice.states}
         else:
@@ -302,6 +306,10 @@ class StateChannel:
                 self.broken = f"the supervisor did not answer ({exc or type(exc).__name__})"
                 self.sock.close()
                 raise ConnectionError(self.broken) from None
+
+    def ask(self, question: dict[str, Any]) -> Any:
+        """One question of another kind (``_admission``'s) and its answer."""
+        return self._ask(question)
 
     def __call__(self, claims: Sequence[Claim]) -> Choice:
         rows = [[c.id, c.limit, c.scenario, c.state, c.next_state] for c in claims]
@@ -376,10 +384,12 @@ class Supervisor:
                 target=self._hub.serve_forever, name="mockhttp-hub", daemon=True
             ).start()
 
+    scheme = "http"  # "https": the workers serve TLS (serve --tls)
+
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{self.scheme}://{host}:{self.port}"
 
     def start(self) -> None:
         """Start every worker (each listening once it is ready)."""
@@ -525,9 +535,9 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
                 length = int(self.headers.get("Content-Length") or 0)
             except ValueError:
                 length = -1
-            if not 0 <= length <= MAX_ADMIN_BODY + 1:  # the worker refuses more (413)
+            if not 0 <= length <= MAX_ADMIN_BODY:  # refused unread, as the admin API does
                 self.close_connection = True
-                return self._send(400, {"error": {"type": "workers", "message": "bad length"}})
+                return self._send(*_bad_length(length))
             body = self.rfile.read(length) if length else b""
             if self.path.partition("?")[0].rstrip("/") == "/__mockhttp/_reload":
                 return self._send(404, {"error": {"type": "unknown_endpoint", "message": ""}})
@@ -550,6 +560,15 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
             pass  # the workers log the admin calls
 
     return Hub
+
+
+def _bad_length(length: int) -> tuple[int, dict[str, Any]]:
+    """The hub's answer to a ``Content-Length`` it does not read: over the admin API's
+    body limit (413, its words), or no number (400)."""
+    if length > MAX_ADMIN_BODY:
+        message = f"the body is larger than {MAX_ADMIN_BODY} bytes; split the mocks"
+        return 413, {"error": {"type": "too_large", "message": message}}
+    return 400, {"error": {"type": "bad_request", "message": "Content-Length is no length"}}
 
 
 def wait_for_listen() -> None:

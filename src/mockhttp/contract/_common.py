@@ -35,9 +35,9 @@ def _content_type(stream: Stream) -> Iterator[Hit]:
 
 def _unterminated(stream: Stream) -> Iterator[Hit]:
     if stream.tail is not None:
-        first = stream.tail.lines[0]
+        first = stream.tail.lines[0].text_start(60)
         yield Hit(
-            f"the stream ended inside an event: {short(first.text)} was never followed by a "
+            f"the stream ended inside an event: {short(first)} was never followed by a "
             "blank line, so clients discard it",
             offset=stream.tail.offset,
         )

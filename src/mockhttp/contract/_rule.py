@@ -56,7 +56,13 @@ def hit(message: Message, text: str, severity: Severity | None = None) -> Hit:
 
 def short(value: object, limit: int = 60) -> str:
     """``value`` in JSON terms (``"text"``, ``null``, ``{"a": 1}``; bytes as the JSON string
-    of their UTF-8 text) cut to ``limit`` characters, for quoting wire data in messages."""
+    of their UTF-8 text) cut to ``limit`` characters, for quoting wire data in messages.
+    A long text or bytes is cut before it is quoted (a 64 MiB body is not copied twice
+    to show 60 characters of it): the quote of the start is the start of the quote."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit]
+    elif isinstance(value, (bytes, bytearray, memoryview)) and len(value) > 4 * limit:
+        value = bytes(value[: 4 * limit])  # at least `limit` characters of UTF-8
     text = json_terms(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
+import json
 import math
 import threading
 import time
@@ -42,6 +43,7 @@ from .._core._errors import ConfigError
 from .._core._plan import Step, Wait
 from .._core._reply import Reply
 from .._core._units import Duration, format_seconds, seconds
+from .._server._admission import Bucket, SharedGate, check_buckets, shared_gate
 from .._server._metrics import Families, families
 from ._draft import Context, Draft, Timing, render
 from ._errors import anthropic_error, gemini_error, openai_error
@@ -100,29 +102,6 @@ class ManualClock:
 
 
 @dataclass
-class _Bucket:
-    """A bucket of ``limit`` refilled at ``rate`` per second, read at time ``at``."""
-
-    limit: int
-    rate: float
-    level: float
-    at: float
-
-    def read(self, now: float) -> float:
-        self.level = min(float(self.limit), self.level + max(0.0, now - self.at) * self.rate)
-        self.at = max(self.at, now)
-        return self.level
-
-    def wait_for(self, amount: float) -> float:
-        """Seconds until ``amount`` (at most the limit) is in the bucket."""
-        return max(0.0, (min(amount, self.limit) - self.level) / self.rate)
-
-    def reset(self) -> float:
-        """Seconds until the bucket is full again."""
-        return (self.limit - self.level) / self.rate
-
-
-@dataclass
 class _Refusal:
     """Why a request is refused: the error name, the wait, the metric's reason."""
 
@@ -135,7 +114,16 @@ class _Slot:
     """A request's place: running, or waiting in the queue (a ``Source`` the executor's
     ``Wait`` step parks on until the place is granted)."""
 
-    __slots__ = ("callback", "ended", "granted", "model", "pool", "queued_at", "timing")
+    __slots__ = (
+        "callback",
+        "ended",
+        "granted",
+        "model",
+        "pool",
+        "queued_at",
+        "ticket",
+        "timing",
+    )
 
     def __init__(self, pool: Capacity, model: str, timing: Timing, granted: bool) -> None:
         self.pool = pool
@@ -145,6 +133,7 @@ class _Slot:
         self.ended = False
         self.queued_at = time.monotonic()
         self.callback: Callable[[], None] | None = None
+        self.ticket: int | None = None  # its place in the supervisor's pool (workers)
 
     @property
     def status(self) -> int | None:
@@ -248,7 +237,7 @@ class Capacity:
         self._lock = threading.Lock()
         self._running = 0
         self._queue: deque[_Slot] = deque()
-        self._buckets: dict[tuple[str, str], _Bucket] = {}
+        self._buckets: dict[tuple[str, str], Bucket] = {}
         families()  # import prometheus_client now, not on the server's loop at a request
 
     # -- reading it ------------------------------------------------------------------
@@ -283,6 +272,9 @@ class Capacity:
         family = _FAMILY.get(reply.file_key, "openai")
         tokens = prompt_tokens(context.body)
         cost = tokens + reply.counted_output()
+        gate = shared_gate()
+        if gate is not None:  # a worker of ``serve --workers``: the supervisor counts
+            return self._answer_shared(gate, reply, context, draft, (timing, tokens, cost))
         metrics = families()
         with self._lock:
             refusal, found, now = self._check(context, cost)
@@ -298,39 +290,91 @@ class Capacity:
                 metrics.rejected.labels(context.model, refusal.reason).inc()
             return self._refused(reply, context, refusal, headers, family)
         assert slot is not None
+        return _held(slot, draft, headers, context, (tokens, cost))
+
+    # -- across the workers of ``serve --workers`` (``_server._admission``) -------------
+
+    @property
+    def pool(self) -> str:
+        """The name of this capacity's pool in the supervisor: its options (Rule 2 there)."""
+        return json.dumps(self.to_args(), sort_keys=True, separators=(",", ":"))
+
+    def _answer_shared(
+        self,
+        gate: SharedGate,
+        reply: LLMReply,
+        context: Context,
+        draft: Draft,
+        counted: tuple[Timing, int, int],
+    ) -> Reply:
+        """``answer`` with the supervisor's pool: admitted there, or refused."""
+        timing, tokens, cost = counted
+        family = _FAMILY.get(reply.file_key, "openai")
+        now = self.clock()
+        limits = (self.max_running, self.max_waiting, self.minute)
+        name = self._bucket_name(context)
+        admitted = gate.admit(self.pool, limits, name, self._charges(cost), now)
+        headers = _limit_headers(family, [(k, b, now) for k, b in admitted.buckets])
+        metrics = families()
+        if admitted.refused is not None:
+            reason, wait = admitted.refused
+            refusal = (
+                _Refusal(self.when_full, self.retry_after, reason)
+                if reason == "queue_full"
+                else _Refusal("rate_limit", wait, reason)
+            )
+            if metrics is not None:
+                metrics.rejected.labels(context.model, refusal.reason).inc()
+            return self._refused(reply, context, refusal, headers, family)
+        prefill = dataclasses.replace(timing, ttft=timing.ttft + self.ttft_per_token * tokens)
+        slot = _Slot(self, context.model, prefill, granted=admitted.place == "running")
+        slot.ticket = admitted.ticket
         if metrics is not None:
-            metrics.prompt_tokens.labels(context.model).inc(tokens)
-            metrics.generation_tokens.labels(context.model).inc(cost - tokens)
-            if slot.granted:
-                _observe(metrics, slot, 0.0)
-        draft = dataclasses.replace(draft, headers=draft.headers + headers)
-        rendered = render(draft, slot.timing, context.rng)
-        values = {f.name: getattr(rendered, f.name) for f in dataclasses.fields(Reply)}
-        return _Held(**values, slot=slot)
+            (metrics.running if slot.granted else metrics.waiting).labels(context.model).inc()
+        if not slot.granted:
+            gate.watch(self.pool, admitted.ticket, lambda: self._granted(slot))
+        return _held(slot, draft, headers, context, (tokens, cost))
+
+    def _granted(self, slot: _Slot) -> None:
+        """The supervisor handed ``slot`` a place (the gate's poller thread)."""
+        with self._lock:
+            if slot.ended:
+                return
+            slot.granted = True
+            callback, slot.callback = slot.callback, None
+        _started(families(), slot, callback)
+
+    def _release_shared(self, gate: SharedGate, slot: _Slot, call: Any) -> None:
+        with self._lock:
+            if slot.ended:
+                return
+            slot.ended = True
+        assert slot.ticket is not None
+        gate.leave(self.pool, slot.ticket)
+        metrics = families()
+        if metrics is None:
+            return
+        (metrics.running if slot.granted else metrics.waiting).labels(slot.model).dec()
+        if slot.granted and getattr(call, "outcome", None) == "complete":
+            metrics.success.labels(slot.model, "stop").inc()
 
     def _check(
         self, context: Context, cost: int
-    ) -> tuple[_Refusal | None, list[tuple[str, _Bucket, int]], float]:
+    ) -> tuple[_Refusal | None, list[tuple[str, Bucket, int]], float]:
         """The buckets to charge one request and ``cost`` tokens, and why they cannot take
         them (None: they can), read now (locked)."""
         now = self.clock()
-        name = self._bucket_name(context)
-        found = []
-        for kind, limit, amount in (("requests", self.rpm, 1), ("tokens", self.tpm, cost)):
-            if limit is None:
-                continue
-            bucket = self._buckets.get((kind, name))
-            if bucket is None:
-                bucket = self._buckets[(kind, name)] = _Bucket(
-                    limit, limit / self.minute, float(limit), now
-                )
-            bucket.read(now)
-            found.append((kind, bucket, amount))
-        for kind, bucket, amount in found:
-            if bucket.level < min(amount, bucket.limit):
-                reason = "rpm" if kind == "requests" else "tpm"
-                return _Refusal("rate_limit", bucket.wait_for(amount), reason), found, now
+        refused, found = check_buckets(
+            self._buckets, self._bucket_name(context), self._charges(cost), self.minute, now
+        )
+        if refused is not None:
+            return _Refusal("rate_limit", refused[1], refused[0]), found, now
         return None, found, now
+
+    def _charges(self, cost: int) -> list[tuple[str, int, int]]:
+        """The buckets' kinds, limits and amounts one request of ``cost`` tokens takes."""
+        charges = (("requests", self.rpm, 1), ("tokens", self.tpm, cost))
+        return [(kind, limit, amount) for kind, limit, amount in charges if limit is not None]
 
     def _bucket_name(self, context: Context) -> str:
         if self.limit_by == "model":
@@ -362,6 +406,9 @@ class Capacity:
 
     def _release(self, slot: _Slot, call: Any) -> None:
         """``slot``'s call ended: leave the queue, or hand the place to the next (Rule 2)."""
+        gate = shared_gate()
+        if slot.ticket is not None and gate is not None:
+            return self._release_shared(gate, slot, call)
         metrics = families()
         with self._lock:
             if slot.ended:
@@ -382,14 +429,8 @@ class Capacity:
                 callback, nxt.callback = nxt.callback, None
         if metrics is not None and getattr(call, "outcome", None) == "complete":
             metrics.success.labels(slot.model, "stop").inc()
-        if nxt is None:
-            return
-        if metrics is not None:
-            metrics.waiting.labels(nxt.model).dec()
-            metrics.running.labels(nxt.model).inc()
-            _observe(metrics, nxt, time.monotonic() - nxt.queued_at)
-        if callback is not None:
-            callback()
+        if nxt is not None:
+            _started(metrics, nxt, callback)
 
     def _refused(
         self,
@@ -418,6 +459,33 @@ class Capacity:
         own = tuple(reply.headers.items()) if reply.headers else ()
         draft = Draft(reply.file_key, False, code, headers + own, body)
         return render(draft, Timing(), context.rng)
+
+
+def _held(
+    slot: _Slot, draft: Draft, headers: Headers, context: Context, counted: tuple[int, int]
+) -> Reply:
+    """The reply sent from ``slot`` (admitted: its tokens counted in the metrics)."""
+    tokens, cost = counted
+    metrics = families()
+    if metrics is not None:
+        metrics.prompt_tokens.labels(context.model).inc(tokens)
+        metrics.generation_tokens.labels(context.model).inc(cost - tokens)
+        if slot.granted:
+            _observe(metrics, slot, 0.0)
+    draft = dataclasses.replace(draft, headers=draft.headers + headers)
+    rendered = render(draft, slot.timing, context.rng)
+    values = {f.name: getattr(rendered, f.name) for f in dataclasses.fields(Reply)}
+    return _Held(**values, slot=slot)
+
+
+def _started(metrics: Families | None, slot: _Slot, callback: Callable[[], None] | None) -> None:
+    """A waiting ``slot`` was handed its place: count it running, resume its reply."""
+    if metrics is not None:
+        metrics.waiting.labels(slot.model).dec()
+        metrics.running.labels(slot.model).inc()
+        _observe(metrics, slot, time.monotonic() - slot.queued_at)
+    if callback is not None:
+        callback()
 
 
 def _observe(metrics: Families, slot: _Slot, waited: float) -> None:

@@ -15,10 +15,12 @@ from types import FrameType
 
 from .._core._errors import ConfigError, ServerError
 from .._core._mock import Mock
+from .._server._budget import parse_size
 from ._exchange import REDACT
 from ._mocks import replying, under_prefix
 from ._proxy import Recorder
 from ._recording import Recording
+from ._spool import MAX_RECORDING_SIZE
 from ._variants import VARIANTS, applies
 
 __all__ = ["configure_parser", "run", "with_variants"]
@@ -60,6 +62,15 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="at SIGINT/SIGTERM, wait this long for exchanges in flight to be written (30)",
     )
     parser.add_argument(
+        "--max-recording-size",
+        type=_size,
+        default=MAX_RECORDING_SIZE,
+        metavar="SIZE",
+        help="keep at most SIZE of one reply's body in its recording (64MiB; 0: no body); "
+        "past it the client still gets the whole reply and the recording is marked "
+        "truncated",
+    )
+    parser.add_argument(
         "--insecure",
         action="store_true",
         help="do not verify the upstream's TLS certificate (a self-signed or internal "
@@ -78,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             redact=args.redact,
             log=sys.stderr,
             verify=not args.insecure,
+            max_recording_size=args.max_recording_size,
         )
         recorder.start()
     except (ConfigError, ServerError, OSError) as exc:
@@ -104,6 +116,14 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, old)
     print(f"mockhttp: recorded {len(recorder.mocks)} exchanges", file=sys.stderr)
     return 1 if unfinished or recorder.errors else 0
+
+
+def _size(text: str) -> int:
+    """A size such as ``64MiB``, ``500k`` or ``1000000`` (0 allowed)."""
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def with_variants(mocks: Sequence[Mock]) -> tuple[list[Mock], list[str]]:

@@ -9,6 +9,7 @@ response:
     speed: 2                        # optional: replay twice as fast
     timing: none                    # optional: no pauses at all
     variant: comment                # optional: replay a variant
+    truncated: 268435456            # set by the recorder past --max-recording-size
     writes:
       - {at: 0ms, data: "data: {...}\\n\\n"}
       - {at: 21.5ms, base64: 8J+Ygg==}   # bytes that are not UTF-8 text on their own
@@ -47,6 +48,7 @@ def recording(
     timing: str = "original",
     speed: float = 1.0,
     variant: str | None = None,
+    truncated: int | None = None,
 ) -> Recording:
     """The recording of a mock file: ``reply`` (status, headers, delay) with the body
     ``writes`` (``{at: 20ms, data: text}`` or ``{at: ..., base64: ...}`` each).
@@ -70,6 +72,7 @@ def recording(
         timing=timing,  # type: ignore[arg-type]  # checked by Recording
         speed=speed,
         variant=variant,
+        truncated=truncated,
     )
 
 

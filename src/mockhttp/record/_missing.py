@@ -27,6 +27,7 @@ from typing import TextIO
 from .._core._mock import Mock, request
 from ._exchange import Exchange
 from ._proxy import Recorder
+from ._spool import Spool
 
 __all__ = ["FALLBACK", "LOWEST", "MissRecorder"]
 
@@ -71,14 +72,20 @@ class MissRecorder(Recorder):
         """The mock that answers what no other does: forward, stream, record."""
         return request(None, None, name=FALLBACK, priority=LOWEST).respond_with(self._answer)
 
-    def _recorded(self, mock: Mock) -> None:
-        self._serve(mock)
+    def _recorded(self, recorded: Mock | Path) -> None:
+        if isinstance(recorded, Mock):
+            self._serve(recorded)
+            return
+        from .._mockfile._load import load  # its file is whole: Rule 2
 
-    def _keep(self, exchange: Exchange) -> None:
+        for mock in load(recorded):
+            self._serve(mock)
+
+    def _keep(self, exchange: Exchange, spool: Spool) -> None:
         if exchange.failure is not None:  # Rule 3
             self._say(
                 f"{self._shown(exchange.request)}: not recorded: the upstream did not answer "
                 f"({exchange.failure.replace('_', ' ')})"
             )
             return
-        super()._keep(exchange)
+        super()._keep(exchange, spool)

@@ -1,10 +1,11 @@
 """The recording proxy: a mockhttp server that forwards each request to an upstream.
 
 Every request is answered with a :class:`~mockhttp.Feed`: a thread sends the request
-upstream with httpx and puts the reply's head and each read of its body into the feed as
-they arrive, so the client reads the first event while the upstream is still sending.
-When the exchange ends, it becomes a mock (``_exchange.to_mock``), kept in
-:attr:`Recorder.mocks` and written to ``out`` as one file.
+upstream (``_upstream``) and puts the reply's head and each read of its body into the
+feed as they arrive, so the client reads the first event while the upstream is still
+sending; each read also goes to the exchange's spool (``_spool``: redacted, capped, on
+disk).  When the exchange ends, it becomes a mock (``_exchange.to_mock``), written to
+``out`` as one file from the spool, one write at a time.
 
 What happened is what is recorded, and what the client sees: a reply of any status as it
 came; an upstream that cut its connection mid-body cuts the client's the same way and is
@@ -21,13 +22,17 @@ Rule 2: an exchange the client has finished is on disk, whole, before :meth:`clo
 returns: each file is written to a temporary name and renamed, and ``close`` waits for
 exchanges in flight up to one deadline, then says which it could not finish.
 Rule 3: nothing written or logged holds a secret (``_core._redact``, the one rule).
+Rule 4 (bounded): no reply is held whole.  The feed holds at most ``BUFFER`` bytes: a
+client that does not read stops the proxy reading the upstream (whose sends then stall);
+a recording keeps at most ``max_recording_size`` bytes (the client still gets them all)
+and is marked ``truncated`` past it; a client that goes away cancels the upstream request
+(its socket is shut down, its thread ends).  With ``out``, no body stays in memory.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import re
 import threading
 import time
@@ -42,23 +47,27 @@ from .._core._plan import EndHow
 from .._core._redact import Redactor
 from .._core._reply import Reply, status
 from .._core._request import Request
-from .._mockfile._dump import dump
 from .._server._admin import is_loopback
 from .._server._feed import Feed
 from .._server._server import Server
 from ._exchange import HOP_BY_HOP, Exchange, key_of, redactor_of, to_mock
 from ._mocks import answering_once
 from ._names import describe, numbered
-from ._pieces import Write
+from ._recording import Recording
+from ._spool import MAX_RECORDING_SIZE, Spool, answering_once_in_file, write_mock
 
 if TYPE_CHECKING:
-    import httpx
+    import httpcore
 
 __all__ = ["Recorder", "record"]
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 _NUMBERED = re.compile(r"^\d{3}-.*\.yaml$")
 _DROP_UPSTREAM = HOP_BY_HOP | {"host", "accept-encoding", "expect"}
+#: The body bytes a feed holds for a client that does not read, before the proxy stops
+#: reading the upstream.
+BUFFER = 1024 * 1024
+_JOURNAL = 100  # calls the proxy's server keeps (without bodies)
 
 
 class Recorder:
@@ -78,6 +87,11 @@ class Recorder:
         timeout: seconds to connect to the upstream (reads wait as long as it streams).
         log: where to print one line per exchange (None: silent).
         verify: check the upstream's TLS certificate (True), or a CA bundle path.
+        max_recording_size: the bytes of body a recording keeps (64 MiB); past them the
+            client still gets the whole reply, and the recording is marked ``truncated``.
+
+    With ``out``, :attr:`mocks` reads the recordings back from their files (no body is
+    kept in memory); without, it holds them.
     """
 
     def __init__(
@@ -91,6 +105,7 @@ class Recorder:
         timeout: float = 10.0,
         log: TextIO | None = None,
         verify: bool | str = True,
+        max_recording_size: int = MAX_RECORDING_SIZE,
     ) -> None:
         if not isinstance(upstream, str) or not re.match(r"^https?://[^/]", upstream):
             raise ConfigError(f"upstream={upstream!r} must be an http:// or https:// URL")
@@ -98,8 +113,13 @@ class Recorder:
         self.host = host
         self.out = None if out is None else Path(out)
         self.redact = tuple(n.lower() for n in redact)
+        if type(max_recording_size) is not int or max_recording_size < 0:
+            raise ConfigError(
+                f"max_recording_size={max_recording_size!r} must be a number of bytes (>= 0)"
+            )
+        self.max_recording_size = max_recording_size
         self.log = log
-        self.mocks: list[Mock] = []
+        self._mocks: list[Mock] = []  # with out, without their bodies (those are on disk)
         self.errors: list[BaseException] = []
         self._lock = threading.Lock()
         self._repeats: dict[str, list[int]] = {}  # request key -> indexes into mocks
@@ -108,15 +128,12 @@ class Recorder:
         self._taken: list[str] = []  # names of the mocks already in out
         self._threads: list[threading.Thread] = []
         self._names: dict[threading.Thread, str] = {}  # exchanges in flight, as logged
-        import httpx  # on first use: importing mockhttp stays light
+        self._late = False  # past close()'s deadline
+        from ._upstream import Upstream  # on first use: importing mockhttp stays light
 
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(None, connect=timeout),
-            follow_redirects=False,
-            trust_env=False,
-            verify=verify,
-        )
-        self.server = Server(host, port)
+        self._upstream = Upstream(connect_timeout=timeout, verify=verify)
+        # The proxy's own journal keeps no bodies: the recordings are the record.
+        self.server = Server(host, port, journal_limit=_JOURNAL, journal_bytes=1)
         self.server.mock(request(None, None).respond_with(self._answer))
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -149,12 +166,18 @@ class Recorder:
             thread.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
             unfinished = [name for t, name in self._names.items() if t.is_alive()]
+            stuck = [t for t in self._names if t.is_alive()]
+            self._late = True  # an exchange that ends from now on is not written
+        for thread in stuck:  # their upstream requests end now: no thread left behind
+            self._upstream.cancel(thread)
         for name in unfinished:
             self._say(f"mockhttp record: not finished within {timeout:g} s, not written: {name}")
         for exc in self.errors:
             self._say(f"mockhttp record: internal error: {type(exc).__name__}: {exc}")
         self.server.close()
-        self._client.close()
+        for thread in stuck:
+            thread.join(1.0)
+        self._upstream.close()
         return unfinished
 
     def __enter__(self) -> Recorder:
@@ -177,6 +200,17 @@ class Recorder:
             raise self.errors[0]
 
     @property
+    def mocks(self) -> list[Mock]:
+        """The recorded mocks, in order (with ``out``, read back from their files)."""
+        with self._lock:
+            if self.out is None:
+                return list(self._mocks)
+            paths = [self._files[i] for i in range(len(self._mocks))]
+        from .._mockfile._load import load
+
+        return [m for path in paths for m in load(path)]
+
+    @property
     def url(self) -> str:
         """The proxy's base URL: give it to the client in place of the upstream's."""
         return self.server.url
@@ -184,7 +218,7 @@ class Recorder:
     def wait(self, n: int, timeout: float = 5.0) -> list[Mock]:
         """Wait until ``n`` exchanges are recorded (they are once the reply has ended)."""
         deadline = time.monotonic() + timeout
-        while len(self.mocks) < n and time.monotonic() < deadline:
+        while len(self._mocks) < n and time.monotonic() < deadline:
             time.sleep(0.005)
         return list(self.mocks)
 
@@ -194,10 +228,16 @@ class Recorder:
         refused = self._refusal(req)
         if refused is not None:
             return refused
-        feed = Feed()
+        threads: list[threading.Thread] = []
+
+        def cancel() -> None:  # the client went away (or gave up before the head)
+            self._upstream.cancel(threads[0])
+
+        feed = Feed(limit=BUFFER, on_gone=cancel, on_eof=cancel)
         thread = threading.Thread(
             target=self._forward, args=(req, feed), name="mockhttp-record", daemon=True
         )
+        threads.append(thread)
         try:
             thread.start()
         except RuntimeError as exc:  # no thread to be had: say so, never raise at close
@@ -247,9 +287,12 @@ class Recorder:
         return Redactor.of_request(req, names=self.redact).text(f"{req.method} {req.target}")
 
     def _forward(self, req: Request, feed: Feed) -> None:
+        spool = None
         try:
-            exchange = self._exchange(req, feed)
-            self._keep(exchange)
+            folder = self.out
+            spool = Spool(folder, redactor_of(req, self.redact), self.max_recording_size)
+            exchange = self._exchange(req, feed, spool)
+            self._keep(exchange, spool)
         except Exception as exc:  # a bug: keep it, never leave the client hanging
             self.errors.append(exc)
             self._say(f"{self._shown(req)}: internal error: {type(exc).__name__}: {exc}")
@@ -257,100 +300,96 @@ class Recorder:
                 with contextlib.suppress(ConfigError):
                     feed.end("reset")
         finally:
+            if spool is not None:
+                spool.discard()
             with self._lock:
                 self._names.pop(threading.current_thread(), None)
 
-    def _exchange(self, req: Request, feed: Feed) -> Exchange:
-        import httpx
+    def _exchange(self, req: Request, feed: Feed, spool: Spool) -> Exchange:
+        from ._upstream import Cancelled, UpstreamError
 
         headers = [(k, v) for k, v in req.headers.items_list if k.lower() not in _DROP_UPSTREAM]
         headers.append(("Accept-Encoding", "identity"))
         url = self.upstream + req.target
         start = time.monotonic()
-        writes: list[Write] = []
         head: tuple[int, str, tuple[tuple[str, str], ...], int | None] | None = None
         head_at = start
         end: EndHow = "complete"
         try:
-            with self._client.stream(req.method, url, headers=headers, content=req.body) as resp:
+            with self._upstream.stream(req.method, url, headers, req.body) as resp:
                 head_at = time.monotonic()
-                raw = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in resp.headers.raw)
-                length = _length(resp)
-                head = (resp.status_code, resp.reason_phrase, raw, length)
+                head = _head(resp)
+                code, reason, raw, length = head
                 sent = [(k, v) for k, v in raw if k.lower() not in HOP_BY_HOP]
-                feed.head(resp.status_code, sent, reason=resp.reason_phrase or None, length=length)
-                for chunk in resp.iter_raw():
-                    writes.append(Write(time.monotonic() - head_at, chunk))
+                feed.head(code, sent, reason=reason or None, length=length)
+                for chunk in resp.iter_stream():
+                    spool.add(time.monotonic() - head_at, chunk)
+                    feed.data(chunk)  # waits while the client does not read
                     if feed.gone:
                         end = "close"  # the client hung up: the recording stops here
                         break
-                    feed.data(chunk)
-        except (
-            httpx.RemoteProtocolError,
-            httpx.ReadError,
-            httpx.ConnectError,
-            httpx.TimeoutException,
-            httpx.WriteError,
-        ) as exc:
+        except Cancelled:
+            end = "close"
+            self._say(f"{self._shown(req)}: the client went away; upstream request cancelled")
+        except UpstreamError as exc:
             end = "reset" if _was_reset(exc) else "close"
             shown = redactor_of(req, self.redact).text(f"{type(exc).__name__}: {exc}")
             self._say(f"{self._shown(req)}: upstream {shown}")
+        spool.finish()
         if not feed.gone:
             feed.end(end)
         if head is None:
-            return Exchange(
-                req,
-                0,
-                "",
-                (),
-                0.0,
-                (),
-                None,
-                end,
-                failure="reset" if end == "reset" else "empty_response",
-            )
-        status, reason, raw, length = head
-        return Exchange(req, status, reason, raw, head_at - start, tuple(writes), length, end)
+            failure = "reset" if end == "reset" else "empty_response"
+            return Exchange(req, 0, "", (), 0.0, (), None, end, failure=failure)
+        code, reason, raw, length = head
+        return Exchange(req, code, reason, raw, head_at - start, (), length, end)
 
-    def _keep(self, exchange: Exchange) -> None:
+    def _keep(self, exchange: Exchange, spool: Spool) -> None:
         key = key_of(exchange.request)
         with self._lock:
+            if self._late:
+                return
             repeats = self._repeats.setdefault(key, [])
-            mock = to_mock(exchange, redact=self.redact, call=len(repeats))
-            taken = [m.name or "" for m in self.mocks] + self._taken
+            mock = _spooled(to_mock(exchange, redact=self.redact, call=len(repeats)), spool)
+            taken = [m.name or "" for m in self._mocks] + self._taken
             label = redactor_of(exchange.request, self.redact).text(describe(exchange.request))
             mock = dataclasses.replace(mock, name=numbered(label, taken))  # no secret in a name
-            index = len(self.mocks)
-            self.mocks.append(mock)
+            index = len(self._mocks)
+            self._mocks.append(mock if self.out is None else _bodiless(mock))
             if repeats:  # the previous call of the same request now answers once
                 before = repeats[-1]
-                self.mocks[before] = answering_once(self.mocks[before])
-                self._write(before)
+                self._mocks[before] = answering_once(self._mocks[before])
+                if self.out is not None:
+                    answering_once_in_file(self._path(before))
             repeats.append(index)
-            self._write(index)
-            self._recorded(mock)
+            if self.out is not None:
+                write_mock(self._path(index), mock, spool)
+            self._recorded(mock if self.out is None else self._path(index))
         what = "failed" if exchange.failure else str(exchange.status)
         self._say(
             f"recorded {self._shown(exchange.request)} -> {what}"
             + (f" ({exchange.end})" if exchange.end != "complete" else "")
+            + (
+                f" (truncated: {spool.kept} of {spool.seen} bytes kept, --max-recording-size)"
+                if spool.truncated
+                else ""
+            )
             + f": {mock.name}"
         )
 
-    def _recorded(self, mock: Mock) -> None:
-        """A hook: ``mock`` was just recorded (and written); ``_missing`` serves it."""
+    def _recorded(self, recorded: Mock | Path) -> None:
+        """A hook: a mock was just recorded (in memory, or whole in its file when the
+        recorder keeps files); ``_missing`` serves it."""
 
-    def _write(self, index: int) -> None:
-        if self.out is None:
-            return
+    def _path(self, index: int) -> Path:
+        assert self.out is not None
         path = self._files.get(index)
         if path is None:
-            mock = self.mocks[index]
+            mock = self._mocks[index]
             slug = _SLUG.sub("-", f"{mock.method}-{mock.path}".lower()).strip("-")[:60]
             path = self.out / f"{self._first + index + 1:03d}-{slug}.yaml"
             self._files[index] = path
-        partial = path.with_name(f".{path.name}.partial")
-        partial.write_text(dump(self.mocks[index]), encoding="utf-8")
-        os.replace(partial, path)  # a reader never sees half a file
+        return path
 
     def _say(self, line: str) -> None:
         if self.log is not None:
@@ -372,11 +411,36 @@ def _names_in(folder: Path) -> list[str]:
     return names
 
 
-def _length(resp: httpx.Response) -> int | None:
-    if "transfer-encoding" in resp.headers:
-        return None
-    value = resp.headers.get("content-length")
-    return int(value) if value is not None and value.isdigit() else None
+def _head(resp: httpcore.Response) -> tuple[int, str, tuple[tuple[str, str], ...], int | None]:
+    """Status, reason, raw headers and announced length of an upstream's reply."""
+    raw = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in resp.headers)
+    reason = resp.extensions.get("reason_phrase", b"")
+    names = {k.lower(): v for k, v in raw}
+    value = names.get("content-length")
+    chunked = "transfer-encoding" in names
+    length = int(value) if value is not None and value.isdigit() and not chunked else None
+    return resp.status, reason.decode("latin-1"), raw, length
+
+
+def _spooled(mock: Mock, spool: Spool) -> Mock:
+    """``mock`` (from an exchange without writes) with the spool's: in memory when the
+    recorder keeps no files; the length follows redaction; a truncated recording says so."""
+    reply = mock.response
+    if not isinstance(reply, Recording):
+        return mock  # a failure before the head: a fault
+    length = reply.length
+    if spool.truncated:
+        reply = dataclasses.replace(reply, length=None, end="close", truncated=spool.seen)
+    elif length is not None:
+        reply = dataclasses.replace(reply, length=length + spool.written - spool.kept)
+    return dataclasses.replace(mock, response=dataclasses.replace(reply, writes=spool.in_memory()))
+
+
+def _bodiless(mock: Mock) -> Mock:
+    reply = mock.response
+    if isinstance(reply, Recording):
+        return dataclasses.replace(mock, response=dataclasses.replace(reply, writes=()))
+    return mock
 
 
 def _was_reset(exc: BaseException) -> bool:

@@ -60,6 +60,9 @@ class Recording(Reply, ReplyKind):
         speed: divides every pause (2 replays twice as fast).
         variant: the name of a variant of the stream to send instead (see
             :func:`mockhttp.variants`).
+        truncated: None for a whole recording; else the body bytes the upstream sent,
+            of which ``writes`` hold only the first (the recorder's
+            ``max_recording_size``): such a recording ends as ``close``.
     """
 
     writes: tuple[Write, ...] = ()
@@ -68,6 +71,7 @@ class Recording(Reply, ReplyKind):
     timing: Timing = "original"
     speed: float = 1.0
     variant: str | None = None
+    truncated: int | None = None
     played: Played = field(init=False, compare=False, repr=False)
     file_key: ClassVar[str] = "recording"
     composes: ClassVar[bool] = True
@@ -77,6 +81,8 @@ class Recording(Reply, ReplyKind):
             raise ConfigError(f"writes={self.writes!r} must be a tuple of Write")
         if self.length is not None and (type(self.length) is not int or self.length < 0):
             raise ConfigError(f"length={self.length!r} must be a non-negative int or None")
+        if self.truncated is not None and (type(self.truncated) is not int or self.truncated < 0):
+            raise ConfigError(f"truncated={self.truncated!r} must be a byte count or None")
         if self.end not in ENDS:
             raise ConfigError(f"end={self.end!r} must be one of {', '.join(ENDS)}")
         if self.timing not in TIMINGS:
@@ -140,6 +146,8 @@ class Recording(Reply, ReplyKind):
             out["speed"] = int(self.speed) if self.speed.is_integer() else self.speed
         if self.variant is not None:
             out["variant"] = self.variant
+        if self.truncated is not None:
+            out["truncated"] = self.truncated
         out["writes"] = [_write_form(w) for w in self.writes]
         return out
 
@@ -147,6 +155,8 @@ class Recording(Reply, ReplyKind):
         what = f"{self.status_code} recording ({len(self.writes)} writes"
         if self.variant is not None:
             what += f", variant {self.variant}"
+        if self.truncated is not None:
+            what += f", truncated: {self.truncated} bytes sent"
         return what + ")"
 
 

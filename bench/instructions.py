@@ -1,0 +1,71 @@
+"""Instructions per keep-alive small request, counted by valgrind: stable under load.
+
+Wall-clock and CPU-time figures move with whatever else runs on the machine; the count
+of instructions a request executes does not (to a fraction of a percent).  This runs
+``bench/micro.py``'s request phase (a ``Connection`` fed ``GET /small`` through a fake
+transport: parse, match, journal, reply, write) under ``valgrind --tool=callgrind`` twice,
+for ``--requests`` and twice as many requests, and divides the difference of the totals
+by the difference of the counts, so the start-up (imports, the server) cancels out.
+
+    .venv/bin/python bench/instructions.py [--src OTHER/src] [--requests 2000]
+
+Needs valgrind (``apt-get install valgrind``); a run takes about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def child(n: int) -> None:
+    """Serve ``n`` small requests (after a warm-up of 500), then exit."""
+    sys.path.insert(0, str(HERE))
+    import micro
+
+    async def run() -> None:
+        server = micro.make_server(50, 0.02)
+        conns = [micro.connect(server)[0] for _ in range(50)]
+        for i in range(500 + n):
+            conns[i % 50].data_received(micro.SMALL)
+        assert len(server.journal) == 500 + n
+
+    asyncio.run(run())
+
+
+def counted(src: str, n: int) -> int:
+    """The instructions of a child serving ``n`` requests."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        argv += [sys.executable, __file__, "--child", str(n), "--src", src]
+        env = {**os.environ, "MOCKHTTP_BENCH_SRC": src, "PYTHONHASHSEED": "0"}
+        subprocess.run(argv, check=True, capture_output=True, env=env)
+        found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.M)
+        assert found, "no totals in callgrind's output"
+        return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--src", default=str(HERE.parent / "src"))
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--child", type=int)
+    args = parser.parse_args()
+    if args.child is not None:
+        return child(args.child)
+    n = args.requests
+    low, high = counted(args.src, n), counted(args.src, 2 * n)
+    print(f"{(high - low) / n:,.0f} instructions a request ({args.src}, {n} requests)")
+
+
+if __name__ == "__main__":
+    main()
