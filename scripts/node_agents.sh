@@ -11,15 +11,7 @@ python="${PYTHON:-python3}"
 if [ ! -d "$here/node/node_modules/ai" ]; then
   (cd "$here/node" && npm install --no-audit --no-fund --no-package-lock --silent)
 fi
-log="$(mktemp)"
-PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}" "$python" -m mockhttp serve \
-  "$here/node/weather.yaml" --port 0 --quiet >"$log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 300); do
-  url="$(head -n1 "$log")"
-  case "$url" in http://*) break ;; esac
-  sleep 0.1
-done
-case "$url" in http://*) ;; *) echo "FAIL: mockhttp serve did not start:"; cat "$log"; exit 1 ;; esac
+# shellcheck source=serve.sh
+. "$here/serve.sh"
+serve "$here/node/weather.yaml"
 node "$here/node/agents.mjs" "$url"

@@ -121,3 +121,15 @@ def test_offline_from_saved_files(tmp_path: Path, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "a2a.id" in out
     assert out.rstrip().endswith("4 violations, 0 warnings, 0 notes in 1 exchange(s)")
+
+
+@pytest.mark.parametrize(
+    ("method", "profile"),
+    [("message/stream", "a2a"), ("SendStreamingMessage", "a2a"), ("tools/call", "mcp")],
+)
+def test_an_a2a_request_is_recognised_as_a2a_not_mcp(method: str, profile: str) -> None:
+    from mockhttp.contract._recognise import recognise
+
+    request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {}}
+    body = b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n'
+    assert recognise(Transcript.from_body(body, request=request)) == profile

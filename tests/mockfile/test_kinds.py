@@ -98,3 +98,16 @@ def test_mock_kind_is_apart_from_handler() -> None:
     assert handled.kind is None
     assert handled.handler is not None
     assert mock.reply_for(Request("GET", "/a?x=1")).content == b"/a"
+
+
+def test_a_kind_key_may_hold_a_hyphen_but_not_a_space() -> None:
+    """``ag-ui`` is a key (a protocol's own spelling); ``a b`` and ``-x`` are not."""
+    mockhttp.register_reply_kind("echo-path", Echo)
+    try:
+        (mock,) = mockhttp.loads("request: {path: /a}\nresponse:\n  echo-path: {}\n")
+        assert isinstance(mock.kind, Echo)
+    finally:
+        REPLY_KINDS.remove("echo-path")
+    for bad in ("a b", "-x", ""):
+        with pytest.raises(mockhttp.ConfigError, match="must be a name"):
+            mockhttp.register_reply_kind(bad, Echo)

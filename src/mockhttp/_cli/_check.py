@@ -183,7 +183,25 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
         raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
     if args.body is not None:
         return [_offline(args, profiles)]
+    if "ag-ui" in profiles:
+        return _agui_live(args, profiles)
     return _live(args, profiles or ["openai-chat"])
+
+
+def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    """``--profile ag-ui`` live: one RunAgentInput POSTed to the URL (no --model)."""
+    from ..contract._agui_live import run_agui_live
+
+    if profiles != ["ag-ui"]:
+        raise UsageError("live mode checks ag-ui on its own")
+    headers = _headers(args.header)
+    if args.api_key:
+        headers = {"authorization": f"Bearer {args.api_key}", **headers}
+    request = _read_json(getattr(args, "request", None), "--request")
+    limits = Limits(
+        time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
+    )
+    return run_agui_live(args.url, headers, args.timeout, limits, request=request)
 
 
 def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:

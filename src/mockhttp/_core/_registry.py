@@ -222,7 +222,8 @@ def register_reply_kind(
     Raises:
         ConfigError: ``key`` is not a plain name, or clashes with a response key.
     """
-    if not isinstance(key, str) or not key.isidentifier():
+    named = isinstance(key, str) and key.replace("-", "_").isidentifier()
+    if not named or key.startswith("-") or key.endswith("-"):  # a name, or a-hyphenated-one
         raise ConfigError(f"reply kind key={key!r} must be a name such as 'openai_chat'")
     if key in RESPONSE_KEYS:
         raise ConfigError(f"reply kind key={key!r} is already a response key")

@@ -21,9 +21,10 @@ the mock and the check read one lifecycle.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..contract._a2a import INTERRUPTED, STATES, TERMINAL, TRANSITIONS, state_of
+from ..contract._a2a import METHODS as _METHODS
 
 __all__ = [
     "CARD_PATHS",
@@ -50,18 +51,7 @@ CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """The agent card's well-known paths: the current one, and 0.2's ``agent.json``."""
 
 Operation = Literal["send", "stream", "get", "cancel", "resubscribe"]
-METHODS: dict[str, tuple[Version, Operation]] = {
-    "message/send": ("0.3", "send"),
-    "message/stream": ("0.3", "stream"),
-    "tasks/get": ("0.3", "get"),
-    "tasks/cancel": ("0.3", "cancel"),
-    "tasks/resubscribe": ("0.3", "resubscribe"),
-    "SendMessage": ("1.0", "send"),
-    "SendStreamingMessage": ("1.0", "stream"),
-    "GetTask": ("1.0", "get"),
-    "CancelTask": ("1.0", "cancel"),
-    "SubscribeToTask": ("1.0", "resubscribe"),
-}
+METHODS = cast("dict[str, tuple[Version, Operation]]", _METHODS)
 
 # JSON-RPC 2.0 and A2A's own codes (the specification's error table)
 ERRORS = {

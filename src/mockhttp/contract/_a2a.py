@@ -20,6 +20,31 @@ from ._stream import Stream
 
 __all__ = ["A2A", "INTERRUPTED", "STATES", "TERMINAL", "TRANSITIONS"]
 
+METHODS: dict[str, tuple[str, str]] = {
+    "message/send": ("0.3", "send"),
+    "message/stream": ("0.3", "stream"),
+    "tasks/get": ("0.3", "get"),
+    "tasks/cancel": ("0.3", "cancel"),
+    "tasks/resubscribe": ("0.3", "resubscribe"),
+    "SendMessage": ("1.0", "send"),
+    "SendStreamingMessage": ("1.0", "stream"),
+    "GetTask": ("1.0", "get"),
+    "CancelTask": ("1.0", "cancel"),
+    "SubscribeToTask": ("1.0", "resubscribe"),
+}
+"""Every JSON-RPC method of A2A: (the version that names it, what it does); the mock
+answers them and ``mockhttp check`` recognises an A2A exchange by them."""
+
+
+def is_a2a(request: Any) -> bool:
+    """True for a JSON-RPC 2.0 request naming an A2A method."""
+    return (
+        isinstance(request, dict)
+        and request.get("jsonrpc") == "2.0"
+        and request.get("method") in METHODS
+    )
+
+
 STATES = (
     "submitted",
     "working",

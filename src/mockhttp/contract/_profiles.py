@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from .._core._registry import Registry
 from ._a2a import A2A
+from ._agui import AG_UI
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import BUFFERED_RECEIVED, STREAM_EQUALS_BUFFERED
 from ._common import COMMON
@@ -32,6 +33,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "gemini": _GEMINI_COMMON + GEMINI + (BUFFERED_RECEIVED,),
         "a2a": COMMON + A2A,
         "mcp": MCP,
+        "ag-ui": COMMON + AG_UI,
     },
 )
 

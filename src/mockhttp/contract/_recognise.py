@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._a2a import is_a2a
+from ._agui import EVENT_FIELDS
 from ._mcp import is_mcp
 from ._stream import Stream
 from ._transcript import Transcript
@@ -19,13 +21,16 @@ _ANTHROPIC_TYPES = ("message_start", "content_block_start", "content_block_delta
 
 
 def recognise(transcript: Transcript) -> str | None:
-    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``, ``"gemini"``
-    or ``"mcp"`` (a JSON-RPC request) when the stream (else the request) shows which; None
-    when nothing does."""
+    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``, ``"gemini"``,
+    ``"ag-ui"``, ``"a2a"`` (a JSON-RPC request naming an A2A method) or ``"mcp"`` (another
+    JSON-RPC request) when the stream (else the request) shows
+    which; None when nothing does."""
     return _by_stream(transcript) or _by_request(transcript.request)
 
 
 def _by_stream(transcript: Transcript) -> str | None:
+    if is_a2a(transcript.request):  # JSON-RPC 2.0 naming an A2A method
+        return "a2a"
     if is_mcp(transcript.request):  # JSON-RPC 2.0: an MCP exchange
         return "mcp"
     if transcript.body.lstrip()[:1] == b"[":  # Gemini's streamGenerateContent without alt=sse
@@ -43,6 +48,8 @@ def _by_stream(transcript: Transcript) -> str | None:
 
 def _by_payload(event: str, data: dict[str, Any] | None) -> str | None:
     kind = data.get("type") if data is not None else None
+    if isinstance(kind, str) and kind in EVENT_FIELDS:
+        return "ag-ui"
     if event in _ANTHROPIC_TYPES or kind in _ANTHROPIC_TYPES or kind == "message":
         return "anthropic-messages"
     if event.startswith("response.") or (isinstance(kind, str) and kind.startswith("response.")):
@@ -59,6 +66,8 @@ def _by_payload(event: str, data: dict[str, Any] | None) -> str | None:
 def _by_request(request: Any) -> str | None:
     if not isinstance(request, dict):
         return None
+    if "threadId" in request and "runId" in request:
+        return "ag-ui"
     if "contents" in request:
         return "gemini"
     if "input" in request:

@@ -206,17 +206,8 @@ class LLMReply(ReplyKind):
             self._set("headers", {str(k): str(v) for k, v in self.headers.items()})
 
     def _check_timing(self) -> None:
-        self._set("ttft", seconds(self.ttft, "ttft"))
-        cps = self.chunks_per_second
-        if cps is not None and (
-            isinstance(cps, bool) or not isinstance(cps, int | float) or cps <= 0
-        ):
-            raise ConfigError(f"chunks_per_second={cps!r} must be a positive number")
-        jitter = self.jitter
-        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
-            raise ConfigError(f"jitter={jitter!r} must be a number from 0 to 1")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise ConfigError(f"seed={self.seed!r} must be an int")
+        timing = Timing.of(self.ttft, self.chunks_per_second, self.jitter, self.seed)
+        self._set("ttft", timing.ttft)
 
     def _check_error(self) -> None:
         if self.error is not None:
@@ -324,8 +315,7 @@ class LLMReply(ReplyKind):
 
     @property
     def timing(self) -> Timing:
-        interval = 1.0 / self.chunks_per_second if self.chunks_per_second else 0.0
-        return Timing(seconds(self.ttft, "ttft"), interval, float(self.jitter))
+        return Timing.of(self.ttft, self.chunks_per_second, self.jitter)
 
     def model_for(self, request: Request, body: Mapping[str, Any]) -> str:
         """The model named in the reply: ``model``, else the request's, else the default."""

@@ -35,10 +35,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .._core._errors import ConfigError
 from .._core._registry import Registry
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._sse import Event, LineEnding
+from .._core._units import seconds
 
 __all__ = [
     "CONTENT_KINDS",
@@ -162,6 +164,24 @@ class Timing:
     ttft: float = 0.0
     interval: float = 0.0
     jitter: float = 0.0
+
+    @classmethod
+    def of(cls, ttft: Any, chunks_per_second: Any, jitter: Any, seed: Any = 0) -> Timing:
+        """The timing of a reply's options, checked (``ttft`` a duration, the rest numbers).
+
+        Raises:
+            ConfigError: an option out of its range (the message names it).
+        """
+        cps = chunks_per_second
+        if cps is not None and (
+            isinstance(cps, bool) or not isinstance(cps, int | float) or cps <= 0
+        ):
+            raise ConfigError(f"chunks_per_second={cps!r} must be a positive number")
+        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
+            raise ConfigError(f"jitter={jitter!r} must be a number from 0 to 1")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ConfigError(f"seed={seed!r} must be an int")
+        return cls(seconds(ttft, "ttft"), 1.0 / cps if cps else 0.0, float(jitter))
 
     def delays(self, count: int, rng: random.Random) -> list[float]:
         """The pause before each of ``count`` chunks (jitter drawn from ``rng``)."""
