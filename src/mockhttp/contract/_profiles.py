@@ -12,6 +12,7 @@ from ._gemini import GEMINI
 from ._openai import OPENAI_CHAT
 from ._openai_shape import OPENAI_SHAPE
 from ._responses import OPENAI_RESPONSES
+from ._resume import SSE_RESUME
 from ._rule import Rule
 
 __all__ = ["PROFILES", "rules"]
@@ -27,6 +28,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
         "openai-responses": COMMON + OPENAI_RESPONSES,
         "gemini": _GEMINI_COMMON + GEMINI,
+        "sse-resume": SSE_RESUME,
     },
 )
 
