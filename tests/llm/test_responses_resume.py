@@ -34,9 +34,9 @@ def test_a_cut_stream_resumes_after_its_last_sequence_number(
     reply = llm.openai_responses(TEXT)
     mount(server, reply, 5)
     seen = []
-    with pytest.raises((httpx.HTTPError, openai.APIError)):
-        for event in client.responses.create(model="gpt-test", input="Count", stream=True):
-            seen.append(event)
+    stream = client.responses.create(model="gpt-test", input="Count", stream=True)
+    with pytest.raises((httpx.HTTPError, openai.APIError)):  # the cut, after event 5
+        seen.extend(stream)
     assert len(seen) == 5
     last = seen[-1].sequence_number
     response_id = seen[0].response.id  # type: ignore[union-attr]
@@ -88,7 +88,8 @@ def test_a_background_create_is_queued_then_retrieved_whole(
     assert (queued.status, queued.output) == ("queued", [])
     done = client.responses.retrieve(queued.id)
     assert (done.id, done.status, done.output_text) == (queued.id, "completed", TEXT)
-    assert done.usage is not None and done.usage.output_tokens > 0
+    assert done.usage is not None
+    assert done.usage.output_tokens > 0
     events = list(client.responses.retrieve(queued.id, stream=True))  # all of it, from 0
     assert [e.sequence_number for e in events] == list(range(len(events)))
     assert "".join(e.delta for e in events if e.type == "response.output_text.delta") == TEXT
