@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import httpx
 import openai
 import pytest
+from openai.types.responses import ResponseStreamEvent
 
 import mockhttp
 from mockhttp import fault, llm
@@ -20,11 +21,11 @@ def client(server: mockhttp.Server) -> Iterator[openai.OpenAI]:
         yield c
 
 
-def mount(server: mockhttp.Server, reply: llm.OpenAIResponses, cut: int) -> mockhttp.MockHandle:
+def mount(server: mockhttp.Server, reply: llm.OpenAIResponses, cut: int) -> None:
     """POST streams (the first cut after ``cut`` events); GET retrieves from the same reply."""
     server.mock(mockhttp.get("/v1/responses/{id}").reply(reply))
     created = mockhttp.post("/v1/responses").reply(reply)
-    return server.mock(created.pipe(fault.first(1, fault.close_after_events(cut))))
+    server.mock(created.pipe(fault.first(1, fault.close_after_events(cut))))
 
 
 def test_a_cut_stream_resumes_after_its_last_sequence_number(
@@ -33,7 +34,7 @@ def test_a_cut_stream_resumes_after_its_last_sequence_number(
     """Cut at event 5, resumed from there: the text is whole, each event exactly once."""
     reply = llm.openai_responses(TEXT)
     mount(server, reply, 5)
-    seen = []
+    seen: list[ResponseStreamEvent] = []
     stream = client.responses.create(model="gpt-test", input="Count", stream=True)
     with pytest.raises((httpx.HTTPError, openai.APIError)):  # the cut, after event 5
         seen.extend(stream)
@@ -46,8 +47,8 @@ def test_a_cut_stream_resumes_after_its_last_sequence_number(
     text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     assert text == TEXT
     assert events[-1].type == "response.completed"
-    assert events[-1].response.output_text == TEXT  # type: ignore[union-attr]
-    assert events[-1].response.id == response_id  # type: ignore[union-attr]
+    assert events[-1].response.output_text == TEXT
+    assert events[-1].response.id == response_id
 
 
 def test_the_resumed_events_are_those_of_an_uncut_stream(

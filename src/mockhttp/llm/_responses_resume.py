@@ -22,14 +22,12 @@ import random
 import threading
 from collections import OrderedDict
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._core._reply import Reply, status
 from .._core._request import Request
+from ._base import LLMReply
 from ._draft import Context, Draft, render
-
-if TYPE_CHECKING:
-    from ._openai_responses import OpenAIResponses
 
 __all__ = ["REMEMBERED", "remember", "retrieve"]
 
@@ -37,7 +35,7 @@ REMEMBERED = 1024  # response ids one reply remembers
 _LOCK = threading.Lock()
 
 
-def _memory(reply: OpenAIResponses) -> OrderedDict[str, Context]:
+def _memory(reply: LLMReply) -> OrderedDict[str, Context]:
     found: OrderedDict[str, Context] | None = reply.__dict__.get("_issued")
     if found is None:
         found = OrderedDict()
@@ -45,7 +43,7 @@ def _memory(reply: OpenAIResponses) -> OrderedDict[str, Context]:
     return found
 
 
-def remember(reply: OpenAIResponses, response_id: str, context: Context) -> None:
+def remember(reply: LLMReply, response_id: str, context: Context) -> None:
     """Keep what the stream of ``response_id`` was made for (bounded, oldest out first)."""
     with _LOCK:
         memory = _memory(reply)
@@ -55,7 +53,7 @@ def remember(reply: OpenAIResponses, response_id: str, context: Context) -> None
             memory.popitem(last=False)
 
 
-def retrieve(reply: OpenAIResponses, request: Request) -> Reply:
+def retrieve(reply: LLMReply, request: Request) -> Reply:
     """The answer to ``GET .../responses/{id}``: the events after ``starting_after``."""
     response_id = request.path.rstrip("/").rpartition("/")[2]
     query = dict(request.query)
