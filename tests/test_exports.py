@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import mockhttp
-from mockhttp import llm, match, mcp
+from mockhttp import a2a, llm, match, mcp
 
 
 def _isort_style(name: str) -> tuple[int, str]:
@@ -13,7 +13,7 @@ def _isort_style(name: str) -> tuple[int, str]:
 
 def test_all_is_sorted_and_complete() -> None:
     """__all__ is sorted (as ruff sorts it), and every listed name exists."""
-    for module in (mockhttp, match, llm, mcp):
+    for module in (mockhttp, match, llm, mcp, a2a):
         names = list(module.__all__)
         assert names in (sorted(names), sorted(names, key=_isort_style)), module.__name__
         for name in module.__all__:

@@ -29,7 +29,7 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
     (tmp_path / "mine.yaml").write_text(MINE)
     with Serving("--defaults", str(tmp_path)) as serving:
         line = serving.wait_for_log("serving")
-        assert f"serving 7 mocks from {tmp_path} and the built-in mocks" in line
+        assert f"serving 8 mocks from {tmp_path} and the built-in mocks" in line
         chat = httpx.post(serving.url + "/v1/chat/completions", json={})
         assert chat.json() == {"mine": True}
         assert httpx.get(serving.url + "/v1/models").json() == {"mine": True}
@@ -38,7 +38,7 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
         assert answer.output_text == "Hello, world"
         names = [m["name"] for m in httpx.get(serving.url + "/__mockhttp/mocks").json()["mocks"]]
         assert sorted(names) == [
-            "anthropic-messages", "gemini", "late", "mcp", "models", "openai-chat",
+            "a2a", "anthropic-messages", "gemini", "late", "mcp", "models", "openai-chat",
             "openai-responses",
         ]  # fmt: skip
         assert serving.stop() == 0
@@ -63,7 +63,8 @@ def test_an_empty_folder_is_an_error_unless_allowed(tmp_path: Path) -> None:
 def test_defaults_lists_and_writes_the_built_in_files(tmp_path: Path) -> None:
     listed = run("defaults")
     assert listed.returncode == 0
-    assert listed.stdout.splitlines()[0].split() == [
+    # a2a comes first: it answers at its endpoint and its card's well-known paths
+    assert listed.stdout.splitlines()[1].split() == [
         "anthropic-messages", "POST", "/v1/messages", "(anthropic.yaml)"
     ]  # fmt: skip
     out = tmp_path / "mocks"

@@ -269,7 +269,7 @@ _IDS = tuple(Event(data=f"token {i}", id=str(i)) for i in range(1, 6))
 RESUME_REFERENCE = Case(  # K is "3", the middle id: the reconnect gets 4 and 5
     "resume reference", _IDS[3:], "sse-resume", request=None, before=_IDS
 )
-REFERENCES = (
+REFERENCES: tuple[Case, ...] = (
     OPENAI_REFERENCE,
     TOOLS_REFERENCE,
     ANTHROPIC_REFERENCE,
@@ -422,6 +422,9 @@ _WHOLE = {**TOOL_START, "function": {"name": "get_weather", "arguments": '{"city
 _completed = RESPONSES_EVENTS[-1]
 BREAKING.update(
     {
+        # logprobs asked, and the stream carries none: its tokens do not spell the text
+        "openai.token-reassembly": replace(_o, request={**REQUEST, "logprobs": True}),
+        "buffered.received": replace(_r, buffered="the buffered request got status 500: {}"),
         "sse.bom": replace(_o, head=b"\xef\xbb\xbf"),
         "sse.json-spacing": replace(_o, events=swap(OPENAI, FINISH, _spaced_finish)),
         "openai.event-name": replace(
@@ -533,6 +536,55 @@ BREAKING.update(
         "resume.no-duplicate": replace(_s, events=_IDS[2:]),
         "resume.no-gap": replace(_s, events=_IDS[4:]),
         "resume.same-data": replace(_s, events=(_IDS[3], Event(data="token five", id="5"))),
+    }
+)
+
+# A2A (the a2a profile): a 0.3 task stream as mockhttp.a2a writes it, one break per rule
+
+
+def a2a_result(result: dict[str, Any], id_: Any = 1) -> Event:
+    """One SSE event holding the JSON-RPC response ``result``."""
+    return Event(data={"jsonrpc": "2.0", "id": id_, "result": result})
+
+
+def a2a_status(state: str, final: bool = False, task: str = "task-1") -> Event:
+    ids = {"taskId": task, "contextId": "ctx-1"}
+    status = {"state": state}
+    return a2a_result({"kind": "status-update", **ids, "status": status, "final": final})
+
+
+_A2A_TASK = {"kind": "task", "id": "task-1", "contextId": "ctx-1", "status": {"state": "submitted"}}
+_A2A_PART = {"kind": "text", "text": "Hi"}
+_A2A_ARTIFACT = {
+    "kind": "artifact-update",
+    "taskId": "task-1",
+    "contextId": "ctx-1",
+    "artifact": {"artifactId": "artifact-1", "parts": [_A2A_PART]},
+}
+A2A = (
+    a2a_result(_A2A_TASK),
+    a2a_status("working"),
+    a2a_result(_A2A_ARTIFACT),
+    a2a_status("completed", final=True),
+)
+A2A_REFERENCE = Case(
+    "a2a reference", A2A, "a2a", request={"jsonrpc": "2.0", "id": 1, "method": "message/stream"}
+)
+REFERENCES = (*REFERENCES, A2A_REFERENCE)
+REFERENCE_BY_NAME[A2A_REFERENCE.name] = A2A_REFERENCE
+_a = A2A_REFERENCE
+BREAKING.update(
+    {
+        "a2a.jsonrpc": replace(
+            _a, events=swap(A2A, A2A[1], Event(data={"jsonrpc": "2.0", "id": 1}))
+        ),
+        "a2a.kind": replace(_a, events=swap(A2A, A2A[2], a2a_result({"kind": "progress"}))),
+        "a2a.id": replace(_a, events=swap(A2A, A2A[2], a2a_result(_A2A_ARTIFACT, 2))),
+        "a2a.final": replace(_a, events=swap(A2A, A2A[3], a2a_status("completed"))),
+        "a2a.transitions": replace(_a, events=swap(A2A, A2A[1], a2a_status("submitted"))),
+        "a2a.one-task": replace(
+            _a, events=swap(A2A, A2A[2], a2a_result({**_A2A_ARTIFACT, "taskId": "task-2"}))
+        ),
     }
 )
 
