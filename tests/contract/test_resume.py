@@ -22,6 +22,12 @@ def check(
     return status, capsys.readouterr().out
 
 
+def reconnect_gets(server: mockhttp.Server, again: mockhttp.Reply) -> None:
+    """``/events`` sends EVENTS; a reconnect with ``Last-Event-ID: 3`` gets ``again``."""
+    server.mock(mockhttp.get("/events").reply(mockhttp.ok().event_stream(*EVENTS)))
+    server.mock(mockhttp.get("/events").header("last-event-id", "3").reply(again))
+
+
 def findings(out: str) -> list[tuple[str, str]]:
     report = json.loads(out)
     return [(f["rule"], f["message"]) for e in report["exchanges"] for f in e["findings"]]
@@ -64,12 +70,7 @@ def test_a_skipped_event_is_a_gap(
     server: mockhttp.Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The reconnect sends event 5 but not 4."""
-    server.mock(mockhttp.get("/events").reply(mockhttp.ok().event_stream(*EVENTS)))
-    server.mock(
-        mockhttp.get("/events")
-        .header("last-event-id", "3")
-        .reply(mockhttp.ok().event_stream(EVENTS[4]))
-    )
+    reconnect_gets(server, mockhttp.ok().event_stream(EVENTS[4]))
     status, out = check(server, capsys, "--json")
     assert status == 1
     assert findings(out) == [
@@ -82,13 +83,8 @@ def test_other_data_under_the_same_id(
     server: mockhttp.Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An id that comes back with other data (a stream generated anew) is a finding."""
-    server.mock(mockhttp.get("/events").reply(mockhttp.ok().event_stream(*EVENTS)))
     again = [EVENTS[3], Event(data="token five", id="5")]
-    server.mock(
-        mockhttp.get("/events")
-        .header("last-event-id", "3")
-        .reply(mockhttp.ok().event_stream(*again))
-    )
+    reconnect_gets(server, mockhttp.ok().event_stream(*again))
     status, out = check(server, capsys, "--json")
     assert status == 1
     assert findings(out) == [
@@ -101,8 +97,7 @@ def test_a_refused_reconnect_is_a_status_finding(
     server: mockhttp.Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A 204 to the reconnect (EventSource stops for good) is resume.status."""
-    server.mock(mockhttp.get("/events").reply(mockhttp.ok().event_stream(*EVENTS)))
-    server.mock(mockhttp.get("/events").header("last-event-id", "3").reply(mockhttp.status(204)))
+    reconnect_gets(server, mockhttp.status(204))
     status, out = check(server, capsys, "--json")
     assert status == 1
     [(rule, message)] = findings(out)

@@ -21,11 +21,13 @@ def client(server: mockhttp.Server) -> Iterator[openai.OpenAI]:
         yield c
 
 
-def mount(server: mockhttp.Server, reply: llm.OpenAIResponses, cut: int) -> None:
-    """POST streams (the first cut after ``cut`` events); GET retrieves from the same reply."""
+def mount(server: mockhttp.Server, reply: llm.OpenAIResponses, cut: int | None = None) -> None:
+    """POST creates (the first cut after ``cut`` events); GET retrieves from the same reply."""
     server.mock(mockhttp.get("/v1/responses/{id}").reply(reply))
     created = mockhttp.post("/v1/responses").reply(reply)
-    server.mock(created.pipe(fault.first(1, fault.close_after_events(cut))))
+    if cut is not None:
+        created = created.pipe(fault.first(1, fault.close_after_events(cut)))
+    server.mock(created)
 
 
 def test_a_cut_stream_resumes_after_its_last_sequence_number(
@@ -56,8 +58,7 @@ def test_the_resumed_events_are_those_of_an_uncut_stream(
 ) -> None:
     """The same bytes as a whole second stream would have from N on: ids, usage, model."""
     reply = llm.openai_responses(TEXT)
-    server.mock(mockhttp.get("/v1/responses/{id}").reply(reply))
-    server.mock(mockhttp.post("/v1/responses").reply(reply))
+    mount(server, reply)
     whole = list(client.responses.create(model="gpt-x", input="Count", stream=True))
     rid = whole[0].response.id  # type: ignore[union-attr]
     rest = list(client.responses.retrieve(rid, stream=True, starting_after=2))
@@ -83,8 +84,7 @@ def test_a_background_create_is_queued_then_retrieved_whole(
 ) -> None:
     """``background=True``: the create answers ``queued`` (no output), retrieve the rest."""
     reply = llm.openai_responses(TEXT)
-    server.mock(mockhttp.get("/v1/responses/{id}").reply(reply))
-    server.mock(mockhttp.post("/v1/responses").reply(reply))
+    mount(server, reply)
     queued = client.responses.create(model="gpt-test", input="Count", background=True)
     assert (queued.status, queued.output) == ("queued", [])
     done = client.responses.retrieve(queued.id)
