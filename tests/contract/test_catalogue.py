@@ -68,7 +68,8 @@ def test_profiles_read_as_a_mapping() -> None:
     assert "gemini" in PROFILES
     assert "nope" not in PROFILES
     assert dict(PROFILES.items())["gemini"] == PROFILES["gemini"]
-    assert len(PROFILES) == len(PROFILES.keys()) >= 7  # mcp, a2a, and others added alongside
+    assert len(PROFILES) == len(PROFILES.keys()) >= 9  # mcp, a2a, ag-ui, sse-resume...
+    assert "sse-resume" in PROFILES
 
 
 def test_documented_maps_rules_to_the_bundle_quirks() -> None:

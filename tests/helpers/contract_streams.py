@@ -126,6 +126,7 @@ class Case:
     status: int = 200
     content_type: str = "text/event-stream"
     reference: str = ""  # for a breaking case: the name of the reference it was made from
+    before: tuple[Event, ...] | None = None  # sse-resume: the first read, reconnected after
 
     @property
     def body(self) -> bytes:
@@ -135,13 +136,17 @@ class Case:
 
     def transcript(self) -> Transcript:
         """The exchange as a pure transcript (no sockets)."""
-        return Transcript.from_body(
+        made = Transcript.from_body(
             self.body,
             status=self.status,
             headers={"content-type": self.content_type},
             request=self.request,
             buffered=self.buffered,
         )
+        if self.before is None:
+            return made
+        first = Transcript.from_body(b"".join(encode_event(e) for e in self.before))
+        return replace(made, before=first)
 
     def reply(self) -> mockhttp.Reply:
         """The same stream as a mockhttp reply: events written one by one where possible."""
@@ -260,6 +265,10 @@ RESPONSES_REFERENCE = Case(
 GEMINI_REFERENCE = Case(
     "gemini reference", GEMINI, "gemini", request=GEMINI_REQUEST, line_ending="\r\n"
 )
+_IDS = tuple(Event(data=f"token {i}", id=str(i)) for i in range(1, 6))
+RESUME_REFERENCE = Case(  # K is "3", the middle id: the reconnect gets 4 and 5
+    "resume reference", _IDS[3:], "sse-resume", request=None, before=_IDS
+)
 REFERENCES: tuple[Case, ...] = (
     OPENAI_REFERENCE,
     TOOLS_REFERENCE,
@@ -267,6 +276,7 @@ REFERENCES: tuple[Case, ...] = (
     BUFFERED_REFERENCE,
     RESPONSES_REFERENCE,
     GEMINI_REFERENCE,
+    RESUME_REFERENCE,
 )
 REFERENCE_BY_NAME = {case.name: case for case in REFERENCES}
 
@@ -516,6 +526,16 @@ BREAKING.update(
                 ),
             ),
         ),
+    }
+)
+
+_s = RESUME_REFERENCE
+BREAKING.update(
+    {
+        "resume.status": replace(_s, events=(), status=204, content_type="text/plain"),
+        "resume.no-duplicate": replace(_s, events=_IDS[2:]),
+        "resume.no-gap": replace(_s, events=_IDS[4:]),
+        "resume.same-data": replace(_s, events=(_IDS[3], Event(data="token five", id="5"))),
     }
 )
 

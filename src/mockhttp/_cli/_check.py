@@ -28,6 +28,8 @@ from ..contract._providers import PROVIDERS, provider
 from ..contract._recognise import recognise
 from ..contract._record import Limits
 from ..contract._report import format_json, format_junit, format_summary, format_table
+from ..contract._resume_live import PROFILE as RESUME
+from ..contract._resume_live import probe_resume
 from ..contract._rule import json_terms
 from ..contract._transcript import Transcript, parse_head
 from . import _argtypes as argtypes
@@ -65,7 +67,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=list(PROFILES),
         help="rule profile, repeatable (default: recognised from the body offline, "
-        "openai-chat live)",
+        "openai-chat live; sse-resume: GET the URL twice, the second time with "
+        "Last-Event-ID, and check the rest arrives once)",
     )
     parser.add_argument(
         "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra header"
@@ -181,6 +184,8 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
             raise UsageError(f"--as: {exc}") from None
     if (args.url is None) == (args.body is None):
         raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
+    if RESUME in profiles:
+        return [_resume(args, profiles)]
     if args.body is not None:
         return [_offline(args, profiles)]
     if "ag-ui" in profiles:
@@ -204,6 +209,31 @@ def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     return run_agui_live(args.url, headers, args.timeout, limits, request=request)
 
 
+def _resume(args: argparse.Namespace, profiles: list[str]) -> Outcome:
+    """``--profile sse-resume``: GET the stream, reconnect with Last-Event-ID, compare."""
+    if args.body is not None:
+        raise UsageError(f"{RESUME} is live only: it reads the stream twice (give a URL)")
+    if len(profiles) > 1 or args.save is not None:
+        raise UsageError(f"{RESUME} runs on its own (no other --profile, no --save)")
+    key = args.api_key or os.environ.get("MOCKHTTP_API_KEY")
+    if key is not None and not key.isascii():
+        raise UsageError("the API key (--api-key or its environment variable) is not ASCII")
+    headers = {**auth_headers("openai", key), **_headers(args.header)}
+    _url(args.url)
+    limits = Limits(
+        time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
+    )
+    return probe_resume(args.url, headers, args.timeout, limits)
+
+
+def _url(url: str) -> None:
+    try:
+        httpx.URL(url)
+        urlsplit(url)
+    except (ValueError, httpx.InvalidURL) as exc:
+        raise UsageError(f"the URL {url!r} is not valid: {exc}") from None
+
+
 def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     if "mcp" in profiles:
         return _live_mcp(args, profiles)
@@ -218,11 +248,7 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     if key is not None and not key.isascii():
         raise UsageError("the API key (--api-key or its environment variable) is not ASCII")
     headers = {**auth_headers(api, key), **_headers(args.header)}
-    try:
-        httpx.URL(args.url)
-        urlsplit(args.url)
-    except (ValueError, httpx.InvalidURL) as exc:
-        raise UsageError(f"the URL {args.url!r} is not valid: {exc}") from None
+    _url(args.url)
     limits = Limits(
         time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
     )

@@ -29,6 +29,8 @@ class Outcome:
         skipped: ids of rules not run because there was no stream (or no response) to
             check; reports show them as not checked.
         profiles: the profiles checked (reports give each a line).
+        why_skipped: why the skipped rules were not run, when a probe knows better than
+            "no stream to check" (``sse-resume``: the stream's events carry no id).
     """
 
     exchange: str
@@ -36,6 +38,7 @@ class Outcome:
     findings: tuple[Finding, ...]
     skipped: tuple[str, ...] = ()
     profiles: tuple[str, ...] = ()
+    why_skipped: str | None = None
 
     @property
     def violations(self) -> tuple[Finding, ...]:

@@ -15,6 +15,7 @@ from ._mcp import MCP
 from ._openai import OPENAI_CHAT
 from ._openai_shape import OPENAI_SHAPE
 from ._responses import OPENAI_RESPONSES
+from ._resume import SSE_RESUME
 from ._rule import Rule
 from ._tokens import TOKEN_REASSEMBLY
 
@@ -34,6 +35,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "a2a": COMMON + A2A,
         "mcp": MCP,
         "ag-ui": COMMON + AG_UI,
+        "sse-resume": SSE_RESUME,
     },
 )
 

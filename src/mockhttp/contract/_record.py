@@ -61,6 +61,7 @@ def record(
     client: httpx.Client | None = None,
     timeout: float = 60.0,
     limits: Limits | None = None,
+    method: str = "POST",
 ) -> Transcript:
     """POST ``request`` as JSON to ``url`` and record the reply byte for byte.
 
@@ -81,6 +82,7 @@ def record(
             body dripped a byte at a time too).
             On a connection ``client`` kept alive from an earlier request, the wait for
             the head is bounded only per read (by ``timeout``, cut to the deadline).
+        method: ``"GET"`` reads an event stream (no body, no content-type).
 
     Raises:
         Interrupted: Ctrl-C (a ``KeyboardInterrupt`` carrying the partial transcript).
@@ -90,15 +92,17 @@ def record(
         timeout = max(0.001, min(timeout, limits.deadline - time.monotonic()))
     own = client is None
     http = client or httpx.Client(timeout=timeout)
-    sent = {"content-type": "application/json", "accept-encoding": "identity", **(headers or {})}
+    body_type = {"content-type": "application/json"} if method == "POST" else {}
+    sent = {**body_type, "accept-encoding": "identity", **(headers or {})}
     start = time.monotonic()
     reading = _Reading(limits)
     try:
         content = b"" if request is None else json.dumps(request).encode()
+        body = content if method == "POST" else None
         with (
             reading.watch(),
             http.stream(
-                "POST", url, content=content, headers=sent, timeout=timeout,
+                method, url, content=body, headers=sent, timeout=timeout,
                 extensions={"trace": reading.alarm.trace},
             ) as response,
         ):  # fmt: skip

@@ -22,14 +22,16 @@ def _rows(outcome: Outcome) -> list[tuple[str, str, str, str]]:
     for rule in outcome.rules:
         found = [f for f in outcome.findings if f.rule == rule.id]
         if rule.id in outcome.skipped:
-            rows.append((rule.id, "skipped", "", _why_skipped(rule)))
+            rows.append((rule.id, "skipped", "", _why_skipped(rule, outcome)))
         elif not found:
             rows.append((rule.id, "pass", "", ""))
         rows += [(f.rule, f.severity, f.where, f.message) for f in found]
     return rows
 
 
-def _why_skipped(rule: Rule) -> str:
+def _why_skipped(rule: Rule, outcome: Outcome) -> str:
+    if outcome.why_skipped is not None:
+        return outcome.why_skipped
     # a rule that runs without a stream is skipped only when no response arrived at all
     return "not checked: no response arrived" if rule.always else "no stream to check"
 
@@ -85,7 +87,7 @@ def _profile_line(outcome: Outcome, name: str) -> str:
     parts = [_count(len(ids) - len(skipped), "rule") + " checked"]
     parts += [_count(n, s) for s, n in counts.items() if n]
     if skipped:
-        why = _why_skipped(next(r for r in outcome.rules if r.id == skipped[0]))
+        why = _why_skipped(next(r for r in outcome.rules if r.id == skipped[0]), outcome)
         parts.append(f"{len(skipped)} not checked ({why})")
     return f"{verdict:<9}  {name}: {', '.join(parts)}"
 
@@ -117,6 +119,7 @@ def format_json(outcomes: Sequence[Outcome]) -> str:
                 "profiles": list(o.profiles),
                 "rules": [rule.id for rule in o.rules],
                 "skipped": list(o.skipped),
+                **({"why_skipped": o.why_skipped} if o.why_skipped else {}),
                 "findings": [_finding_json(f) for f in o.findings],
             }
             for o in outcomes
@@ -148,7 +151,7 @@ def _testcase(suite: ET.Element, outcome: Outcome, rule_id: str) -> None:
     found = [f for f in outcome.findings if f.rule == rule_id]
     if rule_id in outcome.skipped:
         rule = next(r for r in outcome.rules if r.id == rule_id)
-        ET.SubElement(case, "skipped", message=_why_skipped(rule))
+        ET.SubElement(case, "skipped", message=_why_skipped(rule, outcome))
     violations = [f for f in found if f.severity == "violation"]
     if violations:
         failure = ET.SubElement(case, "failure", message=violations[0].message)

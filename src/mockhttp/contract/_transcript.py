@@ -34,6 +34,8 @@ class Transcript:
         request: the JSON body that was sent, if known (rules such as usage opt-in use it).
         buffered: the answer to the same request sent with ``stream: false``, if known.
         error: why no (complete) response arrived: a network or protocol failure.
+        before: for a reconnect (the ``sse-resume`` probe), the first read of the stream.
+        last_event_id: the ``Last-Event-ID`` this request carried, if any.
     """
 
     status: int | None = 200
@@ -42,6 +44,8 @@ class Transcript:
     request: Any = None
     buffered: Any = None
     error: str | None = None
+    before: Transcript | None = None
+    last_event_id: str | None = None
 
     @classmethod
     def from_body(

@@ -286,12 +286,16 @@ class LLMReply(ReplyKind):
         body = _json_body(request)
         rng = random.Random(f"{self.seed}:{call}")
         context = Context(request, body, call, rng, self.model_for(request, body))
-        draft = self.draft(context)
-        for transform in (*quirk_transforms(tuple(self.quirks), self.as_), *self.transforms):
-            draft = transform(draft, context)
+        draft = self.transformed(self.draft(context), context)
         if self.capacity is not None:  # refused, or held in a slot until the call ends
             return self.capacity.answer(self, context, draft, self.timing)  # type: ignore[no-any-return]
         return render(draft, self.timing, rng)
+
+    def transformed(self, draft: Draft, context: Context) -> Draft:
+        """``draft`` after the reply's quirks and transforms, in order."""
+        for transform in (*quirk_transforms(tuple(self.quirks), self.as_), *self.transforms):
+            draft = transform(draft, context)
+        return draft
 
     def draft(self, context: Context) -> Draft:
         """The draft for ``context``: the answer, the error, or a stream cut by an error."""

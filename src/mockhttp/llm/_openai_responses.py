@@ -27,10 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .._core._reply import Reply
+from .._core._request import Request
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
 from ._errors import merge_headers, openai_error
 from ._openai_chat import CREATED
+from ._responses_resume import remember, retrieve
 from ._text import argument_pieces
 
 __all__ = ["OpenAIResponses"]
@@ -139,9 +142,20 @@ class OpenAIResponses(LLMReply):
             "metadata": {},
         }
 
+    def build(self, request: Request) -> Reply:
+        """A ``GET .../responses/{id}`` resumes a stream this reply sent (``_responses_resume``);
+        anything else is a new response."""
+        if request.method == "GET":
+            return retrieve(self, request)
+        return super().build(request)
+
     # -- buffered -------------------------------------------------------------------------
 
     def body(self, context: Context) -> Any:
+        if context.body.get("background") is True:  # retrieve (GET) gives the finished one
+            queued = self.response(context, "queued", [])
+            remember(self, queued["id"], context)
+            return queued
         return self.response(context, "completed", self.items(context), self.usage_for(context))
 
     # -- streamed -------------------------------------------------------------------------
@@ -162,6 +176,7 @@ class OpenAIResponses(LLMReply):
                 events.extend(self._function_events(index, item))
         done = self.response(context, "completed", items, self.usage_for(context))
         events.append(("response.completed", "end", {"response": done}))
+        remember(self, done["id"], context)
         return [_event(name, kind, seq, fields) for seq, (name, kind, fields) in enumerate(events)]
 
     def _message_events(
