@@ -18,7 +18,7 @@ import socket
 import struct
 import termios
 from collections import deque
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import httptools
 
@@ -72,7 +72,7 @@ class Server(Host, Protocol):
     def journal(self) -> CallList: ...
 
     @property
-    def _connections(self) -> set[Connection]: ...
+    def _connections(self) -> set[Any]: ...  # (HTTP/2 connections too: ``_h2.py``)
 
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
