@@ -17,7 +17,9 @@ from mockhttp import Event, fault, match
 
 h2_connection = pytest.importorskip("h2.connection")
 import h2.config  # noqa: E402
+import h2.errors  # noqa: E402
 import h2.events  # noqa: E402
+import h2.settings  # noqa: E402
 
 pytest.importorskip("trustme")
 
@@ -111,11 +113,10 @@ def test_ten_streams_share_one_connection() -> None:
     assert {c.outcome for c in server.journal} == {"complete"}
 
 
-@pytest.mark.parametrize("tls", [True, False], ids=["tls-alpn", "h2c"])
 @pytest.mark.parametrize(
-    ("broken", "outcome"),
-    [(fault.close_after_events(2), "closed"), (fault.reset_after_events(2), "reset")],
-    ids=["close", "reset"],
+    ("tls", "broken", "outcome"),
+    [(True, fault.close_after_events(2), "closed"), (False, fault.reset_after_events(2), "reset")],
+    ids=["close-tls", "reset-h2c"],
 )
 def test_a_fault_resets_its_stream_only(tls: bool, broken: fault.Fault, outcome: str) -> None:
     reply = mockhttp.ok().event_stream(*EVENTS, event_delay=DELAY)
@@ -247,3 +248,72 @@ def test_a_client_reset_ends_its_stream_as_hung_up() -> None:
             sock.sendall(client.data_to_send())
             (call,) = server.journal
             assert call.wait(timeout=2) == "client hung up"
+
+
+def _get_on(client: h2.connection.H2Connection, sock: socket.socket, path: str) -> None:
+    client.send_headers(
+        1,
+        [(":method", "GET"), (":path", path), (":scheme", "http"), (":authority", "x")],
+        end_stream=True,
+    )
+    sock.sendall(client.data_to_send())
+
+
+@pytest.mark.parametrize(
+    ("broken", "code"),
+    [
+        (fault.close_after_events(1), h2.errors.ErrorCodes.CANCEL),
+        (fault.reset_after_events(1), h2.errors.ErrorCodes.INTERNAL_ERROR),
+    ],
+    ids=["close", "reset"],
+)
+def test_a_fault_is_rst_stream_after_the_bytes_before_it(broken: fault.Fault, code: int) -> None:
+    reply = mockhttp.ok().event_stream(*EVENTS)
+    with mockhttp.Server(http2=True) as server:
+        server.mock(mockhttp.get("/cut").reply(reply).pipe(broken))
+        sock, client = _raw_h2(server, window=65535)
+        with sock:
+            _get_on(client, sock, "/cut")
+            events = _read_events(sock, client, 2.0)
+            assert _data(events) == EVENTS[0].encode()
+            (reset,) = [e for e in events if isinstance(e, h2.events.StreamReset)]
+            assert (reset.stream_id, reset.error_code) == (1, code)
+            # the connection goes on: a second stream on it is answered
+            client.send_headers(
+                3,
+                [(":method", "GET"), (":path", "/cut"), (":scheme", "http"), (":authority", "x")],
+                end_stream=True,
+            )
+            sock.sendall(client.data_to_send())
+            assert _data(_read_events(sock, client, 2.0)) == EVENTS[0].encode()
+
+
+def test_an_idle_connection_gets_goaway() -> None:
+    with mockhttp.Server(http2=True, idle_timeout=0.3) as server:
+        sock, client = _raw_h2(server, window=65535)
+        with sock:
+            start = time.monotonic()
+            events = _read_events(sock, client, 3.0)
+            while not any(isinstance(e, h2.events.ConnectionTerminated) for e in events):
+                events = _read_events(sock, client, 3.0)
+                assert time.monotonic() - start < 3.0
+            assert 0.3 <= time.monotonic() - start < 2.5
+
+
+def test_http1_requests_starting_like_the_preface_are_http1() -> None:
+    """``POST`` begins with the preface's "P": the server waits for the next bytes."""
+    with mockhttp.Server(http2=True) as server:
+        server.mock(mockhttp.post("/p").reply(mockhttp.ok().body("yes")))
+        with socket.create_connection((server.host, server.port), timeout=5) as sock:
+            sock.sendall(b"P")
+            time.sleep(0.05)
+            sock.sendall(
+                b"OST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
+            got = b""
+            while piece := sock.recv(65536):
+                got += piece
+        assert got.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert got.endswith(b"\r\n\r\nyes")
+        (call,) = server.journal
+        assert call.request.http_version == "1.1"
