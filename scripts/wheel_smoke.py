@@ -81,7 +81,10 @@ def main() -> None:
         bin_ = where / "venv" / "bin"
         step("pip install the wheel", bin_ / "python", "-m", "pip", "install", "-q", wheel)
         version = step("mockhttp --version", bin_ / "mockhttp", "--version").strip()
-        print(f"     {version}")
+        for line in version.splitlines():
+            print(f"     {line}")
+        if f"installed at: {where / 'venv'}" not in version:  # the wheel runs, not the checkout
+            sys.exit(f"mockhttp --version does not say it runs from the new venv:\n{version}")
         serve_once(bin_ / "mockhttp")
 
 

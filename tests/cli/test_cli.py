@@ -266,7 +266,8 @@ def test_validate_good_and_bad_files(tmp_path: Path) -> None:
 def test_version_and_help_on_every_command() -> None:
     """--version prints the version; --help works on the command and each subcommand."""
     version = run("--version")
-    assert (version.returncode, version.stdout) == (0, f"mockhttp {mockhttp.__version__}\n")
+    assert version.returncode == 0
+    assert version.stdout.startswith(f"mockhttp {mockhttp.__version__}\n")
     for command in ([], ["serve"], ["validate"], ["check"]):
         shown = run(*command, "--help")
         assert shown.returncode == 0, shown.stderr
@@ -307,7 +308,7 @@ def test_console_script_and_main_function() -> None:
     script = Path(mockhttp_command()[0]).parent / "mockhttp"
     if script.exists():
         done = subprocess.run([script, "--version"], capture_output=True, text=True, cwd=ROOT)
-        assert done.stdout == f"mockhttp {mockhttp.__version__}\n"
+        assert done.stdout.startswith(f"mockhttp {mockhttp.__version__}\n")
     assert main(["validate", str(ROOT / SEED)]) == 0
 
 

@@ -150,7 +150,11 @@ def test_junit_report_marks_violations_as_failures(
                 "--profile",
                 "openai-chat",
             ],
-            "checks anthropic-messages on its own",
+            "checks one API at a time: anthropic-messages, openai-chat",
+        ),
+        (
+            ["http://x", "--model", "m", "--request", "/nonexistent/r.json"],
+            "cannot read --request /nonexistent/r.json: No such file or directory",
         ),
     ],
 )
@@ -186,10 +190,14 @@ def serve_openai(server: mockhttp.Server) -> None:
     server.mock(mockhttp.post(PATH).body(stream & usage).reply(mockhttp.ok().event_stream(*OPENAI)))
 
 
-def test_live_openai_end_to_end_exits_0(server: mockhttp.Server) -> None:
-    """Live mode sends the three requests and a conforming endpoint exits 0."""
+def test_live_openai_end_to_end_exits_0(server: mockhttp.Server, tmp_path: Path) -> None:
+    """Live mode sends the three requests and a conforming endpoint exits 0 (these canned
+    streams carry no logprobs: the request file says not to ask for them)."""
     serve_openai(server)
-    result = run_cli(server.url, "--model", "gpt-test", "--api-key", "sk-test", "--json")
+    request = write(tmp_path, "request.json", {"logprobs": False})
+    result = run_cli(
+        server.url, "--model", "gpt-test", "--api-key", "sk-test", "--json", "--request", request
+    )
     assert (result.returncode, result.stderr) == (0, "")
     report = json.loads(result.stdout)
     assert [e["exchange"] for e in report["exchanges"]] == ["stream with include_usage", "stream"]

@@ -164,7 +164,7 @@ def test_the_summary_leads_with_what_failed_and_gives_each_profile_a_line() -> N
     assert lines[0] == "== stream"
     assert lines[1].startswith("violation  openai.stable-id at event 3, byte ")
     assert lines[1].endswith(': id was "x", expected "chatcmpl-1" as on event 0')
-    assert lines[-3].startswith("fail       openai-chat: 39 rules checked, 1 violation")
+    assert lines[-3].startswith("fail       openai-chat: 40 rules checked, 1 violation")
     assert lines[-1] == summary([outcome])
     assert "'" not in text
     assert "None" not in text

@@ -93,3 +93,68 @@ def test_the_node_recipe_reports_a_server_that_cannot_start(tmp_path: Path) -> N
     assert done.returncode == 1
     assert "mockhttp did not start:" in done.stderr
     assert "chat.yaml:1:11 at request.pth: unknown key 'pth'" in done.stderr
+
+
+# -- the Go project ------------------------------------------------------------------------
+
+
+def go_project(tmp_path: Path) -> Path:
+    """The Go project as the page lays it out: the chat mock, the streamed one, the test."""
+    where = project(tmp_path)
+    (where / "test").rename(where / "node-test")  # `go test ./...` reads Go packages only
+    (where / "mocks" / "stream.yaml").write_text(block("yaml", "name: stream"))
+    (where / "go.mod").write_text("module example.com/chat\n\ngo 1.19\n")
+    (where / "chat_test.go").write_text(block("go", "package chat_test"))
+    return where
+
+
+def run_go_recipe(where: Path) -> subprocess.CompletedProcess[str]:
+    """The script with ``go test``; Go's own build cache (``go env GOCACHE``) is kept, so
+    only a machine's first run compiles the standard library's test packages (~40 s)."""
+    env = {
+        **os.environ,
+        "PATH": f"{where / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT / "src"),
+        "GOPATH": str(where / "gopath"),
+        "GOFLAGS": "-count=1",  # run the tests every time, never "(cached)"
+        "GOPROXY": "off",  # the standard library only: nothing to download
+    }
+    return subprocess.run(
+        ["sh", "scripts/ci-mockhttp.sh", "go", "test", "-v", "./..."],
+        cwd=where, env=env, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+
+
+needs_go = pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not installed here (apt-get install golang-go)"
+)
+
+
+@needs_go
+@pytest.mark.skipif(shutil.which("curl") is None, reason="the recipe polls with curl")
+def test_the_go_recipe_runs_go_test_against_the_printed_url(tmp_path: Path) -> None:
+    """A real ``go test``: the JSON mock and its journal, and the SSE stream read with bufio."""
+    where = go_project(tmp_path)
+    done = run_go_recipe(where)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "--- PASS: TestChatMock" in done.stdout
+    assert "--- PASS: TestChatStream" in done.stdout
+    assert re.search(r"^ok\s+example\.com/chat\s", done.stdout, re.M)
+    log = (where / "logs" / "mockhttp.log").read_text()
+    assert "POST /v1/chat/completions → mock 'stream' 200, 5 events, complete" in log
+    url = (where / "logs" / "mockhttp.url").read_text().strip()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=1)
+
+
+@needs_go
+def test_the_go_recipe_fails_when_the_stream_breaks(tmp_path: Path) -> None:
+    """The stream mock sends other text: TestChatStream fails, go test and the script exit 1."""
+    where = go_project(tmp_path)
+    stream = where / "mocks" / "stream.yaml"
+    stream.write_text(stream.read_text().replace("Hello, world", "Goodbye"))
+    done = run_go_recipe(where)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "--- FAIL: TestChatStream" in done.stdout
+    assert 'text "Goodbye"' in done.stdout
+    assert "--- PASS: TestChatMock" in done.stdout

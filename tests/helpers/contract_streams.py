@@ -412,6 +412,9 @@ _WHOLE = {**TOOL_START, "function": {"name": "get_weather", "arguments": '{"city
 _completed = RESPONSES_EVENTS[-1]
 BREAKING.update(
     {
+        # logprobs asked, and the stream carries none: its tokens do not spell the text
+        "openai.token-reassembly": replace(_o, request={**REQUEST, "logprobs": True}),
+        "buffered.received": replace(_r, buffered="the buffered request got status 500: {}"),
         "sse.bom": replace(_o, head=b"\xef\xbb\xbf"),
         "sse.json-spacing": replace(_o, events=swap(OPENAI, FINISH, _spaced_finish)),
         "openai.event-name": replace(

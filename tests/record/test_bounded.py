@@ -190,3 +190,22 @@ def test_the_record_flag_takes_a_size() -> None:
     assert parser.parse_args(["--upstream", "http://x"]).max_recording_size == 64 * 1024 * 1024
     with pytest.raises(SystemExit):
         parser.parse_args(["--upstream", "http://x", "--max-recording-size", "lots"])
+
+
+def test_a_chunk_extension_after_whitespace_is_legal_and_recorded(out: Path) -> None:
+    # RFC 9112: chunk-ext = *( BWS ";" BWS chunk-ext-name ... ): "5 ;ext=1" is legal
+    def answer(conn: socket.socket, up: RawUpstream) -> None:
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b"5 ;ext=1\r\nfirst\r\n4\t; a=b ; c\r\nlast\r\n0\r\n\r\n"
+        )
+
+    up = RawUpstream(answer)
+    with Recorder(up.url, out) as recorder:
+        reply = httpx.get(recorder.url + "/s")
+        recorder.wait(1)
+    assert (reply.status_code, reply.content) == (200, b"firstlast")
+    (mock,) = mockhttp.load(out)
+    assert isinstance(mock.response, Recording)
+    assert b"".join(w.data for w in mock.response.writes) == b"firstlast"
+    assert mock.response.end == "complete"

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import threading
 import time
@@ -21,8 +22,10 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from mockhttp._server._admin import MAX_ADMIN_BODY
 from mockhttp._server._workers import SECRET_ENV, SECRET_HEADER
 from tests.helpers.cli_process import Serving
+from tests.helpers.clients import read_all
 from tests.server.test_workers import children
 
 pytestmark = pytest.mark.skipif(
@@ -341,3 +344,25 @@ def test_a_channel_that_timed_out_never_takes_a_late_answer() -> None:
     with pytest.raises(ConnectionError, match="did not answer"):
         channel([Claim(1)])
     supervisor.close()
+
+
+def test_the_hub_refuses_a_body_over_the_admin_limit_unread(served: Serving) -> None:
+    """The hub read whatever Content-Length it was sent; now it answers 413 at once (the
+    admin API's 16 MiB), and 400 to a length that is no number, without reading on."""
+    shared = int(served.url.rsplit(":", 1)[1])
+    (hub,) = listening_ports({served.proc.pid}) - {shared}
+    secret = the_secret(served)
+    lengths = (("17000000000", b"413"), (str(MAX_ADMIN_BODY + 1), b"413"), ("-5", b"400"))
+    for length, code in lengths:
+        with socket.create_connection(("127.0.0.1", hub), timeout=10) as sock:
+            sock.sendall(
+                f"POST {_ADMIN}/mocks HTTP/1.1\r\nHost: x\r\n{SECRET_HEADER}: {secret}\r\n"
+                f"Content-Type: application/yaml\r\nContent-Length: {length}\r\n\r\n".encode()
+                + b"name: x\n"
+            )
+            started = time.monotonic()
+            answer = read_all(sock, reset_ok=True)
+            assert time.monotonic() - started < 5  # answered, not waiting for the body
+        assert answer.startswith(b"HTTP/1.1 " + code), answer
+        if code == b"413":
+            assert f"larger than {MAX_ADMIN_BODY} bytes".encode() in answer

@@ -21,19 +21,25 @@ import httpx
 from .._core._errors import ConfigError
 from .._core._redact import Redactor
 from ..contract._check import Outcome, evaluate
-from ..contract._live import auth_headers, run_live
+from ..contract._live import api_of, auth_headers, run_live
 from ..contract._profiles import PROFILES
 from ..contract._providers import PROVIDERS, provider
 from ..contract._recognise import recognise
 from ..contract._record import Limits
 from ..contract._report import format_json, format_junit, format_summary, format_table
+from ..contract._rule import json_terms
 from ..contract._transcript import Transcript, parse_head
 from . import _argtypes as argtypes
 
 __all__ = ["configure_parser", "run"]
 
 OK, VIOLATION, USAGE = 0, 1, 2
-_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+_KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "responses": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+}
 
 
 class UsageError(Exception):
@@ -50,8 +56,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="live mode: the model to ask")
     parser.add_argument(
         "--api-key",
-        help="live mode: the API key (default: $MOCKHTTP_API_KEY, then $OPENAI_API_KEY or "
-        "$ANTHROPIC_API_KEY by profile; none for a local server)",
+        help="live mode: the API key (default: $MOCKHTTP_API_KEY, then $OPENAI_API_KEY, "
+        "$ANTHROPIC_API_KEY or $GEMINI_API_KEY by profile; none for a local server)",
     )
     parser.add_argument(
         "--profile",
@@ -100,7 +106,14 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
-    parser.add_argument("--request", type=Path, help="offline: the JSON request that was sent")
+    parser.add_argument(
+        "--request",
+        type=Path,
+        metavar="FILE",
+        help="live: your own request body (JSON: tools, response formats, provider fields), "
+        "the base of every request sent, the stream flag set per exchange; offline: the JSON "
+        "request that was sent",
+    )
     parser.add_argument("--buffered", type=Path, help="offline: the buffered answer (JSON)")
     parser.add_argument(
         "--as",
@@ -175,15 +188,11 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
 def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     if args.model is None:
         raise UsageError("live mode needs --model")
-    offline_only = [p for p in profiles if p in ("openai-responses", "gemini")]
-    if offline_only:
-        raise UsageError(
-            f"live mode does not send {offline_only[0]} requests yet; record the exchange "
-            "(curl -D head.txt -o body.sse ...) and check it with --body"
-        )
-    if "anthropic-messages" in profiles and len(profiles) > 1:
-        raise UsageError("live mode checks anthropic-messages on its own")
-    api = "anthropic" if "anthropic-messages" in profiles else "openai"
+    try:
+        api = api_of(profiles)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    request = _read_request(args.request)
     key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
     if key is not None and not key.isascii():
         raise UsageError("the API key (--api-key or its environment variable) is not ASCII")
@@ -197,11 +206,14 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
         time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
     )
     if args.save is None:
-        return run_live(args.url, args.model, api, headers, args.timeout, limits, as_=args.as_)
+        return run_live(
+            args.url, args.model, api, headers, args.timeout, limits,
+            as_=args.as_, request=request,
+        )  # fmt: skip
     seen: list[tuple[str, dict[str, Any], Transcript]] = []
     outcomes = run_live(
         args.url, args.model, api, headers, args.timeout, limits,
-        lambda *x: seen.append(x), as_=args.as_,
+        lambda *x: seen.append(x), as_=args.as_, request=request,
     )  # fmt: skip
     _save(args.save, seen, headers)
     return outcomes
@@ -268,19 +280,32 @@ def _headers(given: list[str]) -> dict[str, str]:
     return headers
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, option: str = "") -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+        where = f"{option} {path}" if option else str(path)
+        raise UsageError(f"cannot read {where}: {exc.strerror}") from None
 
 
 def _read_json(path: Path | None, option: str) -> Any:
     if path is None:
         return None
     try:
-        return json.loads(_read(path))
+        return json.loads(_read(path, option))
     except ValueError as exc:
         raise UsageError(f"{option} {path} is not JSON: {exc}") from None
     except RecursionError:
         raise UsageError(f"{option} {path} is nested too deep to parse as JSON") from None
+
+
+def _read_request(path: Path | None) -> dict[str, Any] | None:
+    """The user's request body for a live check (``--request FILE``): a JSON object."""
+    if path is None:
+        return None
+    body = _read_json(path, "--request")
+    if not isinstance(body, dict):
+        raise UsageError(
+            f"--request {path} must be a JSON object (a request body), not {json_terms(body)[:40]}"
+        )
+    return body

@@ -44,7 +44,8 @@ from .._server._workers import (
 )
 from . import _argtypes as argtypes
 from . import _missing as missing
-from ._serve import DEFAULTS, Served, Snapshot, plural, watch_snapshot
+from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
+from ._version import VersionAction
 
 __all__ = ["TOKEN_ENV", "admin_warning", "main"]
 
@@ -72,13 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = argparse.ArgumentParser(
         prog="mockhttp",
         description="A mock HTTP server for clients of streaming (Server-Sent Events) APIs.",
     )
-    parser.add_argument("--version", action="version", version=f"mockhttp {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser(
         "serve",
@@ -455,8 +454,8 @@ def _supervise(
         watched[0] = current
         try:
             _with_defaults(load(*paths), args.defaults)
-        except MockfileError as exc:
-            log(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
+        except Exception as exc:  # a save never stops the server: the last good mocks stay
+            log(not_reloaded(exc))
             return
         supervisor.broadcast("POST", "/__mockhttp/_reload")
 

@@ -27,7 +27,15 @@ from .._server._journal import Call
 from .._server._server import Server
 from .._server._verify import ActiveMock
 
-__all__ = ["DEFAULTS", "Served", "log_line", "plural", "shown", "watch_snapshot"]
+__all__ = [
+    "DEFAULTS",
+    "Served",
+    "log_line",
+    "not_reloaded",
+    "plural",
+    "shown",
+    "watch_snapshot",
+]
 
 DEFAULTS = Path(__file__).parent.parent / "defaults"
 
@@ -101,6 +109,13 @@ def watch_snapshot(paths: Sequence[Path]) -> Snapshot:
     return tuple(result)
 
 
+def not_reloaded(exc: Exception) -> str:
+    """The log line of ``--watch`` when the files changed but do not load: why (a
+    :class:`MockfileError` names file:line:column), and that the previous mocks stay."""
+    why = str(exc) if isinstance(exc, MockfileError) else f"{type(exc).__name__}: {exc}"
+    return f"mockhttp: not reloaded, still serving the previous mocks:\n{why}"
+
+
 class Served:
     """The server of ``mockhttp serve``, its file mocks and its log."""
 
@@ -170,8 +185,8 @@ class Served:
         self._settling = None
         try:
             mocks = self.expand(load(*self.paths))
-        except MockfileError as exc:
-            self._err(f"mockhttp: not reloaded, still serving the previous mocks:\n{exc}")
+        except Exception as exc:  # a save never stops the server: the last good mocks stay
+            self._err(not_reloaded(exc))
             return current
         with self._lock:
             self.active = self.server.replace(self.active, mocks)

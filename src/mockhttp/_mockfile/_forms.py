@@ -133,12 +133,18 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 
-_CONTAINERS = ("list", "tuple", "dict", "Sequence", "Mapping", "Any")
+_LISTS = ("list", "tuple", "Sequence", "Iterable", "Collection")
+_MAPS = ("dict", "Mapping")
+_SHAPES = {**dict.fromkeys(_LISTS, "a list"), **dict.fromkeys(_MAPS, "a mapping")}
 
 
 def typed(at: At, annotation: Any) -> Any:
-    """The value at ``at`` as the annotation ``annotation`` (a string) wants it."""
-    parts = [p.strip() for p in str(annotation).split("|")]
+    """The value at ``at`` as the annotation ``annotation`` (a string) wants it: its shape
+    (a list, a mapping, text, a number...) checked here, elements and mapping values
+    included (``Sequence[str]``, ``Mapping[str, int]``), so a value of the wrong type is
+    an error at its own node; what an annotation does not spell out (``Any``, a class) is
+    left to the constructor that takes it."""
+    parts = union(str(annotation))
     if "None" in parts and at.is_null:
         return None
     if any("Matcher" in p for p in parts):
@@ -147,17 +153,72 @@ def typed(at: At, annotation: Any) -> Any:
         return fault_of(at)
     if "Duration" in parts:
         return _duration(at)
-    if (at.is_list or at.is_mapping) and any(p.split("[")[0] in _CONTAINERS for p in parts):
-        return at.value()  # checked by the constructor that takes it
-    known = [_TYPES[p] for p in parts if p in _TYPES]
-    if not known:
-        return at.value()
-    what = " or ".join(name for _, name in known)
-    value = at.scalar(what)
+    conform(at, parts)
+    return at.value()
+
+
+def union(annotation: str) -> list[str]:
+    """The parts of a union annotation, split at its top-level ``|`` only
+    (``Mapping[str, int | None] | None`` has two)."""
+    return _split(annotation, "|")
+
+
+def _base_and_args(part: str) -> tuple[str, list[str]]:
+    """``Mapping[str, int]`` -> ``("Mapping", ["str", "int"])`` (top-level commas only)."""
+    base, _, inner = part.partition("[")
+    return base.strip(), _split(inner[:-1], ",") if inner else []
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` outside brackets, each part stripped."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "[") - (char == "]")
+        if char == separator and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def conform(at: At, parts: list[str]) -> None:
+    """Fail at ``at`` (or at the element, the mapping value inside it) unless its value
+    has one of the types ``parts`` names; a part this does not know (``Any``, a class,
+    ``Literal[...]``) takes any value."""
+    shapes = [_base_and_args(p) for p in parts]
+    if any(base not in _SHAPES and base not in _TYPES and base != "None" for base, _ in shapes):
+        return
+    what = " or ".join(dict.fromkeys(_describe(b) for b, _ in shapes if b != "None"))
+    if at.is_list or at.is_mapping:
+        kinds = _LISTS if at.is_list else _MAPS
+        found = [args for base, args in shapes if base in kinds]
+        if not found:
+            at.expected(what)
+        _conform_inside(at, found[0])
+        return
+    if at.is_null and "None" in parts:
+        return
+    known = [_TYPES[b] for b, _ in shapes if b in _TYPES]
     allowed = tuple(t for types, _ in known for t in types)
+    value = at.scalar(what)
     if (isinstance(value, bool) and bool not in allowed) or not isinstance(value, allowed):
         at.expected(what)
-    return value
+
+
+def _conform_inside(at: At, args: list[str]) -> None:
+    """The elements of a list (``Sequence[X]``, ``tuple[X, ...]``) or the values of a
+    mapping (``Mapping[str, X]``) checked against ``X``."""
+    if at.is_list:
+        if len(args) == 1 or (len(args) == 2 and args[1] == "..."):
+            for element in at.elements("a list"):
+                conform(element, union(args[0]))
+    elif len(args) == 2:
+        for _, _, child in at.items("a mapping"):
+            conform(child, union(args[1]))
+
+
+def _describe(base: str) -> str:
+    return _SHAPES.get(base) or _TYPES[base][1]
 
 
 def _duration(at: At) -> Any:

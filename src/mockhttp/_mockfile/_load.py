@@ -18,12 +18,15 @@ expected, with a suggestion for a misspelt key or name.
 from __future__ import annotations
 
 import dataclasses
+import gc
+import inspect
 import json
 import keyword
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, NoReturn, get_args
 from urllib.parse import parse_qsl
@@ -81,6 +84,11 @@ EVENT_STREAM_KEYS = (*_STREAM_OPTIONS, "events")
 EVENT_KEYS = tuple(_EVENT_FIELDS)
 _EXCLUSIVE = ("body", "json", "event_stream")
 
+MAX_FILE_BYTES = 32 << 20  # a mock file's size, checked before it is read
+MAX_NODES = 1_000_000  # a file's YAML nodes (values, lists, mappings), counted as composed
+FILE_BYTES_ENV = "MOCKHTTP_MAX_FILE_BYTES"
+NODES_ENV = "MOCKHTTP_MAX_NODES"
+
 
 # -- reading text and files -----------------------------------------------------------------
 
@@ -113,6 +121,7 @@ def _loads(
     *,
     strict_json: bool = False,
     syntax: Literal["yaml", "json"] | None = None,
+    max_nodes: int = MAX_NODES,
 ) -> list[Mock]:
     """``loads``, with the names already taken (in other files ``load`` read)."""
     docs = None
@@ -128,7 +137,7 @@ def _loads(
                     raise
                 docs = None  # a JSON node has no position: read a small document again
         if docs is None:
-            docs = _documents(text, source, strict_json or syntax == "json")
+            docs = _documents(text, source, strict_json or syntax == "json", max_nodes)
             mocks = [mock for doc in docs for mock in _document(doc, names)]
     except RecursionError:  # a matcher chain too deep to build
         raise (too_deep(docs[-1]) if docs else _too_deep(source)) from None
@@ -172,14 +181,19 @@ def _where(at: At) -> str:
 
 
 def problems(
-    text: str, source: str = "<string>", *, strict_json: bool = False, names: Names | None = None
+    text: str,
+    source: str = "<string>",
+    *,
+    strict_json: bool = False,
+    names: Names | None = None,
+    max_nodes: int = MAX_NODES,
 ) -> list[MockfileError]:
     """Every error of ``text``, one per mock that does not load (``mockhttp validate``):
     a syntax error stops the reading, a bad mock does not hide the next one.  ``names``:
     the names other files already took (a name given twice is an error)."""
     names = Names() if names is None else names
     try:
-        docs = _documents(text, source, strict_json)
+        docs = _documents(text, source, strict_json, max_nodes)
     except MockfileError as exc:
         return [exc]
     except RecursionError:  # a net: the parsers' own nesting limits come first
@@ -215,6 +229,25 @@ def _empty(source: str) -> MockfileError:
 
 
 _RELOCATE = 1 << 20  # JSON documents up to this size are read again to place an error
+
+
+def _limit(name: str, default: int) -> int:
+    """A limit of mock files from the environment (``MOCKHTTP_MAX_NODES=2000000``), or
+    its default."""
+    given = os.environ.get(name, "").strip().replace("_", "")
+    if not given:
+        return default
+    if not given.isdigit() or int(given) < 1:
+        raise MockfileError(f"${name}={given!r}: expected a positive whole number", source=name)
+    return int(given)
+
+
+def _too_large(source: str, found: str, limit: int, unit: str, env: str) -> MockfileError:
+    return MockfileError(
+        f"too large: {found}, over the limit of {limit:,} {unit}; split it into several "
+        f"files, or raise the limit with ${env} (docs/limits.md)",
+        source=source,
+    )
 
 
 def load(*paths: str | os.PathLike[str]) -> list[Mock]:
@@ -255,19 +288,50 @@ def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return found
 
 
+MAX_FOLDER_DEPTH = 64  # levels of subfolders under a folder of mock files
+
+
 def _tree(folder: Path) -> list[Path]:
     """The mock files under ``folder``, subfolders included, ordered by relative path
-    (hidden files and an editor's lock files, ``.#name.yaml``, skipped)."""
+    (hidden files and an editor's lock files, ``.#name.yaml``, skipped).  Walked without
+    recursion, symbolic links to folders not followed, at most ``MAX_FOLDER_DEPTH`` levels.
+
+    Raises:
+        MockfileError: a folder deeper than that, a broken or looping link to a mock file.
+    """
     found = []
-    for path in folder.rglob("*"):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts) or path.suffix not in SUFFIXES:
-            continue
-        if path.is_file():
-            found.append((relative.as_posix(), path))
-        elif path.is_symlink() and not path.exists():
-            raise MockfileError("a broken or looping symbolic link", source=str(path))
+    todo: list[tuple[Path, int]] = [(folder, 0)]
+    while todo:
+        current, depth = todo.pop()
+        for entry in _entries(current):
+            path = current / entry.name
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if depth >= MAX_FOLDER_DEPTH:
+                    raise MockfileError(
+                        f"a folder nested more than {MAX_FOLDER_DEPTH} levels deep (at "
+                        f"{path.relative_to(folder).as_posix()[:200]}...); expected mock files "
+                        "at most that deep",
+                        source=str(folder),
+                    )
+                todo.append((path, depth + 1))
+            elif path.suffix not in SUFFIXES:
+                continue
+            elif path.is_file():  # (a looping link is no file; DirEntry would raise)
+                found.append((path.relative_to(folder).as_posix(), path))
+            elif entry.is_symlink() and not path.exists():
+                raise MockfileError("a broken or looping symbolic link", source=str(path))
     return [path for _, path in sorted(found)]
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    """A folder's entries (none when it cannot be read, as ``rglob`` did)."""
+    try:
+        with os.scandir(folder) as listing:
+            return list(listing)
+    except OSError:
+        return []
 
 
 def _check_regular(path: Path) -> None:
@@ -284,6 +348,13 @@ def _check_regular(path: Path) -> None:
 
 
 def _read(path: Path) -> str:
+    limit = _limit(FILE_BYTES_ENV, MAX_FILE_BYTES)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise MockfileError(f"cannot read it: {exc.strerror}", source=str(path)) from None
+    if size > limit:
+        raise _too_large(str(path), f"{size:,} bytes", limit, "bytes", FILE_BYTES_ENV)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -293,7 +364,9 @@ def _read(path: Path) -> str:
 
 
 def _load_file(path: Path, names: Names) -> list[Mock]:
-    return _loads(_read(path), str(path), names, strict_json=path.suffix == ".json")
+    text = _read(path)
+    nodes = _limit(NODES_ENV, MAX_NODES)
+    return _loads(text, str(path), names, strict_json=path.suffix == ".json", max_nodes=nodes)
 
 
 def file_problems(path: Path, names: Names | None = None) -> list[MockfileError]:
@@ -302,14 +375,31 @@ def file_problems(path: Path, names: Names | None = None) -> list[MockfileError]
         text = _read(path)
     except MockfileError as exc:
         return [exc]
-    return problems(text, str(path), strict_json=path.suffix == ".json", names=names)
+    try:
+        nodes = _limit(NODES_ENV, MAX_NODES)
+    except MockfileError as exc:
+        return [exc]
+    strict = path.suffix == ".json"
+    return problems(text, str(path), strict_json=strict, names=names, max_nodes=nodes)
 
 
-def _documents(text: str, source: str, strict_json: bool = False) -> list[At]:
+def _documents(
+    text: str, source: str, strict_json: bool = False, max_nodes: int = MAX_NODES
+) -> list[At]:
     if strict_json:
         _strict_json(text, source)
+    docs: list[At] = []
+    total = 0
     try:
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
+        with _collector_paused():  # millions of new nodes: each pass of it would visit all
+            # counted as each is composed (an empty document is None)
+            for node in filter(None, yaml.compose_all(text, Loader=_Loader)):
+                doc = At(node, source)
+                total += check_size(doc)
+                if total > max_nodes:
+                    raise _too_large(source, f"at least {total:,} nodes", max_nodes, "nodes "
+                                     "(values, lists and mappings)", NODES_ENV)  # fmt: skip
+                docs.append(doc)
     except yaml.YAMLError as exc:
         if strict_json or text.lstrip().startswith(("{", "[")):
             try:
@@ -318,10 +408,20 @@ def _documents(text: str, source: str, strict_json: bool = False) -> list[At]:
                 if strict_json or not deep.reason.startswith(_JSON_TOO_DEEP):
                     raise
         raise _yaml_error(exc, source, text) from None
-    docs = [At(node, source) for node in nodes if node is not None]
-    for doc in docs:
-        check_size(doc)
     return [doc for doc in docs if not doc.is_null]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off while a document is composed (its nodes hold no cycle;
+    the collector's passes over them made composing several times slower)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _strict_json(text: str, source: str) -> None:
@@ -637,7 +737,10 @@ def _kind(entry: KindEntry, child: At, *base: Reply, extra: dict[str, Any] | Non
     if base:  # a composing factory's first parameter takes the reply
         found = dict(list(found.items())[1:])
     if not child.is_mapping:
-        first = next(iter(found.values()))
+        first = next(iter(found.values()), None)
+        rest = [p for p in list(found.values())[1:] if _required(p, extra)]
+        if first is None or rest:
+            child.expected(f"{entry.key} options: a mapping of its parameters")
         value = typed(child, first.annotation)
         try:
             return make(*base, value, **extra)
@@ -648,6 +751,9 @@ def _kind(entry: KindEntry, child: At, *base: Reply, extra: dict[str, Any] | Non
     # a parameter named after a Python keyword (``as_``) is written without the ``_``
     names = {n[:-1] if keyword.iskeyword(n[:-1]) else n: n for n in found}
     given = child.fields(tuple(names), f"{entry.key} options: a mapping of its parameters")
+    missing = [k for k, n in names.items() if k not in given and _required(found[n], extra)]
+    if missing:
+        child.fail(f"{entry.key}: missing key {missing[0]!r}, expected {', '.join(names)}")
     kw = {names[k]: typed(c, found[names[k]].annotation) for k, c in given.items()}
     try:
         return make(*base, **kw, **extra)
@@ -655,6 +761,12 @@ def _kind(entry: KindEntry, child: At, *base: Reply, extra: dict[str, Any] | Non
         raise
     except ConfigError as exc:
         _place(exc, child, given)
+
+
+def _required(param: inspect.Parameter, extra: dict[str, Any]) -> bool:
+    """True when a kind's factory needs ``param`` from the file (no default, not given by
+    the mock's options)."""
+    return param.default is inspect.Parameter.empty and param.name not in extra
 
 
 _PLACE = re.compile(r"^([A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*)(?:: (.*)|=.*)$", re.S)

@@ -395,12 +395,12 @@ def _foreign_tag(node: yaml.Node) -> str | None:
     return None
 
 
-def check_size(doc: At) -> None:
+def check_size(doc: At) -> int:
     """Refuse a document that aliases blow up (a "billion laughs"), or one inside itself.
 
     Counts the nodes as if every alias were written out, without writing them out (each
     distinct node is visited once): more than ``MAX_EXPANSION`` added by aliases is an
-    error at the document's start.
+    error at the document's start.  Returns the number of distinct nodes.
     """
     sizes: dict[int, int] = {}
     unique = 0
@@ -435,6 +435,7 @@ def check_size(doc: At) -> None:
             f"aliases (*name) expand this document by more than {MAX_EXPANSION:,} nodes; "
             "write the repeated parts out, or use fewer aliases"
         )
+    return unique
 
 
 # -- JSON documents: nodes made from the parsed value, on demand -----------------------------

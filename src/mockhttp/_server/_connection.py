@@ -89,6 +89,12 @@ class _Bad:
         self.message = message
 
 
+_BAD_TARGET = (
+    "malformed request: the request target is not a valid URL "
+    "(expected /path?query, or http://host/path)"
+)
+
+
 class _TooLarge(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -232,6 +238,8 @@ class Connection(asyncio.Protocol):
             cause = exc.__context__
             if isinstance(cause, _TooLarge):
                 self._reject(cause.status, str(cause))
+            elif isinstance(cause, ValueError):  # the URL parser's (a bad absolute target)
+                self._reject(400, _BAD_TARGET)
             else:
                 self._reject(400, f"malformed request: {exc}")
 

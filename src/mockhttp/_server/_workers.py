@@ -535,9 +535,9 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
                 length = int(self.headers.get("Content-Length") or 0)
             except ValueError:
                 length = -1
-            if not 0 <= length <= MAX_ADMIN_BODY + 1:  # the worker refuses more (413)
+            if not 0 <= length <= MAX_ADMIN_BODY:  # refused unread, as the admin API does
                 self.close_connection = True
-                return self._send(400, {"error": {"type": "workers", "message": "bad length"}})
+                return self._send(*_bad_length(length))
             body = self.rfile.read(length) if length else b""
             if self.path.partition("?")[0].rstrip("/") == "/__mockhttp/_reload":
                 return self._send(404, {"error": {"type": "unknown_endpoint", "message": ""}})
@@ -560,6 +560,15 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
             pass  # the workers log the admin calls
 
     return Hub
+
+
+def _bad_length(length: int) -> tuple[int, dict[str, Any]]:
+    """The hub's answer to a ``Content-Length`` it does not read: over the admin API's
+    body limit (413, its words), or no number (400)."""
+    if length > MAX_ADMIN_BODY:
+        message = f"the body is larger than {MAX_ADMIN_BODY} bytes; split the mocks"
+        return 413, {"error": {"type": "too_large", "message": message}}
+    return 400, {"error": {"type": "bad_request", "message": "Content-Length is no length"}}
 
 
 def wait_for_listen() -> None:

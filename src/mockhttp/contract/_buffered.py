@@ -14,7 +14,7 @@ from ._openai import choice_entries
 from ._rule import Hit, Rule, short
 from ._stream import Stream
 
-__all__ = ["STREAM_EQUALS_BUFFERED", "first_difference"]
+__all__ = ["BUFFERED_RECEIVED", "STREAM_EQUALS_BUFFERED", "first_difference"]
 
 
 def first_difference(a: str, b: str) -> int:
@@ -98,4 +98,22 @@ STREAM_EQUALS_BUFFERED = (
         "Gemini compat reports 'stop' for tool calls (Q-FINISH-STOP-FOR-TOOLS).",
         _finish,
     ),
+)
+
+
+def _received(stream: Stream) -> Iterator[Hit]:
+    answer = stream.transcript.buffered
+    if isinstance(answer, str):  # live mode's sentence for a buffered request that failed
+        yield Hit(answer or "the buffered answer is an empty string, not a JSON answer")
+
+
+BUFFERED_RECEIVED = Rule(
+    "buffered.received",
+    "violation",
+    "The same request sent buffered (live mode's stream: false, or Gemini's "
+    ":generateContent) got status 200 and a JSON answer.",
+    "Clients use both modes of one endpoint; a buffered answer that fails is a broken API "
+    "even when the stream is fine (offline, without --buffered, nothing is checked).",
+    "None known.",
+    _received,
 )

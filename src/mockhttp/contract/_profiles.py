@@ -6,13 +6,14 @@ from collections.abc import Sequence
 
 from .._core._registry import Registry
 from ._anthropic import ANTHROPIC_MESSAGES
-from ._buffered import STREAM_EQUALS_BUFFERED
+from ._buffered import BUFFERED_RECEIVED, STREAM_EQUALS_BUFFERED
 from ._common import COMMON
 from ._gemini import GEMINI
 from ._openai import OPENAI_CHAT
 from ._openai_shape import OPENAI_SHAPE
 from ._responses import OPENAI_RESPONSES
 from ._rule import Rule
+from ._tokens import TOKEN_REASSEMBLY
 
 __all__ = ["PROFILES", "rules"]
 
@@ -22,11 +23,11 @@ _GEMINI_COMMON = tuple(r for r in COMMON if r.id not in ("sse.line-endings", "ss
 PROFILES: Registry[tuple[Rule, ...]] = Registry(
     "profile",
     {
-        "openai-chat": COMMON + OPENAI_CHAT + OPENAI_SHAPE,
+        "openai-chat": COMMON + OPENAI_CHAT + OPENAI_SHAPE + (TOKEN_REASSEMBLY,),
         "stream-equals-buffered": COMMON + STREAM_EQUALS_BUFFERED,
         "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
-        "openai-responses": COMMON + OPENAI_RESPONSES,
-        "gemini": _GEMINI_COMMON + GEMINI,
+        "openai-responses": COMMON + OPENAI_RESPONSES + (BUFFERED_RECEIVED,),
+        "gemini": _GEMINI_COMMON + GEMINI + (BUFFERED_RECEIVED,),
     },
 )
 

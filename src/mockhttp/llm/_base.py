@@ -52,7 +52,7 @@ from ._text import arguments_text, count_tokens, make_id, pieces, prompt_tokens
 from ._transforms import canonical
 from ._transforms import transforms as quirk_transforms
 
-__all__ = ["LLMReply", "ToolCall"]
+__all__ = ["LLMReply", "ToolCall", "tool_calls_of"]
 
 _TOOL_KEYS = ("name", "arguments", "id")
 T = TypeVar("T")
@@ -79,6 +79,17 @@ class ToolCall:
         if self.id is not None:
             out["id"] = self.id
         return out
+
+
+def tool_calls_of(value: Any) -> tuple[ToolCall, ...]:
+    """A reply's or a turn's ``tool_calls``: a list of tool calls (or mappings of them).
+
+    Raises:
+        ConfigError: not a list, or an item that is no tool call.
+    """
+    if not isinstance(value, Sequence) or isinstance(value, str | bytes):
+        raise ConfigError(f"tool_calls={value!r} must be a list of tool calls")
+    return tuple(_tool_call(i, c) for i, c in enumerate(value))
 
 
 def _tool_call(i: int, value: Any) -> ToolCall:
@@ -181,9 +192,7 @@ class LLMReply(ReplyKind):
         _positive_int("chunk_size", self.chunk_size)
         if self.reasoning is not None and not isinstance(self.reasoning, str):
             raise ConfigError(f"reasoning={self.reasoning!r} must be text")
-        if self.tool_calls is None or isinstance(self.tool_calls, str | Mapping):
-            raise ConfigError(f"tool_calls={self.tool_calls!r} must be a list of tool calls")
-        self._set("tool_calls", tuple(_tool_call(i, c) for i, c in enumerate(self.tool_calls)))
+        self._set("tool_calls", tool_calls_of(self.tool_calls))
         if self.usage is not None:
             if not isinstance(self.usage, Mapping):
                 raise ConfigError(f"usage={self.usage!r} must be a mapping of token counts")

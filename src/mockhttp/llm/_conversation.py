@@ -59,7 +59,7 @@ from .._core._units import Duration
 from ..contract._catalogue import quirk
 from ..contract._providers import provider
 from ._anthropic import AnthropicMessages
-from ._base import LLMReply, ToolCall, _json_body, _tool_call
+from ._base import LLMReply, ToolCall, _json_body, _tool_call, tool_calls_of
 from ._expect import Expect, expectations
 from ._gemini import Gemini
 from ._history import API_KINDS, History, api_of, arguments, read
@@ -140,10 +140,7 @@ class Turn:
     def __post_init__(self) -> None:
         if not self.text:  # None too (``text: null`` in a file)
             object.__setattr__(self, "text", "")
-        if isinstance(self.tool_calls, str | Mapping) or self.tool_calls is None:
-            raise ConfigError(f"tool_calls={self.tool_calls!r} must be a list of tool calls")
-        calls = tuple(_tool_call(i, c) for i, c in enumerate(self.tool_calls))
-        object.__setattr__(self, "tool_calls", calls)
+        object.__setattr__(self, "tool_calls", tool_calls_of(self.tool_calls))
         if self.reasoning is not None and not isinstance(self.reasoning, str):
             raise ConfigError(f"reasoning={self.reasoning!r} must be text")
         object.__setattr__(self, "expect", expectations(self.expect, "expect"))

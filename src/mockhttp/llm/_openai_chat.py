@@ -29,6 +29,7 @@ from ..contract._providers import provider
 from ._base import LLMReply
 from ._draft import Chunk, Context, Draft
 from ._errors import merge_headers, openai_error
+from ._logprobs import Logprobs, asked
 from ._text import argument_pieces, pieces
 
 __all__ = ["FINISH_REASONS", "REASONING_FIELDS", "OpenAIChat", "openai_usage"]
@@ -173,13 +174,27 @@ class OpenAIChat(LLMReply):
             "created": self.created,
             "model": context.model,
             "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": self.finish}
+                {
+                    "index": 0,
+                    "message": message,
+                    "logprobs": self._buffered_logprobs(context),
+                    "finish_reason": self.finish,
+                }
             ],
             "usage": self.usage_for(context),
         }
         if self.system_fingerprint is not None:
             body["system_fingerprint"] = self.system_fingerprint
         return body
+
+    def _buffered_logprobs(self, context: Context) -> dict[str, Any] | None:
+        """``{content, refusal}`` token entries when the request asks for logprobs."""
+        top = asked(context.body)
+        if top is None:
+            return None
+        content = Logprobs(self.full_text, top).entries() if self.full_text else None
+        refusal = Logprobs(self.refusal, top).entries() if self.refusal else None
+        return {"content": content, "refusal": refusal}
 
     def _no_content(self) -> bool:
         return self.refusal is not None or bool(self.tool_calls)
@@ -198,10 +213,28 @@ class OpenAIChat(LLMReply):
         chunks = [make.choice(first, "start")]
         key = self.reasoning_key
         chunks.extend(make.choice({key: p}, "thinking") for p in self.reasoning_pieces)
-        chunks.extend(make.choice({"content": p}, "text") for p in self.pieces)
+        top = asked(context.body)
+        text = self.pieces
+        if top is None:
+            chunks.extend(make.choice({"content": p}, "text") for p in text)
+        else:
+            carried = Logprobs(self.full_text, top).per_piece(text)
+            chunks.extend(
+                make.choice({"content": p}, "text", logprobs={"content": lp, "refusal": None})
+                for p, lp in zip(text, carried, strict=True)
+            )
         if self.refusal:
             refusal = pieces(self.refusal, self.chunk_size)
-            chunks.extend(make.choice({"refusal": p}, "refusal") for p in refusal)
+            if top is None:
+                chunks.extend(make.choice({"refusal": p}, "refusal") for p in refusal)
+            else:
+                carried = Logprobs(self.refusal, top).per_piece(refusal)
+                chunks.extend(
+                    make.choice(
+                        {"refusal": p}, "refusal", logprobs={"content": None, "refusal": lp}
+                    )
+                    for p, lp in zip(refusal, carried, strict=True)
+                )
         for i, call in enumerate(self.calls):
             start = {
                 "index": i,
@@ -263,6 +296,8 @@ class _ChunkMaker:
             data["usage"] = usage
         return Chunk(data, kind)
 
-    def choice(self, delta: dict[str, Any], kind: str, finish: str | None = None) -> Chunk:
-        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+    def choice(
+        self, delta: dict[str, Any], kind: str, finish: str | None = None, logprobs: Any = None
+    ) -> Chunk:
+        choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
         return self.chunk([choice], kind)

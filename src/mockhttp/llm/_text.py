@@ -22,10 +22,12 @@ __all__ = [
     "make_id",
     "pieces",
     "prompt_tokens",
+    "tokens",
 ]
 
 _WORD_BREAK = re.compile(r"(?<=\S)(?=\s)")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_SPACED_TOKEN = re.compile(r"\s*(?:\w+|[^\w\s])")
 _ARG_PIECE = re.compile(r"\s*(?:\w+|[^\w\s]+)")
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -51,6 +53,21 @@ def argument_pieces(arguments: str) -> list[str]:
 def count_tokens(text: str) -> int:
     """Words and punctuation marks in ``text``."""
     return len(_TOKEN.findall(text))
+
+
+def tokens(text: str) -> list[tuple[int, str]]:
+    """``text`` as its ``count_tokens`` tokens with their start offsets, each keeping the
+    spaces before it (the last also those after), so they join back to ``text`` exactly.
+
+    Whitespace alone is one token (``count_tokens`` counts none: a corner no reply meets).
+    """
+    found = [(m.start(), m.group()) for m in _SPACED_TOKEN.finditer(text)]
+    if not found:
+        return [(0, text)] if text else []
+    end = found[-1][0] + len(found[-1][1])
+    if end < len(text):
+        found[-1] = (found[-1][0], found[-1][1] + text[end:])
+    return found
 
 
 _PROMPT_KEYS = ("messages", "input", "system", "instructions", "contents", "systemInstruction")

@@ -110,6 +110,8 @@ class Answer:
 
     def _check_error(self, where: str) -> None:
         err = self.error or {}
+        if not isinstance(err, Mapping):
+            raise _fail(where, f"{err!r} must be {{code: int, message: text}}")
         code = err.get("code", INTERNAL_ERROR)
         if isinstance(code, bool) or not isinstance(code, int) or "message" not in err:
             raise _fail(where, f"{err!r} must be {{code: int, message: text}}")

@@ -6,11 +6,15 @@ that thread is using down (``shutdown``, which wakes a blocked ``recv``), so a r
 whose client went away ends at once: waiting for a head that never comes, or for the
 next read of a stream, its thread and sockets are freed, not leaked.
 Rule 2: the reply's body is read as it arrives (``iter_stream``), one read at a time.
+Rule 3: a chunk header with whitespace before its extension (``5 ;ext=1``), which RFC 9112
+allows (``BWS``), is read as the RFC says: h11 (under httpcore) refuses it, so its chunk
+header pattern is widened to the RFC's at import; it accepts more legal input, never less.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import ssl
 import threading
@@ -19,8 +23,14 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpcore
+from h11 import _readers
 
 __all__ = ["Cancelled", "Upstream", "UpstreamError"]
+
+# Rule 3: chunk-size [ BWS ";" chunk-ext ] OWS CRLF (h11's own pattern has no BWS)
+_readers.chunk_header_re = re.compile(
+    rb"(?P<chunk_size>[0-9A-Fa-f]{1,20})(?:[ \t]*(?P<chunk_ext>;.*))?[ \t]*\r\n"
+)
 
 #: What a failed upstream raises (its cause chain says whether it was a reset).
 UpstreamError = (

@@ -1,0 +1,66 @@
+"""``serve --watch`` keeps the last good mocks when a save does not load (issue 19).
+
+A wrong-typed value, bad YAML, a folder nested too deep: the server logs why (file:line)
+and goes on answering with the previous mocks, in one process and with ``--workers 2``;
+the file fixed, the new mocks answer.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.helpers.cli_process import Serving
+from tests.helpers.folders import deep_folder, remove_deep
+
+
+def _get(url: str) -> httpx.Response:
+    with httpx.Client() as client:  # a fresh connection: any worker may answer
+        return client.get(url, headers={"Connection": "close"})
+
+
+def _wait_count(serving: Serving, text: str, count: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while sum(text in line for line in serving.log) < count:
+        assert time.monotonic() < deadline, "".join(serving.log)
+        assert serving.proc.poll() is None, "".join(serving.log)
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("workers", [[], ["--workers", "2"]], ids=["one-process", "workers"])
+def test_a_bad_save_keeps_the_previous_mocks(tmp_path: Path, workers: list[str]) -> None:
+    mocks = tmp_path / "m.yaml"
+    mocks.write_text("request: {path: /x}\nresponse: {body: v1}\n")
+    with Serving(str(tmp_path), "--watch", "--quiet", *workers) as serving:
+        if workers:
+            serving.wait_for_log("with 2 workers")
+        assert _get(serving.url + "/x").text == "v1"
+
+        mocks.write_text("request: {path: /x}\nresponse:\n  openai_chat: {tool_calls: 5}\n")
+        _wait_count(serving, f"{mocks}:3:29 at response.openai_chat.tool_calls: found an int 5", 1)
+        assert "Traceback" not in "".join(serving.log)
+        assert {_get(serving.url + "/x").text for _ in range(6)} == {"v1"}
+
+        mocks.write_text("request: {path: /x\nresponse: {body: v2}\n")  # a brace left open
+        _wait_count(serving, f"{mocks}:2:", 1)
+        assert {_get(serving.url + "/x").text for _ in range(6)} == {"v1"}
+
+        mocks.write_text("request: {path: /x}\nresponse: {body: v1}\n")
+        deep = tmp_path / "deep"
+        deep.mkdir()
+        (deep_folder(deep, 1100) / "n.yaml").write_text("request: {path: /n}\n")
+        _wait_count(serving, "a folder nested more than 64 levels deep", 1)
+        assert {_get(serving.url + "/x").text for _ in range(6)} == {"v1"}
+        remove_deep(deep)
+
+        mocks.write_text("request: {path: /x}\nresponse: {body: v2}\n")
+        _wait_count(serving, "reloaded 1 mock", 2 if workers else 1)
+        assert {_get(serving.url + "/x").text for _ in range(6)} == {"v2"}
+        assert sum("not reloaded" in line for line in serving.log) == 3
+        assert serving.proc.poll() is None
+        assert serving.stop() == 0
+    assert not os.path.exists(deep)
