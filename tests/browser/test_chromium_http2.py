@@ -5,17 +5,13 @@ of them to close: the same page against an HTTP/1.1 server shows the cap)."""
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import mockhttp
 from mockhttp import Event
-from mockhttp._server._tls import make_certs, spki_sha256
 
-from .conftest import ARGS, launch
 from .test_chromium import PAGE
 
 pytest.importorskip("trustme")
@@ -41,18 +37,6 @@ EIGHT_SOURCES = """([url, count, wait]) => new Promise((resolve, reject) => {
     reject(new Error("events per source: " + JSON.stringify(got.map((e) => e.length))));
   }, wait);
 })"""
-
-
-@pytest.fixture(scope="module")
-def certs() -> Iterator[Any]:
-    made = make_certs("127.0.0.1")
-    yield made
-    shutil.rmtree(made.folder, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def chromium_tls(certs: Any) -> Iterator[Any]:
-    yield from launch([*ARGS, f"--ignore-certificate-errors-spki-list={spki_sha256(certs)}"])
 
 
 def _eight(chromium: Any, certs: Any, http2: bool, wait: int) -> tuple[Any, mockhttp.Server]:

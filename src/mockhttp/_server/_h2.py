@@ -22,8 +22,6 @@ when they are the connection preface, to the HTTP/1.1 ``Connection`` otherwise.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
@@ -36,7 +34,7 @@ import h2.exceptions
 from .._core._reply import error_reply, status
 from .._core._request import Headers, Request
 from .._core._wire import frame
-from ._connection import MAX_BODY, MAX_HEAD, Connection
+from ._connection import MAX_BODY, MAX_HEAD, Connection, no_delay
 from ._journal import Call, CallList
 from ._runner import Host, Plan, Runner, Steps
 
@@ -131,10 +129,7 @@ class Http2Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        no_delay(transport)
         self.server._connections.add(self)
         self.h2.initiate_connection()
         self.flush()
