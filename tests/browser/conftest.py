@@ -56,3 +56,21 @@ def launch(args: list[str]) -> Iterator[Any]:
                 context.close()
     finally:
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def certs() -> Iterator[Any]:
+    """One CA and certificate for the module's https servers (the page's and the API's)."""
+    from mockhttp._server._tls import make_certs
+
+    made = make_certs("127.0.0.1")
+    yield made
+    shutil.rmtree(made.folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def chromium_tls(certs: Any) -> Iterator[Any]:
+    """Chromium trusting exactly the certificate's key (by its SPKI hash)."""
+    from mockhttp._server._tls import spki_sha256
+
+    yield from launch([*ARGS, f"--ignore-certificate-errors-spki-list={spki_sha256(certs)}"])

@@ -4,34 +4,16 @@ certificate (``--ignore-certificate-errors-spki-list``: no ``ignore_https_errors
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import mockhttp
 from mockhttp import Event, fault, llm
-from mockhttp._server._tls import make_certs, spki_sha256
 
-from .conftest import ARGS, launch
 from .test_chromium import EVENT_SOURCE, FETCH_STREAM, PAGE, _content, _on_page
 
 pytest.importorskip("trustme")
-
-
-@pytest.fixture(scope="module")
-def certs() -> Iterator[Any]:
-    """One CA and certificate for the module's https servers (the page's and the API's)."""
-    made = make_certs("127.0.0.1")
-    yield made
-    shutil.rmtree(made.folder, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def chromium_tls(certs: Any) -> Iterator[Any]:
-    """Chromium trusting exactly the certificate's key (by its SPKI hash)."""
-    yield from launch([*ARGS, f"--ignore-certificate-errors-spki-list={spki_sha256(certs)}"])
 
 
 def _site(certs: Any) -> mockhttp.Server:

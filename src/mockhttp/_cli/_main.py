@@ -179,6 +179,12 @@ def _parser() -> argparse.ArgumentParser:
         "its PEM file's path is printed: trust it (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS)",
     )
     serve.add_argument("--tls-dir", help=argparse.SUPPRESS)  # the supervisor's, for workers
+    serve.add_argument(
+        "--http2",
+        action="store_true",
+        help="serve HTTP/2 too (pip install 'mockhttp[http2]'): by ALPN with --tls, "
+        "and h2c with prior knowledge on plain http",
+    )
     admin = serve.add_argument_group("admin API")
     admin.add_argument("--no-admin", action="store_true", help="turn the admin API off")
     admin.add_argument(
@@ -307,6 +313,7 @@ def _serve(args: argparse.Namespace) -> int:
         cors=args.cors,
         metrics=args.metrics,
         tls=args.tls_dir or args.tls,
+        http2=args.http2,
     )
     if args.variants:
         mocks = _variants(mocks)
@@ -417,6 +424,7 @@ def _supervise(
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
     argv += ["--metrics"] * args.metrics
     argv += [] if args.tls_dir is None else ["--tls-dir", args.tls_dir]
+    argv += ["--http2"] * args.http2
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token
     argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []

@@ -18,7 +18,7 @@ import socket
 import struct
 import termios
 from collections import deque
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import httptools
 
@@ -28,7 +28,7 @@ from .._core._wire import frame
 from ._journal import Call, CallList
 from ._runner import Host, Plan, Runner, Steps
 
-__all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server"]
+__all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server", "no_delay"]
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
@@ -39,6 +39,14 @@ _NO_TRAILERS = Headers()
 _METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
+
+
+def no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send small writes (an event) at once: no Nagle delay on the connection's socket."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _kernel_unsent(sock: socket.socket | None) -> int:
@@ -72,7 +80,7 @@ class Server(Host, Protocol):
     def journal(self) -> CallList: ...
 
     @property
-    def _connections(self) -> set[Connection]: ...
+    def _connections(self) -> set[Any]: ...  # (HTTP/2 connections too: ``_h2.py``)
 
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
@@ -145,10 +153,7 @@ class Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # any loop's stream transport (uvloop's are not asyncio.Transport subclasses)
         self.transport = cast(asyncio.Transport, transport)
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        no_delay(transport)
         self.server._connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -58,6 +58,7 @@ _ADMIN_PREFIX = "/__mockhttp/"
 HEALTH_PATH = "/__mockhttp/health"
 _LOG = logging.getLogger("mockhttp")
 _PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
+_UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -107,6 +108,10 @@ class Server:
             'mockhttp[tls]'``): clients trust :attr:`ca_path`, or take
             :meth:`ssl_context` (``docs/tls.md``).  A folder from an earlier run's
             ``tls=True`` (its ``ca.pem`` and ``server.pem``) serves with those instead.
+        http2: serve HTTP/2 too (``pip install 'mockhttp[http2]'``): offered by ALPN
+            beside HTTP/1.1 under ``tls``, and on plain TCP to clients that send its
+            preface (h2c with prior knowledge).  Faults are per stream (``RST_STREAM``);
+            the journal's ``request.http_version`` is ``"2"`` (``docs/tls.md``).
     """
 
     def __init__(
@@ -127,7 +132,11 @@ class Server:
         cors: bool | str | Sequence[str] | None = None,
         metrics: bool = False,
         tls: TLSChoice = False,
+        http2: bool = False,
     ) -> None:
+        if http2:
+            _require_h2()
+        self.http2 = bool(http2)
         self._tls = certs_for(tls, host)
         self._handshakes: set[asyncio.Transport] = set()
         self._cors = cors_policy(cors)
@@ -174,6 +183,7 @@ class Server:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._listener: asyncio.base_events.Server | None = None
+        # (and, with http2, ``_h2.Http2Connection``s: the same sweep and shutdown methods)
         self._connections: set[Connection] = set()
         self._wires = WireCache()  # the wire plans of fixed replies; loop thread only
         self._admin_worker: Worker | None = None
@@ -232,10 +242,17 @@ class Server:
 
     def _protocol(self) -> Callable[[], asyncio.Protocol]:
         """What serves a new connection: a Connection, or under TLS its handshake first."""
+        h2 = None
+        if self.http2:
+            from ._h2 import Http2Connection, Sniff  # (h2 is an optional dependency)
+
+            h2 = lambda: Http2Connection(self)  # noqa: E731
         if self._tls is None:
+            if h2 is not None:
+                return lambda: Sniff(Connection(self), h2)
             return lambda: Connection(self)
-        context, pending = self._tls.server_context(), self._handshakes
-        return lambda: Handshake(Connection(self), context, pending, self.header_timeout)
+        context, pending = self._tls.server_context(self.http2), self._handshakes
+        return lambda: Handshake(Connection(self), context, pending, self.header_timeout, h2)
 
     def close(self, timeout: float = 5.0) -> bool:
         """Stop serving: close the listener and every open connection (streams end).
@@ -580,7 +597,8 @@ class Server:
 
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
-        framing = Framing(request.method == "HEAD", request.http_version == "1.0", keep_alive)
+        # HTTP/2 frames a body as HTTP/1.0 does, without transfer coding (``_h2.py``)
+        framing = Framing(request.method == "HEAD", request.http_version in _UNCHUNKED, keep_alive)
         if request.path == HEALTH_PATH and request.method in ("GET", "HEAD"):
             return Call(request, None, 200), Steps(framing.frame(self._health().plan()))
         if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
@@ -727,6 +745,15 @@ def _resumed(call: Call, active: ActiveMock, reply: Reply) -> Reply:
     assert reply.stream is not None
     stream = reply.stream.after(last)
     return reply if stream is reply.stream else dataclasses.replace(reply, stream=stream)
+
+
+def _require_h2() -> None:
+    try:
+        import h2  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "http2=True needs the h2 package: pip install 'mockhttp[http2]'"
+        ) from None
 
 
 def _check_server_args(host: object, port: object, unmatched_status: object) -> None:

@@ -20,6 +20,7 @@ import os
 import shutil
 import ssl
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -58,11 +59,12 @@ class Certs:
     def server_path(self) -> Path:
         return self.folder / SERVER_FILE
 
-    def server_context(self) -> ssl.SSLContext:
-        """The listening side: the server's certificate; HTTP/1.1 offered by ALPN."""
+    def server_context(self, http2: bool = False) -> ssl.SSLContext:
+        """The listening side: the server's certificate; HTTP/1.1 offered by ALPN (and
+        HTTP/2 first, ``h2``, when ``http2``)."""
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(self.server_path)
-        context.set_alpn_protocols(["http/1.1"])
+        context.set_alpn_protocols(["h2", "http/1.1"] if http2 else ["http/1.1"])
         return context
 
     def remove(self) -> None:
@@ -136,6 +138,12 @@ def spki_sha256(certs: Certs) -> str:
     return base64.b64encode(hashlib.sha256(der).digest()).decode()
 
 
+def _alpn(transport: asyncio.BaseTransport) -> str | None:
+    """The protocol the client chose by ALPN (None: it offered none)."""
+    ssl_object = transport.get_extra_info("ssl_object")
+    return None if ssl_object is None else cast(str | None, ssl_object.selected_alpn_protocol())
+
+
 class Handshake(asyncio.Protocol):
     """A new TCP connection of a https server: reading paused until ``start_tls`` has
     wrapped it, then handed to ``connection`` as a TLS transport.  Until then the raw
@@ -148,8 +156,10 @@ class Handshake(asyncio.Protocol):
         context: ssl.SSLContext,
         pending: set[asyncio.Transport],
         timeout: float,
+        http2: Callable[[], asyncio.Protocol] | None = None,
     ) -> None:
         self.connection = connection
+        self.http2 = http2  # makes the connection when the client chose "h2" by ALPN
         self.context = context
         self.pending = pending
         self.timeout = timeout
@@ -179,6 +189,8 @@ class Handshake(asyncio.Protocol):
             self.pending.discard(raw)
         if tls is None or raw.is_closing():
             return
+        if self.http2 is not None and _alpn(tls) == "h2":
+            self.connection = self.http2()
         tls.set_protocol(self.connection)
         self.connection.connection_made(tls)
         for data in self.early:
