@@ -626,7 +626,7 @@ def _mock_keys(at: At) -> tuple[str, ...]:
     return MOCK_KEYS
 
 
-def _core_keys(node: yaml.MappingNode) -> bool:
+def _core_keys(node: yaml.Node) -> bool:
     """True when every key of a mapping is plain text among the core's ``MOCK_KEYS`` (a
     look at the keys alone: a merge key or any other key is read the long way)."""
     return all(
