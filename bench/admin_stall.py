@@ -75,7 +75,8 @@ def measure(src: Path, mib: float, syntax: str, workers: int) -> dict[str, objec
         ticks.write_text(TICKS)
         args = [sys.executable, "-m", "mockhttp", "serve", "--port", "0", "--quiet"]
         args += [*(["--workers", str(workers)] if workers else []), str(ticks)]
-        env = {**os.environ, "PYTHONPATH": str(src)}
+        path = os.pathsep.join(filter(None, [str(src), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path}
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
         try:
             assert proc.stdout is not None
