@@ -15,6 +15,7 @@ dicts and text that the dumper writes in flow style or double-quoted; an extensi
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -157,10 +158,28 @@ def typed(at: At, annotation: Any) -> Any:
     return at.value()
 
 
-def union(annotation: str) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def union(annotation: str) -> tuple[str, ...]:
     """The parts of a union annotation, split at its top-level ``|`` only
-    (``Mapping[str, int | None] | None`` has two)."""
-    return _split(annotation, "|")
+    (``Mapping[str, int | None] | None`` has two); cached, as a few annotations are read
+    for every value of a file."""
+    return tuple(_split(annotation, "|"))
+
+
+_Shapes = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(parts: tuple[str, ...]) -> tuple[_Shapes, str | None, tuple[type, ...]]:
+    """What ``conform`` checks for ``parts`` (cached with ``union``): each part's base and
+    type arguments, what an error expects (None: a part takes any value) and the scalar
+    types allowed."""
+    shapes = tuple((base, tuple(args)) for base, args in map(_base_and_args, parts))
+    if any(base not in _SHAPES and base not in _TYPES and base != "None" for base, _ in shapes):
+        return shapes, None, ()
+    what = " or ".join(dict.fromkeys(_describe(b) for b, _ in shapes if b != "None"))
+    known = [_TYPES[b] for b, _ in shapes if b in _TYPES]
+    return shapes, what, tuple(t for types, _ in known for t in types)
 
 
 def _base_and_args(part: str) -> tuple[str, list[str]]:
@@ -181,14 +200,13 @@ def _split(text: str, separator: str) -> list[str]:
     return parts
 
 
-def conform(at: At, parts: list[str]) -> None:
+def conform(at: At, parts: tuple[str, ...]) -> None:
     """Fail at ``at`` (or at the element, the mapping value inside it) unless its value
     has one of the types ``parts`` names; a part this does not know (``Any``, a class,
     ``Literal[...]``) takes any value."""
-    shapes = [_base_and_args(p) for p in parts]
-    if any(base not in _SHAPES and base not in _TYPES and base != "None" for base, _ in shapes):
+    shapes, what, allowed = _plan(parts)
+    if what is None:
         return
-    what = " or ".join(dict.fromkeys(_describe(b) for b, _ in shapes if b != "None"))
     if at.is_list or at.is_mapping:
         kinds = _LISTS if at.is_list else _MAPS
         found = [args for base, args in shapes if base in kinds]
@@ -198,14 +216,12 @@ def conform(at: At, parts: list[str]) -> None:
         return
     if at.is_null and "None" in parts:
         return
-    known = [_TYPES[b] for b, _ in shapes if b in _TYPES]
-    allowed = tuple(t for types, _ in known for t in types)
     value = at.scalar(what)
     if (isinstance(value, bool) and bool not in allowed) or not isinstance(value, allowed):
         at.expected(what)
 
 
-def _conform_inside(at: At, args: list[str]) -> None:
+def _conform_inside(at: At, args: tuple[str, ...]) -> None:
     """The elements of a list (``Sequence[X]``, ``tuple[X, ...]``) or the values of a
     mapping (``Mapping[str, X]``) checked against ``X``."""
     if at.is_list:

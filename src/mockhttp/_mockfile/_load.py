@@ -83,6 +83,8 @@ REQUEST_KEYS = (*_REQUEST_TARGET, *get_args(_mock.Field))  # query, header, body
 EVENT_STREAM_KEYS = (*_STREAM_OPTIONS, "events")
 EVENT_KEYS = tuple(_EVENT_FIELDS)
 _EXCLUSIVE = ("body", "json", "event_stream")
+_MOCK_KEY_SET = frozenset(MOCK_KEYS)
+_STR_TAG = "tag:yaml.org,2002:str"
 
 MAX_FILE_BYTES = 32 << 20  # a mock file's size, checked before it is read
 MAX_NODES = 1_000_000  # a file's YAML nodes (values, lists, mappings), counted as composed
@@ -143,7 +145,20 @@ def _loads(
         raise (too_deep(docs[-1]) if docs else _too_deep(source)) from None
     if not docs:
         raise _empty(source)
+    _let_go(docs)
     return mocks
+
+
+def _let_go(docs: list[At]) -> None:
+    """Free the documents' nodes one mock at a time.  Dropped at once, the nodes of
+    thousands of mocks were freed in one C call that held the interpreter (and so every
+    other thread: a server's loop) for a third of a second per 14,000 mocks."""
+    while docs:
+        node = docs.pop().node
+        if isinstance(node, yaml.SequenceNode):
+            for items in (node.value, getattr(node, "json_value", None)):
+                while isinstance(items, list) and items:
+                    items.pop()
 
 
 class Names:
@@ -563,13 +578,15 @@ def _mock_of(at: At) -> Mock:
     target = {k: typed(req[k], p.annotation) for k, p in _REQUEST_TARGET.items() if k in req}
     if isinstance(target.get("path"), str) and "?" in target["path"]:
         _query_in_path(target["path"], req["path"])
-    for key, value in (*target.items(), *options.items()):
-        with (req.get(key) or f[key]).building():  # check each field at its own node
-            _mock.request(**{"method": None, key: value})
     alone = [k for k in f if k not in MOCK_KEYS]
     if alone:
+        _check_fields(f, req, target, options)
         return _standalone(f, alone[0], target, options, req)
-    mock = _mock.request(**{"method": None, **target}, **options)
+    try:
+        mock = _mock.request(**{"method": None, **target}, **options)
+    except ConfigError:
+        _check_fields(f, req, target, options)  # the error at the field's own node
+        raise
     for key, child in req.items():
         if key not in _REQUEST_TARGET:
             mock = _criteria(mock, key, child)
@@ -591,12 +608,31 @@ def _mock_of(at: At) -> Mock:
     return mock
 
 
+def _check_fields(
+    f: dict[str, At], req: dict[str, At], target: dict[str, Any], options: dict[str, Any]
+) -> None:
+    """Fail at the first field of ``request:`` and the mock's options that the core
+    refuses (each checked alone, at its own node)."""
+    for key, value in (*target.items(), *options.items()):
+        with (req.get(key) or f[key]).building():
+            _mock.request(**{"method": None, key: value})
+
+
 def _mock_keys(at: At) -> tuple[str, ...]:
     """The keys of a mock: the core's, and the standalone kinds' when a key is not the
     core's (the kinds' entry points are imported only then)."""
-    if at.is_mapping and any(k not in MOCK_KEYS for k, _, _ in at.items("a mock")):
+    if at.is_mapping and not _core_keys(at.node):
         return (*MOCK_KEYS, *(e.key for e in REPLY_KINDS.values() if e.standalone))
     return MOCK_KEYS
+
+
+def _core_keys(node: yaml.Node) -> bool:
+    """True when every key of a mapping is plain text among the core's ``MOCK_KEYS`` (a
+    look at the keys alone: a merge key or any other key is read the long way)."""
+    return all(
+        isinstance(k, yaml.ScalarNode) and k.tag == _STR_TAG and k.value in _MOCK_KEY_SET
+        for k, _ in node.value
+    )
 
 
 def _standalone(

@@ -116,7 +116,11 @@ class At:
         if isinstance(node, _JSON_NODES):
             return node.json_value
         try:
-            return yaml.constructor.SafeConstructor().construct_document(node)
+            constructor = yaml.constructor.SafeConstructor()
+            try:
+                return _plain(node, constructor, 0)
+            except _NotPlain:
+                return constructor.construct_document(node)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or node.start_mark
             problem = exc.problem or "cannot read this value"
@@ -306,6 +310,37 @@ class At:
         return self.value()
 
 
+class _NotPlain(Exception):
+    """A node that ``_plain`` leaves to the safe constructor."""
+
+
+_PLAIN_DEPTH = 32  # deeper values go to the safe constructor (which does not recurse)
+
+
+def _plain(node: yaml.Node, constructor: yaml.constructor.SafeConstructor, depth: int) -> Any:
+    """A node's value as the safe constructor builds it, by a shortcut for what mock files
+    hold: text, and plain lists and mappings (no merge key, no tag) of scalars, built
+    directly (the constructor's generators cost most of the reading of a small mock).
+
+    Raises:
+        _NotPlain: anything else (merge keys, tags, a non-scalar key, deep nesting).
+    """
+    if isinstance(node, yaml.ScalarNode):
+        return node.value if node.tag == _STR else constructor.construct_object(node)
+    if depth > _PLAIN_DEPTH:
+        raise _NotPlain
+    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+        return [_plain(item, constructor, depth + 1) for item in node.value]
+    if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+        result = {}
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
+                raise _NotPlain
+            result[_plain(key, constructor, depth)] = _plain(value, constructor, depth + 1)
+        return result
+    raise _NotPlain
+
+
 def _quote_hint(node: yaml.Node, value: Any) -> str:
     """``; quote it: '1'`` for a YAML number, bool or null written where text belongs."""
     raw = node.value if isinstance(node, yaml.ScalarNode) else None
@@ -441,6 +476,7 @@ def check_size(doc: At) -> int:
 # -- JSON documents: nodes made from the parsed value, on demand -----------------------------
 
 _TAG = "tag:yaml.org,2002:"
+_STR, _SEQ, _MAP, _MERGE = (_TAG + t for t in ("str", "seq", "map", "merge"))
 
 
 class _JsonScalar(yaml.ScalarNode):

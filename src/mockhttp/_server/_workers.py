@@ -10,8 +10,8 @@ The admin API is a layer above each worker's own (``_admin.AdminAPI``):
 - each worker also serves its own admin API on a private control port (127.0.0.1, a free
   port), which only the supervisor uses;
 - an admin request that reaches a worker on the shared port is forwarded to the
-  supervisor's hub, which sends it to every worker's control port, one admin request at
-  a time, and answers with the workers' answers merged (counts added up, calls of every
+  supervisor's hub, which sends it to every worker's control port at once (one admin
+  request at a time), and answers with the workers' answers merged (counts added up, calls of every
   worker); so a mock added, replaced or removed is on every worker before the admin call
   returns, and the journal and counts cover all workers;
 - the hub keeps every change that succeeded (POST, PUT, PATCH, DELETE) and replays them
@@ -24,8 +24,10 @@ The admin API is a layer above each worker's own (``_admin.AdminAPI``):
 
 Rule 1: the supervisor serialises admin requests (one lock), so every worker sees the
 same changes in the same order.  A write is all-or-nothing: a worker that cannot answer
-it (it died, or took longer than ``_TIMEOUT``) is killed and replaced from the kept
-changes, so the change is kept when every worker that answered applied it.
+it (it died, or took longer than ``hop_timeout``: 30 s plus the body's reading) is killed
+and replaced from the kept changes, so the change is kept when every worker that answered
+applied it; a worker waits for the hub longer than that (``forward_timeout``), so the
+client gets the hub's answer, never a 502 for a change that was kept.
 Rule 2: a worker never blocks its loop on the hub for admin work: its reply to a
 forwarded admin request is a plan that waits for the answer a thread fetches.  (A state
 question is one short round trip on a socketpair, answered under a lock that nothing else
@@ -69,12 +71,15 @@ __all__ = [
     "Keeper",
     "StateChannel",
     "Supervisor",
+    "forward_timeout",
+    "hop_timeout",
     "merge",
     "take_secret",
     "worker_count",
 ]
 
-_TIMEOUT = 30.0  # seconds for one admin request to a worker
+_TIMEOUT = 30.0  # seconds for one admin request to a worker, plus the body's reading
+_SLOWEST_READ = 32 * 1024  # bytes of mocks a second a worker reads at least (a busy machine)
 _STATE_TIMEOUT = 10.0  # seconds for the supervisor to answer a state question
 _SUMMED = frozenset({"call_count", "count", "calls_total", "dropped"})
 SECRET_HEADER = "X-Mockhttp-Secret"
@@ -146,10 +151,31 @@ def merge(answers: Sequence[Any], key: str = "") -> Any:
 # -- the worker's side --------------------------------------------------------------------
 
 
+def hop_timeout(size: int) -> float:
+    """Seconds the hub waits for a worker's answer to an admin request with a body of
+    ``size`` bytes: ``_TIMEOUT``, plus the time a busy machine takes to read that many
+    bytes of small mocks (16 MiB took 82 s; a fixed 30 s made the hub drop a worker that
+    was still reading, and the client get a 502 for mocks that were added)."""
+    return _TIMEOUT + size / _SLOWEST_READ
+
+
+def forward_timeout(size: int) -> float:
+    """Seconds a worker waits for the hub's answer: longer than the hub waits for the
+    workers (which it asks all at once), so the client always gets the hub's answer."""
+    return hop_timeout(size) + _TIMEOUT
+
+
 def _http(
-    port: int, secret: str, method: str, target: str, body: bytes, content_type: str
+    port: int,
+    secret: str,
+    method: str,
+    target: str,
+    body: bytes,
+    content_type: str,
+    timeout: float | None = None,
 ) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=_TIMEOUT)
+    wait = hop_timeout(len(body)) if timeout is None else timeout
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=wait)
     try:
         headers = {SECRET_HEADER: secret}
         if content_type:
@@ -194,6 +220,7 @@ class ForwardingAdmin:
                 request.target,
                 request.body,
                 request.headers.get("content-type", ""),
+                forward_timeout(len(request.body)),
             )
         except OSError as exc:
             message = {"error": {"type": "workers", "message": f"supervisor unreachable: {exc}"}}
@@ -473,16 +500,14 @@ class Supervisor:
         write = method not in ("GET", "HEAD")
         with self.lock:
             answers: list[tuple[int, Any]] = []
-            for worker in self.workers:
-                if worker is None or worker.proc.poll() is not None:
-                    continue  # (a dead one is being replaced, from the kept changes)
-                try:
-                    code, raw = _http(
-                        worker.control, self.secret, method, target, body, content_type
-                    )
-                    answers.append((code, json.loads(raw) if raw else None))
-                except (OSError, ValueError) as exc:
-                    self._drop(worker, exc)
+            live = [w for w in self.workers if w is not None and w.proc.poll() is None]
+            # (a dead one is being replaced, from the kept changes)
+            for worker, got in zip(live, _ask_all(live, self.secret, method, target, body,
+                                                  content_type), strict=True):  # fmt: skip
+                if isinstance(got, Exception):
+                    self._drop(worker, got)
+                else:
+                    answers.append(got)
             if write and answers and all(code < 400 for code, _ in answers):
                 self.changes.append((method, target, body, content_type))
                 self.keeper.after(method, target)
@@ -521,6 +546,28 @@ class Supervisor:
             self._hub.shutdown()
             self._hub.server_close()
         self._hold.close()
+
+
+def _ask_all(
+    workers: Sequence[_Worker], secret: str, method: str, target: str, body: bytes, kind: str
+) -> list[tuple[int, Any] | Exception]:
+    """Every worker's answer to one admin request (or why it gave none), asked all at
+    once: one after another, a big body took N times as long to answer."""
+    got: list[tuple[int, Any] | Exception] = [OSError("no answer")] * len(workers)
+
+    def ask(i: int, worker: _Worker) -> None:
+        try:
+            code, raw = _http(worker.control, secret, method, target, body, kind)
+            got[i] = (code, json.loads(raw) if raw else None)
+        except (OSError, ValueError) as exc:
+            got[i] = exc
+
+    threads = [threading.Thread(target=ask, args=pair, daemon=True) for pair in enumerate(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return got
 
 
 def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
