@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,27 +24,47 @@ import mockhttp
 from mockhttp import fault, match, mcp
 
 HERE = Path(__file__).resolve().parent / "mcp_node"
-EXPECTED: dict[str, Any] = {}  # what @modelcontextprotocol/sdk 1.32.2 does (docs show it)
+TERMINATED = "SSE stream disconnected: TypeError: terminated"
+EXPIRED = '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}'
+EXPECTED: dict[str, Any] = {  # what @modelcontextprotocol/sdk 1.32.2 does (docs show it)
+    "initialize": ["2025-11-25", "mockhttp-mcp"],
+    "list_tools": ["get_weather", "slow", "flaky"],
+    "call_tool": "Sunny, 21 °C",
+    "cut_resumed": ["done", [0.5, 1]],  # after the priming event: GET with Last-Event-ID 1-1
+    "cut_unresumable": "raised McpError: MCP error -32001: Request timed out",
+    "cut_unresumable_onerror": [TERMINATED, TERMINATED],
+    "get_stream_dropped": [2, [TERMINATED]],  # the second notification on the new GET
+    "session_expired": "raised StreamableHTTPError: Streamable HTTP error: "
+    f"Error POSTing to endpoint: {EXPIRED}",
+    "last_event_ids": ["1-1", "0-0"],
+}
 
 
 def _tool_named(name: str) -> match.Matcher:
     return match.json_path("$.params.name", match.equal(name))
 
 
-def _serve(kind: mcp.McpServer, server: mockhttp.Server) -> Any:
-    handle = server.mock(kind.mock())
+def _serve(kind: mcp.McpServer, server: mockhttp.Server) -> None:
+    """The mock, plus three that break it: ``slow``'s answer closed after the priming
+    event and the first progress, ``flaky``'s reset before its first event, the first
+    GET stream closed after its first message."""
+    server.mock(kind.mock())
     server.mock(kind.mock(name="slow").body(_tool_named("slow")).pipe(fault.close_after_events(2)))
-    server.mock(kind.mock(name="flaky").body(_tool_named("flaky")).pipe(fault.reset_after_events(0)))
+    server.mock(
+        kind.mock(name="flaky").body(_tool_named("flaky")).pipe(fault.reset_after_events(0))
+    )
     server.mock(
         mockhttp.request("GET", "/mcp", name="get")
         .reply(kind)
-        .pipe(fault.first(1, fault.close_after_events(2)))
+        .pipe(fault.first(1, fault.close_after_events(1)))
     )
-    return handle
 
 
 def _run(kind: mcp.McpServer, url: str) -> tuple[dict[str, Any], int, str]:
-    actions = {"notify": lambda: kind.notify("notifications/tools/list_changed"), "expire": kind.expire}
+    actions: dict[str, Callable[[], object]] = {
+        "notify": lambda: kind.notify("notifications/tools/list_changed"),
+        "expire": kind.expire,
+    }
     node = subprocess.Popen(
         ["node", str(HERE / "client.mjs"), url],
         stdin=subprocess.PIPE,
@@ -51,7 +72,8 @@ def _run(kind: mcp.McpServer, url: str) -> tuple[dict[str, Any], int, str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert node.stdin is not None and node.stdout is not None
+    assert node.stdin is not None
+    assert node.stdout is not None
     seen: dict[str, Any] = {}
     for line in node.stdout:
         message = json.loads(line)
@@ -74,15 +96,18 @@ def main() -> int:
             check=True,
         )
     slow = mcp.tool("slow", answers=[mcp.answer("done", progress=[0.5, 1.0])])
-    tools = [mcp.tool("get_weather", answers=["Sunny, 21 °C"]), slow, mcp.tool("flaky", answers=[mcp.answer("never", log=["working"])])]
+    tools = [
+        mcp.tool("get_weather", answers=["Sunny, 21 °C"]),
+        slow,
+        mcp.tool("flaky", answers=[mcp.answer("never", log=["working"])]),
+    ]
     kind = mcp.McpServer(tools=tools, retry=20)
     with mockhttp.Server() as server:
-        handle = _serve(kind, server)
+        _serve(kind, server)
         seen, code, stderr = _run(kind, server.url + "/mcp")
-        resumed = [c.request.headers.get("last-event-id") for c in server.journal]
-    print(json.dumps({"name": "last_event_ids", "value": [r for r in resumed if r]}))
-    seen["last_event_ids"] = [r for r in resumed if r]
-    del handle
+        ids = [c.request.headers.get("last-event-id") for c in server.journal]
+    seen["last_event_ids"] = [i for i in ids if i]
+    print(json.dumps({"name": "last_event_ids", "value": seen["last_event_ids"]}))
     if code != 0:
         print(stderr, file=sys.stderr)
         print("FAIL: the client exited with", code)
