@@ -190,6 +190,8 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
         return [_offline(args, profiles)]
     if "ag-ui" in profiles:
         return _agui_live(args, profiles)
+    if "a2a" in profiles:
+        return _a2a_live(args, profiles)
     return _live(args, profiles or ["openai-chat"])
 
 
@@ -207,6 +209,22 @@ def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
         time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
     )
     return run_agui_live(args.url, headers, args.timeout, limits, request=request)
+
+
+def _a2a_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    """``--profile a2a`` live: one JSON-RPC message/stream POSTed to the URL (no --model)."""
+    from ..contract._a2a_live import run_a2a_live
+
+    if profiles != ["a2a"]:
+        raise UsageError("live mode checks a2a on its own")
+    headers = _headers(args.header)
+    if args.api_key:
+        headers = {"authorization": f"Bearer {args.api_key}", **headers}
+    request = _read_json(getattr(args, "request", None), "--request")
+    limits = Limits(
+        time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
+    )
+    return run_a2a_live(args.url, headers, args.timeout, limits, request=request)
 
 
 def _resume(args: argparse.Namespace, profiles: list[str]) -> Outcome:
