@@ -3,12 +3,12 @@ stream it answers with."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from ._check import Outcome, evaluate
-from ._record import Interrupted, Limits, record
-from ._transcript import Transcript
+from ._check import Outcome
+from ._posted import Exchanged, check_posted
+from ._record import Limits
 
 __all__ = ["a2a_request", "run_a2a_live"]
 
@@ -36,18 +36,20 @@ def run_a2a_live(
     headers: Mapping[str, str],
     timeout: float,
     limits: Limits | None = None,
-    on_exchange: Callable[[str, dict[str, Any], Transcript], None] | None = None,
+    on_exchange: Exchanged | None = None,
     *,
     request: Mapping[str, Any] | None = None,
 ) -> list[Outcome]:
     """Send one streaming message to ``url`` (as given: an agent card names its own URL)
     and check the answer with the ``a2a`` profile; Ctrl-C checks what arrived."""
     body = a2a_request(request)
-    sent = {"accept": "text/event-stream", **headers}
-    try:
-        transcript = record(url, body, headers=sent, timeout=timeout, limits=limits)
-    except Interrupted as stop:
-        transcript = stop.transcript
-    if on_exchange is not None:
-        on_exchange(url, body, transcript)
-    return [evaluate(transcript, ["a2a"], str(body.get("method")))]
+    return check_posted(
+        url,
+        body,
+        headers,
+        timeout,
+        limits,
+        on_exchange,
+        profile="a2a",
+        exchange=str(body.get("method")),
+    )
