@@ -133,3 +133,57 @@ def test_an_a2a_request_is_recognised_as_a2a_not_mcp(method: str, profile: str) 
     request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {}}
     body = b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n'
     assert recognise(Transcript.from_body(body, request=request)) == profile
+
+
+def live(script: a2a.Task, *extra: str) -> tuple[int, mockhttp.Server]:
+    """``mockhttp check URL --profile a2a`` against the mock agent."""
+    with mockhttp.Server() as server:
+        server.mock(a2a.agent([script]))
+        return main([server.url + "/", "--profile", "a2a", *extra]), server
+
+
+def test_live_a_good_agent_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    """Live: one message/stream (0.3 form) asking for the event stream; exit 0."""
+    code, server = live(SCRIPT)
+    assert code == 0
+    assert "0 violations" in capsys.readouterr().out
+    sent = server.journal[-1].request
+    assert sent.headers["accept"] == "text/event-stream"
+    assert sent.json() == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "message/stream",
+        "params": {
+            "message": {
+                "kind": "message",
+                "messageId": "m1",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "Hello"}],
+            }
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("fault_", "rule"), [("duplicate_final", "a2a.final"), ("wrong_id", "a2a.id")]
+)
+def test_live_a_broken_agent_fails_by_name(
+    fault_: str, rule: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Live: the agent's second final event, or a response id not the request's, exit 1."""
+    code, _ = live(a2a.task(*SCRIPT.steps, **{fault_: True}))
+    out = capsys.readouterr().out
+    assert code == 1
+    assert rule in out
+
+
+def test_live_request_file_is_laid_over(tmp_path: Path) -> None:
+    """``--request``: 1.0's SendStreamingMessage sent in place of message/stream; passes."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(ask("SendStreamingMessage", "r-9")))
+    code, server = live(SCRIPT, "--request", str(path))
+    assert code == 0
+    sent = server.journal[-1].request.json()
+    assert (sent["method"], sent["id"]) == ("SendStreamingMessage", "r-9")
+    assert sent["params"]["message"]["parts"] == [{"text": "hi"}]
+    assert main([server.url + "/", "--profile", "a2a", "--profile", "mcp"]) == 2

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -190,6 +191,8 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
         return [_offline(args, profiles)]
     if "ag-ui" in profiles:
         return _agui_live(args, profiles)
+    if "a2a" in profiles:
+        return _a2a_live(args, profiles)
     return _live(args, profiles or ["openai-chat"])
 
 
@@ -197,8 +200,23 @@ def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     """``--profile ag-ui`` live: one RunAgentInput POSTed to the URL (no --model)."""
     from ..contract._agui_live import run_agui_live
 
-    if profiles != ["ag-ui"]:
-        raise UsageError("live mode checks ag-ui on its own")
+    return _posted_live(args, profiles, "ag-ui", run_agui_live)
+
+
+def _a2a_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    """``--profile a2a`` live: one JSON-RPC message/stream POSTed to the URL (no --model)."""
+    from ..contract._a2a_live import run_a2a_live
+
+    return _posted_live(args, profiles, "a2a", run_a2a_live)
+
+
+def _posted_live(
+    args: argparse.Namespace, profiles: list[str], profile: str, run: Callable[..., list[Outcome]]
+) -> list[Outcome]:
+    """An agent endpoint's live check: ``profile`` alone, a bearer key if given, the
+    ``--request`` JSON, the usual limits."""
+    if profiles != [profile]:
+        raise UsageError(f"live mode checks {profile} on its own")
     headers = _headers(args.header)
     if args.api_key:
         headers = {"authorization": f"Bearer {args.api_key}", **headers}
@@ -206,7 +224,8 @@ def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     limits = Limits(
         time.monotonic() + args.deadline, args.max_bytes, args.max_event_bytes, args.max_lines
     )
-    return run_agui_live(args.url, headers, args.timeout, limits, request=request)
+    outcomes: list[Outcome] = run(args.url, headers, args.timeout, limits, request=request)
+    return outcomes
 
 
 def _resume(args: argparse.Namespace, profiles: list[str]) -> Outcome:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from ._check import Outcome, evaluate
+from ._check import Outcome
 from ._live import PROMPT
-from ._record import Interrupted, Limits, record
-from ._transcript import Transcript
+from ._posted import Exchanged, check_posted
+from ._record import Limits
 
 __all__ = ["RUN_ID", "THREAD_ID", "agui_request", "run_agui_live"]
 
@@ -36,18 +36,13 @@ def run_agui_live(
     headers: Mapping[str, str],
     timeout: float,
     limits: Limits | None = None,
-    on_exchange: Callable[[str, dict[str, Any], Transcript], None] | None = None,
+    on_exchange: Exchanged | None = None,
     *,
     request: Mapping[str, Any] | None = None,
 ) -> list[Outcome]:
     """Send one run to ``url`` (as given: AG-UI endpoints have no fixed path) and check it
     with the ``ag-ui`` profile; Ctrl-C checks what arrived."""
     body = agui_request(request)
-    sent = {"accept": "text/event-stream", **headers}
-    try:
-        transcript = record(url, body, headers=sent, timeout=timeout, limits=limits)
-    except Interrupted as stop:
-        transcript = stop.transcript
-    if on_exchange is not None:
-        on_exchange(url, body, transcript)
-    return [evaluate(transcript, ["ag-ui"], "run")]
+    return check_posted(
+        url, body, headers, timeout, limits, on_exchange, profile="ag-ui", exchange="run"
+    )
