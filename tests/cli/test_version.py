@@ -18,17 +18,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_version_names_what_runs_here() -> None:
-    """Each line checked against this process's own facts (the shared venv has uvloop and
-    prometheus_client)."""
+    """Each line checked against this process's own facts (the test extra has uvloop,
+    prometheus_client, trustme and h2)."""
     done = run("--version")
     assert (done.returncode, done.stderr) == (0, "")
     uvloop, prometheus = metadata.version("uvloop"), metadata.version("prometheus_client")
+    trustme, h2 = metadata.version("trustme"), metadata.version("h2")
     python = f"{platform.python_implementation()} {platform.python_version()}"
     assert done.stdout.splitlines() == [
         f"mockhttp {mockhttp.__version__}",
         f"python: {python} ({sys.executable})",
         f"loop: auto picks asyncio; uvloop {uvloop} installed (--loop uvloop to use it)",
-        f"extras: fast (uvloop {uvloop}), metrics (prometheus_client {prometheus})",
+        f"extras: fast (uvloop {uvloop}), metrics (prometheus_client {prometheus}), "
+        f"tls (trustme {trustme}), http2 (h2 {h2})",
         f"installed at: {Path(mockhttp.__file__).parent}",
     ]
 
@@ -40,7 +42,8 @@ def test_missing_extras_say_how_to_install_them(monkeypatch: pytest.MonkeyPatch)
     assert lines[2] == "loop: auto picks asyncio; uvloop not installed"
     assert lines[3] == (
         "extras: none; not installed: fast (pip install 'mockhttp[fast]'), "
-        "metrics (pip install 'mockhttp[metrics]')"
+        "metrics (pip install 'mockhttp[metrics]'), tls (pip install 'mockhttp[tls]'), "
+        "http2 (pip install 'mockhttp[http2]')"
     )
 
 

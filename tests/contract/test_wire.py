@@ -23,7 +23,10 @@ def served(server: mockhttp.Server, case: Case, *faults: fault.Fault) -> Transcr
     server.reset()
     server.mock(mockhttp.post(PATH).pipe(*faults).reply(case.reply()))
     transcript = record(server.url + PATH, case.request, timeout=10)
-    return replace(transcript, buffered=case.buffered)
+    transcript = replace(transcript, buffered=case.buffered)
+    if case.before is None:
+        return transcript
+    return replace(transcript, before=case.transcript().before)  # sse-resume: its first read
 
 
 def rule_counts(transcript: Transcript, case: Case) -> Counter[str]:

@@ -34,7 +34,7 @@ def test_the_examples_run(pytester: pytest.Pytester, capsys: pytest.CaptureFixtu
 
 def test_the_yaml_loads() -> None:
     blocks = YAML.findall(PAGE.read_text())
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for text in blocks:
         (mock,) = mockhttp.loads(text, "docs/record.md")
         assert isinstance(mock.response, mockhttp.record.Recording)

@@ -362,9 +362,10 @@ class Recorder:
                 if self.out is not None:
                     answering_once_in_file(self._path(before))
             repeats.append(index)
-            if self.out is not None:
-                write_mock(self._path(index), mock, spool)
-            self._recorded(mock if self.out is None else self._path(index))
+            if self.out is None:
+                self._recorded(mock)
+            else:  # served from the whole file, before it shows in the folder
+                write_mock(self._path(index), mock, spool, whole=self._recorded)
         what = "failed" if exchange.failure else str(exchange.status)
         self._say(
             f"recorded {self._shown(exchange.request)} -> {what}"

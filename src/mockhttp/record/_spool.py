@@ -23,7 +23,7 @@ import os
 import re
 import struct
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -171,12 +171,15 @@ def _replaced(body: bytes, lo: int, hi: int, spans: list[tuple[int, int]], mark:
     return b"".join(out)
 
 
-def write_mock(path: Path, mock: Mock, spool: Spool) -> None:
+def write_mock(
+    path: Path, mock: Mock, spool: Spool, whole: Callable[[Path], None] | None = None
+) -> None:
     """Write ``mock`` (whose recording's writes are in ``spool``) to ``path``: to a
-    temporary name first, then renamed, one write at a time."""
+    temporary name first, then renamed, one write at a time; ``whole`` is called with the
+    temporary file once it is whole, before the rename (so what reads it is ready first)."""
     reply = mock.response
     if not isinstance(reply, Recording) or spool.count == 0:
-        _atomic(path, dump(mock))
+        _atomic(path, dump(mock), whole)
         return
     place = Write(0.0, _PLACE)
     text = dump(dataclasses.replace(mock, response=dataclasses.replace(reply, writes=(place,))))
@@ -188,12 +191,16 @@ def write_mock(path: Path, mock: Mock, spool: Spool) -> None:
         for w in spool.writes():
             out.write(f"{indent}- {write_line(w)}\n")
         out.write(after)
+    if whole is not None:
+        whole(partial)
     os.replace(partial, path)  # a reader never sees half a file
 
 
-def _atomic(path: Path, text: str) -> None:
+def _atomic(path: Path, text: str, whole: Callable[[Path], None] | None = None) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text, encoding="utf-8")
+    if whole is not None:
+        whole(partial)
     os.replace(partial, path)
 
 
