@@ -98,7 +98,7 @@ def test_event_source_resumes_after_a_cut(chromium: Any) -> None:
     the journal proves it, and every event arrived once."""
     with _page_server() as site, mockhttp.Server(cors=[site.url]) as api:
         events = [Event(data=f"token {i}") for i in range(1, 6)]
-        reply = mockhttp.ok().event_stream(*events, resumable=True, retry=300)
+        reply = mockhttp.ok().event_stream(*events, resumable=True, retry=300, event_delay=0.1)
         cut = fault.first(1, fault.close_after_events(2))
         mock = api.mock(mockhttp.get("/events").reply(reply).pipe(cut))
         got = _on_page(chromium, site, EVENT_SOURCE, api.url_for("/events"))

@@ -41,7 +41,7 @@ def test_fetch_reads_an_llm_stream_over_https(chromium_tls: Any, certs: Any) -> 
 def test_event_source_resumes_over_https(chromium_tls: Any, certs: Any) -> None:
     with _site(certs) as site, mockhttp.Server(cors=True, tls=str(certs.folder)) as api:
         events = [Event(data=f"token {i}") for i in range(1, 6)]
-        reply = mockhttp.ok().event_stream(*events, resumable=True, retry=300)
+        reply = mockhttp.ok().event_stream(*events, resumable=True, retry=300, event_delay=0.1)
         cut = fault.first(1, fault.close_after_events(2))
         mock = api.mock(mockhttp.get("/events").reply(reply).pipe(cut))
         got = _on_page(chromium_tls, site, EVENT_SOURCE, api.url_for("/events"))
