@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -317,19 +318,15 @@ class Mock:
             return (*self.sequence[min(index, len(self.sequence) - 1)][1], *self.faults)
         return self.faults
 
-    @property
+    @functools.cached_property
     def fixed(self) -> bool:
         """True when every reply is known up front (no kind, no handler, no kind in the
-        sequence): framed once, replayed."""
-        known: bool | None = self.__dict__.get("_fixed")  # read on every request: once
-        if known is None:
-            known = (
-                self.handler is None
-                and self.kind is None
-                and all(isinstance(r, Reply) for r, _ in self.sequence)
-            )
-            object.__setattr__(self, "_fixed", known)
-        return known
+        sequence): framed once, replayed (read on every request: computed once)."""
+        return (
+            self.handler is None
+            and self.kind is None
+            and all(isinstance(r, Reply) for r, _ in self.sequence)
+        )
 
     def pipe(self, *faults: Fault) -> Mock:
         """Apply ``faults`` to the reply, in order (see :mod:`mockhttp.fault`)."""
