@@ -26,7 +26,8 @@ from .._core._reply import error_reply, status
 from .._core._request import Headers, Request
 from .._core._wire import frame
 from ._journal import Call, CallList
-from ._runner import Host, Plan, Runner, Steps
+from ._lane import Key, Lane
+from ._runner import Host, Plan, Runner, Steps, Whole
 
 __all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server", "no_delay"]
 
@@ -84,6 +85,13 @@ class Server(Host, Protocol):
 
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``."""
+        ...
+
+    @property
+    def _lane(self) -> Lane | None: ...
+
+    def _by_lane(self, key: Key, headers: list[tuple[str, str]]) -> Whole | None:
+        """The answer kept for a bodiless request of ``key``, journaled; or None."""
         ...
 
 
@@ -348,6 +356,25 @@ class Connection(asyncio.Protocol):
             # llhttp skipped the body: parse the request again (see data_received)
             self._upgraded = (method, version, self._url, headers)
             return
+        keep_alive = bool(self.parser.should_keep_alive()) and version != "1.0"
+        if (
+            not self._pieces
+            and not self._trailers
+            and self.runner is None
+            and not self.queue
+            and self._turn > 0
+            and not self.paused
+            and self.server._lane is not None
+            and not self._closing()
+        ):
+            target = self._url.decode("latin-1")
+            whole = self.server._by_lane((method, target, version, keep_alive), headers)
+            if whole is not None:  # a kept answer (``_lane.py``), already journaled
+                self._turn -= 1
+                assert self.transport is not None
+                self.transport.write(whole.data)
+                self.done(keep_alive)
+                return
         body = self._first if self._pieces < 2 else bytes(self._body)
         self._first = b""
         self._body.clear()  # the pieces go now, not when the next request begins
@@ -359,7 +386,6 @@ class Connection(asyncio.Protocol):
             version,
             Headers(tuple(self._trailers)) if self._trailers else _NO_TRAILERS,
         )
-        keep_alive = bool(self.parser.should_keep_alive()) and request.http_version != "1.0"
         self.queue.append((request, keep_alive))
         if self.runner is None:
             self.next()
