@@ -12,6 +12,7 @@ import pytest
 
 import mockhttp
 from mockhttp import match
+from mockhttp._server._lane import Lane
 
 from ..helpers.clients import connect
 
@@ -54,6 +55,16 @@ GET = b"GET /small HTTP/1.1\r\nHost: x\r\nUser-Agent: lane-test\r\n\r\n"
 FIELDS = ("status", "path_params", "body_bytes", "wire_bytes", "events", "body_sent", "outcome")
 
 
+def lane_of(server: mockhttp.Server) -> Lane:
+    assert server._lane is not None
+    return server._lane
+
+
+def kept(server: mockhttp.Server) -> int:
+    """How many answers the server's lane keeps."""
+    return len(lane_of(server))
+
+
 def same_entry(first: mockhttp.Call, again: mockhttp.Call) -> None:
     """The kept answer's entry equals the long way's, but for its time and number."""
     for name in FIELDS:
@@ -70,9 +81,9 @@ def test_a_kept_answer_gives_the_same_bytes_and_journal_entry() -> None:
         mock = server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True})))
         with connect(server.port) as sock:
             first = exchange(sock, GET)
-            assert len(server._lane) == 0  # seen once: not kept
+            assert kept(server) == 0  # seen once: not kept
             assert exchange(sock, GET) == first
-            assert len(server._lane) == 1  # seen again: kept, from the long way
+            assert kept(server) == 1  # seen again: kept, from the long way
             again = [exchange(sock, GET) for _ in range(50)]
         assert first.startswith(b"HTTP/1.1 200 ")
         assert all(reply == first for reply in again)
@@ -126,7 +137,7 @@ def test_head_requests_take_the_long_way() -> None:
                 exchange(sock, b"HEAD /small HTTP/1.1\r\nHost: x\r\n\r\n", heads=True)
                 for _ in range(3)
             ]
-        assert len(server._lane) == 0
+        assert kept(server) == 0
         assert heads[0] == heads[1] == heads[2]
         assert heads[0].startswith(b"HTTP/1.1 200 ")
         assert len(server.journal) == 3
@@ -160,7 +171,7 @@ def test_answers_that_depend_on_more_than_the_target_are_not_kept() -> None:
         assert seen == ["plain", "header"] * 3
         assert [client.get("/t").text for _ in range(4)] == ["twice", "twice", "after", "after"]
         assert [client.get("/h").text for _ in range(3)] == ["h"] * 3
-        kept = {key[1] for key in server._lane._hits}
+        kept = {key[1] for key in lane_of(server)._hits}
         assert kept <= {"/t"}  # only the fallback, once the limited mock had answered
 
 
@@ -210,7 +221,7 @@ def test_on_call_end_sees_every_call() -> None:
         while len(ended) < 5 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert len(ended) == 5
-        assert len(server._lane) == 0
+        assert kept(server) == 0
 
 
 def test_pipelined_requests_are_answered_in_order() -> None:
