@@ -39,6 +39,7 @@ _SLICE = 16 * 1024  # bytes parsed at a time, so that a full queue stops the par
 _NO_TRAILERS = Headers()
 _METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
+_SPECIAL = (len("content-length"), len("expect"))  # the fields on_headers_complete reads
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
 
@@ -140,6 +141,7 @@ class Connection(asyncio.Protocol):
         self._release: asyncio.Handle | None = None  # parses them on a later turn
         self._head_size = 0
         self._body_size = 0
+        self._special = False  # a header name as long as Content-Length or Expect came
         self._broken = False
         self._continue = False  # a request head asked for "100 Continue" not yet sent
         self.server_closed = False
@@ -275,7 +277,9 @@ class Connection(asyncio.Protocol):
         self._url = b""
         self._headers = []
         self._first = b""
-        self._body.clear()
+        if self._body:
+            self._body.clear()
+        self._special = False
         self._pieces = 0
         self._head_seen = 0
         if self._trailers:
@@ -294,6 +298,8 @@ class Connection(asyncio.Protocol):
             self._trailers.append((name.decode("latin-1"), value.decode("latin-1")))
         else:
             self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
+            if len(name) in _SPECIAL:  # perhaps Content-Length or Expect (see below)
+                self._special = True
         self._head_size += len(name) + len(value) + 4  # _grow_head, inlined: every header
         if self._head_size > MAX_HEAD:
             raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
@@ -306,6 +312,8 @@ class Connection(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         self._in_head = False
         self._in_body = True
+        if not self._special:
+            return
         expect = False
         for name, value in self._headers:
             lower = name.lower()

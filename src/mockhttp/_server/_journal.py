@@ -48,7 +48,6 @@ __all__ = [
     "mark_ended",
     "seal",
     "unmatched_calls",
-    "whole_record",
 ]
 
 Outcome = Literal[
@@ -480,40 +479,6 @@ _EXTRA_BLANK = tuple(
 )
 
 
-def whole_record(
-    request: tuple[str, str, tuple[tuple[str, str], ...], bytes, str],
-    mock: Mock,
-    status: int,
-    path_params: tuple[tuple[str, str], ...],
-    body_bytes: int,
-    wire_bytes: int,
-    events: int,
-    body_sent: bytes,
-) -> tuple[int, bytes]:
-    """The compact entry of a call answered ``complete`` by one write, arriving now, as
-    ``seal`` would make it of that ``Call`` (a request without trailers): for the route's
-    cache (``_lane.py``), which journals such calls with no ``Call`` object at all.
-    Returns the call's number and the entry."""
-    seq = _next_seq()
-    return seq, marshal.dumps(
-        (
-            seq,
-            (*request, ()),
-            id(mock),
-            status,
-            path_params,
-            body_bytes,
-            wire_bytes,
-            events,
-            body_sent,
-            "complete",
-            *_EXTRA_BLANK[:_TIME_AT],
-            _now(),
-            *_EXTRA_BLANK[_TIME_AT + 1 :],
-        )
-    )
-
-
 def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
     seq = record[0]
     view = _VIEWS.get(seq)
@@ -631,6 +596,15 @@ def count_sent(call: Call, wire: int, body: int, data: bytes, start: int, events
         call.events = events
 
 
+class Written(Protocol):
+    """A reply written in one call, as the journal records it (``_runner.Whole``)."""
+
+    body: bytes
+    body_bytes: int
+    wire_bytes: int
+    events: int
+
+
 class Answered(Protocol):
     """A registered mock as the journal records its calls (``ActiveMock`` is one)."""
 
@@ -661,11 +635,37 @@ class Journal:
         append_call(self.calls, call, self.limit)
 
     def answered_whole(
-        self, active: Answered, mock: Mock, seq: int, record: bytes, size: int
+        self,
+        active: Answered,
+        mock: Mock,
+        request: tuple[str, str, tuple[tuple[str, str], ...], bytes, str],
+        status: int,
+        path_params: tuple[tuple[str, str], ...],
+        whole: Written,
     ) -> None:
-        """Journal the compact entry ``record`` (``whole_record``: call number ``seq``,
-        answered by ``active``, whose mock is ``mock``, and ended), as ``answered``,
-        ``ended`` and ``seal`` do for a ``Call``; ``size``: its bodies' bytes."""
+        """Journal a call that has just arrived, answered by ``active`` (whose mock is
+        ``mock``) with ``whole`` in one write, as ``answered``, ``ended`` and ``seal`` do
+        for a ``Call``, but with no ``Call`` at all: its compact entry is written at once
+        (``request`` is the fields of a request without trailers; for the lane,
+        ``_lane.py``)."""
+        seq = _next_seq()
+        record = marshal.dumps(
+            (
+                seq,
+                (*request, ()),
+                id(mock),
+                status,
+                path_params,
+                whole.body_bytes,
+                whole.wire_bytes,
+                whole.events,
+                whole.body,
+                "complete",
+                *_EXTRA_BLANK[:_TIME_AT],
+                _now(),
+                *_EXTRA_BLANK[_TIME_AT + 1 :],
+            )
+        )
         active._count += 1
         mine = active.calls
         calls = self.calls
@@ -674,6 +674,7 @@ class Journal:
         key = id(mock)
         mine._mocks[key] = calls._mocks[key] = mock
         budget = self.budget
+        size = len(whole.body)  # (and no request body)
         if budget.limit is not None and size:
             where = (seq, mine._key, mine._base + len(mine) - 1, calls._key)
             budget.keep(size, (*where, calls._base + len(calls) - 1))

@@ -40,7 +40,7 @@ from .._core._route import Answer, Miss, Tally, by_target, route, route_shared
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._heap import BIG_BODY, release
-from ._journal import PACKS_PLAIN, Call, CallList, Journal, seal, unmatched_calls, whole_record
+from ._journal import PACKS_PLAIN, Call, CallList, Journal, seal, unmatched_calls
 from ._lane import Hit, Key, Lane
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
@@ -716,17 +716,14 @@ class Server:
         if hit is None or self.on_call_end is not None:
             return None
         whole = hit.whole
-        seq, record = whole_record(
-            (key[0], key[1], tuple(headers), b"", key[2]),
+        self._journal.answered_whole(
+            hit.active,
             hit.mock,
+            (key[0], key[1], tuple(headers), b"", key[2]),
             hit.status,
             hit.params,
-            whole.body_bytes,
-            whole.wire_bytes,
-            whole.events,
-            whole.body,
+            whole,
         )
-        self._journal.answered_whole(hit.active, hit.mock, seq, record, len(whole.body))
         return whole
 
     def _no_state(self, request: Request, exc: Exception, framing: Framing) -> tuple[Call, Plan]:
