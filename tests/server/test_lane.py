@@ -221,7 +221,11 @@ def test_on_call_end_sees_every_call() -> None:
         while len(ended) < 5 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert len(ended) == 5
-        assert kept(server) == 0
+        assert kept(server) == 1
+        assert [c.outcome for c in ended] == ["complete"] * 5
+        for call in ended[2:]:  # the kept answer's calls, as the long way's
+            same_entry(ended[1], call)
+        assert ended[-1] is server.journal[-1]  # the same Call a test reads
 
 
 def test_pipelined_requests_are_answered_in_order() -> None:

@@ -12,8 +12,9 @@ journal gets the call as a compact entry (``_journal.whole_record``), with no
 the long way gives (``tests/server/test_lane.py`` checks both ways give equal journals).
 
 Rule 1: loop thread only.  Rule 2: kept answers hold for one snapshot of the mocks
-(``Ranked.snapshot()``): any change to the mocks empties the lane, and so does anything
-that makes calls need a ``Call`` object (an ``on_call_end`` callback).
+(``Ranked.snapshot()``): any change to the mocks empties the lane.  An ``on_call_end``
+callback (``mockhttp serve`` logs each call with one) gets the call read back from its
+compact entry, as a test reading the journal would.
 """
 
 from __future__ import annotations

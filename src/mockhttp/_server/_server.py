@@ -698,7 +698,6 @@ class Server:
             or request.http_version not in ("1.1", "1.0")  # (HTTP/2 answers its own way)
             or request.path.startswith(_ADMIN_PREFIX)
             or request.path == "/metrics"
-            or self.on_call_end is not None
             or call.status is None
         ):
             return
@@ -713,10 +712,11 @@ class Server:
         request goes the long way (``_lane.py``)."""
         assert self._lane is not None
         hit = self._lane.get(key, self._ranked.snapshot())
-        if hit is None or self.on_call_end is not None:
+        if hit is None:
             return None
         whole = hit.whole
-        self._journal.answered_whole(
+        journal = self._journal
+        journal.answered_whole(
             hit.active,
             hit.mock,
             (key[0], key[1], tuple(headers), b"", key[2]),
@@ -724,6 +724,12 @@ class Server:
             hit.params,
             whole,
         )
+        on_call_end = self.on_call_end
+        if on_call_end is not None:  # (``serve`` logs each call): the call read back
+            try:
+                on_call_end(journal.calls[-1])
+            except Exception as exc:
+                self.errors.append(exc)
         return whole
 
     def _no_state(self, request: Request, exc: Exception, framing: Framing) -> tuple[Call, Plan]:
