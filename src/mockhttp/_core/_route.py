@@ -42,6 +42,7 @@ __all__ = [
     "Entry",
     "Miss",
     "api_of",
+    "by_target",
     "choose",
     "keeps_state",
     "limit_of",
@@ -200,6 +201,39 @@ def answer(
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
         return Answer(entry, index, None, (), states, exc)
     return Answer(entry, index, reply, mock.faults_for(index), states)
+
+
+def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:
+    """True when ``found`` is what every request of this method and target gets, whatever
+    its headers and body, for as long as ``entries`` do not change: its mock keeps no
+    state, has a fixed fault-free reply and matches on the target alone (method, path,
+    query), and no entry before it could match this target at all (so neither their state
+    nor a request's headers or body can change the answer).  The server may then reuse
+    the answer for such requests without routing them (``_server/_lane.py``)."""
+    winner = found.entry
+    mock = winner.mock
+    if (
+        found.error is not None
+        or found.faults
+        or keeps_state(mock)
+        or not mock.fixed
+        or not _on_target(mock)
+        or request.method == "HEAD"  # (answered as a GET when no HEAD mock matches)
+    ):
+        return False
+    method = request.method
+    for entry in entries:
+        if entry is winner:
+            return True
+        other = entry.mock
+        if not _on_target(other) or other.matches(request, method):
+            return False
+    return False
+
+
+def _on_target(mock: Mock) -> bool:
+    """True when ``mock`` matches on the request target alone (no header or body matcher)."""
+    return all(c.field == "query" for c in mock.criteria)
 
 
 # -- the state held elsewhere (Rule 2) -----------------------------------------------------

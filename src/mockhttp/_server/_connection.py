@@ -26,7 +26,8 @@ from .._core._reply import error_reply, status
 from .._core._request import Headers, Request
 from .._core._wire import frame
 from ._journal import Call, CallList
-from ._runner import Host, Plan, Runner, Steps
+from ._lane import Key, Lane
+from ._runner import Host, Plan, Runner, Steps, Whole
 
 __all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server", "no_delay"]
 
@@ -38,6 +39,7 @@ _SLICE = 16 * 1024  # bytes parsed at a time, so that a full queue stops the par
 _NO_TRAILERS = Headers()
 _METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
+_SPECIAL = (len("content-length"), len("expect"))  # the fields on_headers_complete reads
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
 
@@ -86,6 +88,13 @@ class Server(Host, Protocol):
         """The call to journal and the wire plan to run for ``request``."""
         ...
 
+    @property
+    def _lane(self) -> Lane | None: ...
+
+    def _by_lane(self, key: Key, headers: list[tuple[str, str]]) -> Whole | None:
+        """The answer kept for a bodiless request of ``key``, journaled; or None."""
+        ...
+
 
 class _Bad:
     """A request that could not be parsed: answer ``status`` and close."""
@@ -132,6 +141,7 @@ class Connection(asyncio.Protocol):
         self._release: asyncio.Handle | None = None  # parses them on a later turn
         self._head_size = 0
         self._body_size = 0
+        self._special = False  # a header name as long as Content-Length or Expect came
         self._broken = False
         self._continue = False  # a request head asked for "100 Continue" not yet sent
         self.server_closed = False
@@ -267,7 +277,9 @@ class Connection(asyncio.Protocol):
         self._url = b""
         self._headers = []
         self._first = b""
-        self._body.clear()
+        if self._body:
+            self._body.clear()
+        self._special = False
         self._pieces = 0
         self._head_seen = 0
         if self._trailers:
@@ -286,6 +298,8 @@ class Connection(asyncio.Protocol):
             self._trailers.append((name.decode("latin-1"), value.decode("latin-1")))
         else:
             self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
+            if len(name) in _SPECIAL:  # perhaps Content-Length or Expect (see below)
+                self._special = True
         self._head_size += len(name) + len(value) + 4  # _grow_head, inlined: every header
         if self._head_size > MAX_HEAD:
             raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
@@ -298,6 +312,8 @@ class Connection(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         self._in_head = False
         self._in_body = True
+        if not self._special:
+            return
         expect = False
         for name, value in self._headers:
             lower = name.lower()
@@ -348,6 +364,25 @@ class Connection(asyncio.Protocol):
             # llhttp skipped the body: parse the request again (see data_received)
             self._upgraded = (method, version, self._url, headers)
             return
+        keep_alive = bool(self.parser.should_keep_alive()) and version != "1.0"
+        if (
+            not self._pieces
+            and not self._trailers
+            and self.runner is None
+            and not self.queue
+            and self._turn > 0
+            and not self.paused
+            and self.server._lane is not None
+            and not self._closing()
+        ):
+            target = self._url.decode("latin-1")
+            whole = self.server._by_lane((method, target, version, keep_alive), headers)
+            if whole is not None:  # a kept answer (``_lane.py``), already journaled
+                self._turn -= 1
+                assert self.transport is not None
+                self.transport.write(whole.data)
+                self.done(keep_alive)
+                return
         body = self._first if self._pieces < 2 else bytes(self._body)
         self._first = b""
         self._body.clear()  # the pieces go now, not when the next request begins
@@ -359,7 +394,6 @@ class Connection(asyncio.Protocol):
             version,
             Headers(tuple(self._trailers)) if self._trailers else _NO_TRAILERS,
         )
-        keep_alive = bool(self.parser.should_keep_alive()) and request.http_version != "1.0"
         self.queue.append((request, keep_alive))
         if self.runner is None:
             self.next()

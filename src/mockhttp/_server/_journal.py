@@ -20,7 +20,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overload
 
 from .._core._errors import VerificationError
@@ -37,6 +37,7 @@ _now = time.time
 __all__ = [
     "BODY_KEPT",
     "EXACT_LIMIT",
+    "PACKS_PLAIN",
     "Call",
     "CallList",
     "Done",
@@ -336,8 +337,17 @@ def append_call(calls: CallList, call: Call, limit: int | None) -> None:
     pays to move thousands of entries: 5 µs a drop at 10,000)."""
     calls.append(call)
     call._where += (calls, calls._base + len(calls) - 1)
-    if limit is not None and len(calls) > limit + (limit // 8 if limit > EXACT_LIMIT else 0):
+    if limit is not None:
+        _trim(calls, limit)
+
+
+def _trim(calls: CallList, limit: int) -> None:
+    """Past ``limit`` calls (with ``append_call``'s slack), drop the oldest."""
+    if len(calls) > limit + (limit // 8 if limit > EXACT_LIMIT else 0):
         drop_oldest(calls, len(calls) - limit)
+
+
+_append: Callable[[list[Any], Any], None] = list.append  # a compact entry (see _view)
 
 
 def drop_oldest(calls: CallList, n: int) -> None:
@@ -368,6 +378,9 @@ _PLAIN_REQUEST = _REQUEST_FIELDS == (
     "method", "target", "headers", "body", "http_version", "trailers"
 )  # fmt: skip
 _HEADER_FIELDS = tuple(f.name for f in fields(Request) if f.init and f.type in ("Headers", Headers))
+#: Whether a compact entry can be written without a ``Call`` (``whole_record``): the
+#: ``Request`` fields are the ones ``_pack`` writes by name.
+PACKS_PLAIN = _PLAIN_REQUEST
 _BODY = _REQUEST_FIELDS.index("body")
 _get_extras = operator.attrgetter(*_EXTRA) if _EXTRA else None
 
@@ -457,6 +470,13 @@ def _pack(call: Call) -> tuple[Any, ...]:
     if _EXTRA:
         return record + _extras(call)
     return record
+
+
+_TIME_AT = _EXTRA.index("time")
+#: The extra fields of a call that has just arrived, ``time`` aside (see ``whole_record``).
+_EXTRA_BLANK = tuple(
+    f.default if f.default is not MISSING else None for f in fields(Call) if f.name in _EXTRA
+)
 
 
 def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
@@ -576,6 +596,15 @@ def count_sent(call: Call, wire: int, body: int, data: bytes, start: int, events
         call.events = events
 
 
+class Written(Protocol):
+    """A reply written in one call, as the journal records it (``_runner.Whole``)."""
+
+    body: bytes
+    body_bytes: int
+    wire_bytes: int
+    events: int
+
+
 class Answered(Protocol):
     """A registered mock as the journal records its calls (``ActiveMock`` is one)."""
 
@@ -604,6 +633,55 @@ class Journal:
         active._count += 1
         append_call(active.calls, call, self.limit)
         append_call(self.calls, call, self.limit)
+
+    def answered_whole(
+        self,
+        active: Answered,
+        mock: Mock,
+        request: tuple[str, str, tuple[tuple[str, str], ...], bytes, str],
+        status: int,
+        path_params: tuple[tuple[str, str], ...],
+        whole: Written,
+    ) -> None:
+        """Journal a call that has just arrived, answered by ``active`` (whose mock is
+        ``mock``) with ``whole`` in one write, as ``answered``, ``ended`` and ``seal`` do
+        for a ``Call``, but with no ``Call`` at all: its compact entry is written at once
+        (``request`` is the fields of a request without trailers; for the lane,
+        ``_lane.py``)."""
+        seq = _next_seq()
+        record = marshal.dumps(
+            (
+                seq,
+                (*request, ()),
+                id(mock),
+                status,
+                path_params,
+                whole.body_bytes,
+                whole.wire_bytes,
+                whole.events,
+                whole.body,
+                "complete",
+                *_EXTRA_BLANK[:_TIME_AT],
+                _now(),
+                *_EXTRA_BLANK[_TIME_AT + 1 :],
+            )
+        )
+        active._count += 1
+        mine = active.calls
+        calls = self.calls
+        _append(mine, record)
+        _append(calls, record)
+        key = id(mock)
+        mine._mocks[key] = calls._mocks[key] = mock
+        budget = self.budget
+        size = len(whole.body)  # (and no request body)
+        if budget.limit is not None and size:
+            where = (seq, mine._key, mine._base + len(mine) - 1, calls._key)
+            budget.keep(size, (*where, calls._base + len(calls) - 1))
+        limit = self.limit
+        if limit is not None:
+            _trim(mine, limit)
+            _trim(calls, limit)
 
     def ended(self, call: Call, kept: bool) -> None:
         """``call``'s reply has ended: mark it so and, when its bodies are ``kept`` (not an

@@ -36,16 +36,17 @@ from .._core._pushed import Pushed
 from .._core._registry import ReplyKind
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
-from .._core._route import Miss, Tally, route, route_shared
+from .._core._route import Answer, Miss, Tally, by_target, route, route_shared
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._heap import BIG_BODY, release
-from ._journal import Call, CallList, Journal, seal, unmatched_calls
+from ._journal import PACKS_PLAIN, Call, CallList, Journal, seal, unmatched_calls
+from ._lane import Hit, Key, Lane
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
 from ._push import open_stream
 from ._ranked import Ranked
-from ._runner import Deferred, Plan, Steps
+from ._runner import Deferred, Plan, Steps, Whole
 from ._tls import Certs, Handshake, TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
@@ -172,6 +173,9 @@ class Server:
 
             self.admin = AdminAPI(self)
         self._ranked = Ranked()  # the mocks (read them as ``self._active``)
+        # answers kept for requests that get them again (``_lane.py``): not with CORS,
+        # whose headers depend on the request's Origin
+        self._lane: Lane | None = Lane() if self._cors is None and PACKS_PLAIN else None
         # scenario name -> state (absent: "Started"); replaced, never changed (_route.py)
         self._states: Mapping[str, str] = {}
         # the state kept elsewhere (serve --workers: the supervisor's), or None: here
@@ -670,9 +674,63 @@ class Server:
         if type(reply) is not Reply:  # a subclass may hold something until the call ends
             self._hold(call, reply)
         try:
-            return call, self._wires.plan(reply, answer.faults, answer.index, fixed, framing)
+            plan = self._wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
             return call, self._failed(call, exc, framing)
+        if type(plan) is Whole and fixed and type(reply) is Reply and self._lane is not None:
+            self._learn(request, framing, answer, call, plan)
+        return call, plan
+
+    def _learn(
+        self,
+        request: Request,
+        framing: Framing,
+        answer: Answer[ActiveMock],
+        call: Call,
+        whole: Whole,
+    ) -> None:
+        """Keep an answer written in one call for the requests that will get it again, when
+        only their method and target decide it (``_lane.py``)."""
+        assert self._lane is not None
+        if (
+            request.body
+            or request.trailers
+            or request.http_version not in ("1.1", "1.0")  # (HTTP/2 answers its own way)
+            or request.path.startswith(_ADMIN_PREFIX)
+            or request.path == "/metrics"
+            or call.status is None
+        ):
+            return
+        snapshot = self._ranked.snapshot()
+        key = (request.method, request.target, request.http_version, framing.keep_alive)
+        if self._lane.again(key, snapshot) and by_target(request, snapshot, answer):
+            params = tuple(call.path_params.items())
+            self._lane.learn(key, snapshot, Hit(answer.entry, call.status, params, whole))
+
+    def _by_lane(self, key: Key, headers: list[tuple[str, str]]) -> Whole | None:
+        """The kept answer to a request of ``key`` without a body, journaled, or None: the
+        request goes the long way (``_lane.py``)."""
+        assert self._lane is not None
+        hit = self._lane.get(key, self._ranked.snapshot())
+        if hit is None:
+            return None
+        whole = hit.whole
+        journal = self._journal
+        journal.answered_whole(
+            hit.active,
+            hit.mock,
+            (key[0], key[1], tuple(headers), b"", key[2]),
+            hit.status,
+            hit.params,
+            whole,
+        )
+        on_call_end = self.on_call_end
+        if on_call_end is not None:  # (``serve`` logs each call): the call read back
+            try:
+                on_call_end(journal.calls[-1])
+            except Exception as exc:
+                self.errors.append(exc)
+        return whole
 
     def _no_state(self, request: Request, exc: Exception, framing: Framing) -> tuple[Call, Plan]:
         """The shared state could not be asked: a 503 that says why."""

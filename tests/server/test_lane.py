@@ -1,0 +1,253 @@
+"""The fast lane (``_server/_lane.py``): a request answered again from a kept answer gets
+the same bytes, and leaves the same journal entry, as the long way gave it the first time;
+and no kept answer outlives what made it right.  On the wire: raw sockets and httpx."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import httpx
+import pytest
+
+import mockhttp
+from mockhttp import match
+from mockhttp._server._lane import Lane
+
+from ..helpers.clients import connect
+
+
+def exchange(
+    sock: socket.socket, request: bytes, replies: int = 1, *, heads: bool = False
+) -> bytes:
+    """Send ``request`` (one or several pipelined) and read ``replies`` whole replies of
+    small bodies with a Content-Length (or, with ``Connection: close``, to the end)."""
+    sock.sendall(request)
+    data = b""
+    while data.count(b"HTTP/1.") < replies or not _complete(data, replies, heads):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _complete(data: bytes, replies: int, heads: bool) -> bool:
+    """True when ``data`` holds ``replies`` heads with their whole bodies (``heads``: the
+    replies to HEAD requests, which have none)."""
+    rest = data
+    for _ in range(replies):
+        head, sep, rest = rest.partition(b"\r\n\r\n")
+        if not sep:
+            return False
+        length = 0
+        for line in () if heads else head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        if len(rest) < length:
+            return False
+        rest = rest[length:]
+    return True
+
+
+GET = b"GET /small HTTP/1.1\r\nHost: x\r\nUser-Agent: lane-test\r\n\r\n"
+FIELDS = ("status", "path_params", "body_bytes", "wire_bytes", "events", "body_sent", "outcome")
+
+
+def lane_of(server: mockhttp.Server) -> Lane:
+    assert server._lane is not None
+    return server._lane
+
+
+def kept(server: mockhttp.Server) -> int:
+    """How many answers the server's lane keeps."""
+    return len(lane_of(server))
+
+
+def same_entry(first: mockhttp.Call, again: mockhttp.Call) -> None:
+    """The kept answer's entry equals the long way's, but for its time and number."""
+    for name in FIELDS:
+        assert getattr(again, name) == getattr(first, name), name
+    assert again.mock is first.mock
+    assert again.request == first.request
+    assert again.time >= first.time
+    assert again.dropped is None
+    assert first.dropped is None
+
+
+def test_a_kept_answer_gives_the_same_bytes_and_journal_entry() -> None:
+    with mockhttp.Server() as server:
+        mock = server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True})))
+        with connect(server.port) as sock:
+            first = exchange(sock, GET)
+            assert kept(server) == 0  # seen once: not kept
+            assert exchange(sock, GET) == first
+            assert kept(server) == 1  # seen again: kept, from the long way
+            again = [exchange(sock, GET) for _ in range(50)]
+        assert first.startswith(b"HTTP/1.1 200 ")
+        assert all(reply == first for reply in again)
+        assert mock.call_count == 52
+        assert len(mock.calls) == 52
+        assert len(server.journal) == 52
+        calls = list(server.journal)
+        for call in calls[2:]:  # the kept answer's, against the long way's
+            same_entry(calls[1], call)
+        assert [c.request.headers["user-agent"] for c in mock.calls] == ["lane-test"] * 52
+        assert calls[0].body_sent == b'{"ok":true}'
+        mock.assert_called_times(52)
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /small HTTP/1.0\r\nHost: x\r\n\r\n",
+        b"GET /small HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n",
+        b"GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ],
+)
+def test_http10_and_close_are_kept_apart_and_framed_as_the_long_way(request_bytes: bytes) -> None:
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True})))
+        with connect(server.port) as sock:
+            keep_alive = exchange(sock, GET)
+            keep_alive_again = exchange(sock, GET)
+        replies = []
+        for _ in range(3):
+            with connect(server.port) as sock:
+                sock.sendall(request_bytes)
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+                replies.append(data)
+        assert keep_alive == keep_alive_again
+        assert replies[0] == replies[1] == replies[2]
+        assert replies[0] != keep_alive  # its own framing: the connection closes
+        calls = list(server.journal)
+        assert len(calls) == 5
+        same_entry(calls[2], calls[3])
+        same_entry(calls[2], calls[4])
+
+
+def test_head_requests_take_the_long_way() -> None:
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True})))
+        with connect(server.port) as sock:
+            heads = [
+                exchange(sock, b"HEAD /small HTTP/1.1\r\nHost: x\r\n\r\n", heads=True)
+                for _ in range(3)
+            ]
+        assert kept(server) == 0
+        assert heads[0] == heads[1] == heads[2]
+        assert heads[0].startswith(b"HTTP/1.1 200 ")
+        assert len(server.journal) == 3
+
+
+def test_a_new_mock_ends_the_kept_answers() -> None:
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("old")))
+        assert [client.get("/small").text for _ in range(3)] == ["old"] * 3
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("new")))
+        assert [client.get("/small").text for _ in range(3)] == ["new"] * 3
+        newer = server.mock(
+            mockhttp.get("/small").header("x-a", "1").reply(mockhttp.ok().body("a"))
+        )
+        assert client.get("/small", headers={"x-a": "1"}).text == "a"
+        assert client.get("/small").text == "new"
+        newer.remove()
+        assert client.get("/small", headers={"x-a": "1"}).text == "new"
+
+
+def test_answers_that_depend_on_more_than_the_target_are_not_kept() -> None:
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/s").reply(mockhttp.ok().body("plain")))
+        server.mock(mockhttp.get("/s").header("x-a", "1").reply(mockhttp.ok().body("header")))
+        server.mock(mockhttp.get("/t", times=2).reply(mockhttp.ok().body("twice")))
+        server.mock(mockhttp.get("/t", priority=-1).reply(mockhttp.ok().body("after")))
+        server.mock(mockhttp.get("/h").respond_with(lambda request: mockhttp.ok().body("h")))
+        seen = []
+        for _ in range(3):
+            seen += [client.get("/s").text, client.get("/s", headers={"x-a": "1"}).text]
+        assert seen == ["plain", "header"] * 3
+        assert [client.get("/t").text for _ in range(4)] == ["twice", "twice", "after", "after"]
+        assert [client.get("/h").text for _ in range(3)] == ["h"] * 3
+        kept = {key[1] for key in lane_of(server)._hits}
+        assert kept <= {"/t"}  # only the fallback, once the limited mock had answered
+
+
+def test_queries_and_path_templates_are_kept_per_target() -> None:
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/q").query("a", "1").reply(mockhttp.ok().body("one")))
+        server.mock(mockhttp.get("/q", priority=-1).reply(mockhttp.ok().body("other")))
+        items = server.mock(mockhttp.get("/items/{id}").reply(mockhttp.ok().body("item")))
+        for _ in range(3):
+            assert client.get("/q?a=1").text == "one"
+            assert client.get("/q?a=2").text == "other"
+            assert client.get("/items/7").text == "item"
+            assert client.get("/items/8").text == "item"
+        assert [c.path_params for c in items.calls] == [{"id": "7"}, {"id": "8"}] * 3
+        assert [c.request.query for c in server.journal][:2] == [(("a", "1"),), (("a", "2"),)]
+
+
+def test_journal_limit_budget_and_clear_hold_on_the_lane() -> None:
+    with mockhttp.Server(journal_limit=5, journal_bytes=40) as server:
+        mock = server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("0123456789")))
+        with connect(server.port) as sock:
+            for _ in range(20):
+                exchange(sock, GET)
+        assert mock.call_count == 20
+        assert len(server.journal) == 5
+        assert len(mock.calls) == 5
+        kept = [c.body_sent for c in server.journal]
+        assert kept[-4:] == [b"0123456789"] * 4  # 40 bytes: the 4 newest bodies stay
+        assert kept[0] == b""
+        assert server.journal[0].dropped is not None
+        assert server.journal[0].dropped.reply_bytes == 10
+        server.clear_journal()
+        with connect(server.port) as sock:
+            exchange(sock, GET)
+        assert mock.call_count == 1
+        assert len(server.journal) == 1
+
+
+def test_on_call_end_sees_every_call() -> None:
+    ended: list[mockhttp.Call] = []
+    with mockhttp.Server(on_call_end=ended.append) as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok()))
+        with connect(server.port) as sock:
+            for _ in range(5):
+                exchange(sock, GET)
+        deadline = time.monotonic() + 5  # (called once the reply is written)
+        while len(ended) < 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(ended) == 5
+        assert kept(server) == 1
+        assert [c.outcome for c in ended] == ["complete"] * 5
+        for call in ended[2:]:  # the kept answer's calls, as the long way's
+            same_entry(ended[1], call)
+        assert ended[-1] is server.journal[-1]  # the same Call a test reads
+
+
+def test_pipelined_requests_are_answered_in_order() -> None:
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("s")))
+        server.mock(mockhttp.get("/other").reply(mockhttp.ok().body("o")))
+        other = b"GET /other HTTP/1.1\r\nHost: x\r\n\r\n"
+        with connect(server.port) as sock:
+            exchange(sock, (GET + other) * 2, replies=4)  # learned (a key seen twice)
+            data = exchange(sock, (GET + other) * 100, replies=200)
+        bodies = [part.rsplit(b"\r\n\r\n", 1)[-1][:1] for part in data.split(b"HTTP/1.1 ")[1:]]
+        assert bodies == [b"s", b"o"] * 100
+        assert [c.request.path for c in server.journal] == ["/small", "/other"] * 102
+
+
+def test_a_body_or_a_matcher_on_it_takes_the_long_way() -> None:
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        one = mockhttp.post("/b").body(match.json_path("$.n", 1))
+        server.mock(one.reply(mockhttp.ok().body("one")))
+        server.mock(mockhttp.post("/b", priority=-1).reply(mockhttp.ok().body("any")))
+        for _ in range(3):
+            assert client.post("/b", json={"n": 1}).text == "one"
+            assert client.post("/b", json={"n": 2}).text == "any"
+            assert client.post("/b").text == "any"
+        assert [c.request.body for c in server.journal][:3] == [b'{"n":1}', b'{"n":2}', b""]
