@@ -44,7 +44,8 @@ from ._dump import dump as dump
 from ._dump import to_dict as to_dict
 from ._forms import KEYWORD, POSITIONAL, fault_of, matcher_arg, params, typed
 from ._forms import shape as shape
-from ._nodes import At, check_size, json_node, too_deep
+from ._nodes import NOT_PLAIN, At, check_size, json_node, plain, too_deep
+from ._quick import quick
 
 __all__ = [
     "EVENT_KEYS",
@@ -560,15 +561,41 @@ def _json_document(text: str, source: str) -> At:
 
 
 def _document(doc: At, names: Names) -> list[Mock]:
-    items = doc.elements("a list of mocks") if doc.is_list else [doc]
+    if not doc.is_list:
+        return [_checked(_mock_of(doc), doc, names)]
+    node = doc.node
+    parsed = getattr(node, "json_value", None)  # a JSON list: its items' values, no nodes
+    items = parsed if parsed is not None else node.value
+    constructor = yaml.constructor.SafeConstructor()
     mocks = []
-    for item in items:
-        mock = _mock_of(item)
-        clash = names.clash(mock, item)
-        if clash is not None:
-            raise clash
-        mocks.append(mock)
+    for i, item in enumerate(items):
+        value = item if parsed is not None else plain(item, constructor)
+        mock = None if value is NOT_PLAIN else quick(value)  # the common mock, built at once
+        name = None if mock is None else mock.name
+        if mock is not None and (name is None or name not in names.seen):
+            if name is not None:
+                names.seen[name] = _name_at(doc.source, item)
+            mocks.append(mock)
+            continue
+        at = doc.index(i, json_node(item) if parsed is not None else item)
+        mocks.append(_checked(_mock_of(at), at, names))  # the long way, errors placed
     return mocks
+
+
+def _checked(mock: Mock, item: At, names: Names) -> Mock:
+    clash = names.clash(mock, item)
+    if clash is not None:
+        raise clash
+    return mock
+
+
+def _name_at(source: str, item: Any) -> str:
+    """Where a mock read by ``quick`` gives its name (as ``Names.clash`` records it)."""
+    if isinstance(item, yaml.MappingNode):
+        for key, value in item.value:
+            if key.value == "name":
+                return _where(At(value, source))
+    return source
 
 
 def _mock_of(at: At) -> Mock:
