@@ -10,6 +10,7 @@ import yaml
 
 from mockhttp import loads
 from mockhttp._core._errors import MockfileError
+from mockhttp._core._mock import Mock
 from mockhttp._mockfile._load import _documents, _mock_of
 
 COMMON = """\
@@ -29,7 +30,7 @@ COMMON = """\
 """
 
 
-def walked(text: str) -> list[object]:
+def walked(text: str) -> list[Mock]:
     """The mocks as the walk over the nodes builds them, one by one."""
     return [_mock_of(item) for doc in _documents(text, "s") for item in doc.elements("mocks")]
 

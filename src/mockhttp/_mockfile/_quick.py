@@ -57,9 +57,10 @@ def quick(value: Any) -> Mock | None:
         mock = _mock.request(method, path, name=name, priority=priority, times=times)
         for field in request:  # in the file's order, as the walk reads them
             if field in ("header", "query"):
-                mock = _criteria(mock, field, request[field])
-                if mock is None:
+                added = _criteria(mock, field, request[field])
+                if added is None:
                     return None
+                mock = added
         if "response" in value:
             reply = _reply(value["response"])
             if reply is None:

@@ -60,7 +60,7 @@ from .._core._redact import SECRET_NAMES, Redactor, is_secret, masked
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._sse import dumps_compact
-from .._mockfile._load import loads, to_dict
+from .._mockfile._load import MAX_NODES, loads, to_dict
 from . import _push_admin
 from ._heap import collector_paused
 from ._journal import Call
@@ -416,6 +416,13 @@ def _mocks_of(request: Request) -> list[Mock] | Reply:
     try:
         return loads(request.text, "request body", syntax="json" if json else "yaml")
     except MockfileError as exc:
+        if exc.reason.startswith("too large"):  # over the YAML node limit (docs/limits.md)
+            return _error(
+                413, "too_large",
+                f"the YAML body holds more than {MAX_NODES:,} nodes (values, lists and "
+                "mappings; about 40,000 small mocks): split the mocks over several POSTs, or "
+                "send them as JSON (application/json), which has no node limit",
+            )  # fmt: skip
         return _error(
             400, "mockfile_error", str(exc), reason=exc.reason,
             line=exc.line, column=exc.column, path=exc.path,
