@@ -424,3 +424,18 @@ def test_a_write_without_a_body_is_not_refused_for_its_content_type(
     deleting = httpx.request("DELETE", journal, content=b"x", headers=plain)
     assert deleting.status_code == 415
     assert server.mocks == ()
+
+
+def test_a_yaml_body_over_the_node_limit_is_refused_before_it_is_composed(
+    server: mockhttp.Server,
+) -> None:
+    """Issue 19: 16 MiB of small YAML mocks was composed whole (1.2 GiB) and then refused;
+    it is now counted from the parser's events and refused with a 413 naming the limit.
+    JSON has no node limit."""
+    answer = post(server, "[" + "1," * 1_000_001 + "]", **{"Content-Type": "application/yaml"})
+    assert answer.status_code == 413, answer.text[:300]
+    error = answer.json()["error"]
+    assert error["type"] == "too_large"
+    assert "more than 1,000,000 nodes" in error["message"]
+    assert "JSON" in error["message"]
+    assert len(server.mocks) == 0

@@ -44,7 +44,8 @@ from ._dump import dump as dump
 from ._dump import to_dict as to_dict
 from ._forms import KEYWORD, POSITIONAL, fault_of, matcher_arg, params, typed
 from ._forms import shape as shape
-from ._nodes import At, check_size, json_node, too_deep
+from ._nodes import NOT_PLAIN, At, check_size, json_node, plain, too_deep
+from ._quick import quick
 
 __all__ = [
     "EVENT_KEYS",
@@ -406,6 +407,8 @@ def _documents(
     docs: list[At] = []
     total = 0
     try:
+        if len(text) > 2 * max_nodes:  # (a node takes 2 bytes at least: "[1,1,...")
+            _count_nodes(text, source, max_nodes)
         with _collector_paused():  # millions of new nodes: each pass of it would visit all
             # counted as each is composed (an empty document is None)
             for node in filter(None, yaml.compose_all(text, Loader=_Loader)):
@@ -424,6 +427,22 @@ def _documents(
                     raise
         raise _yaml_error(exc, source, text) from None
     return [doc for doc in docs if not doc.is_null]
+
+
+def _count_nodes(text: str, source: str, max_nodes: int) -> None:
+    """Refuse a text of more than ``max_nodes`` nodes before it is composed: counted from
+    the parser's events (which are not kept), so a text over the limit costs seconds and
+    no memory (composed, a 16 MiB list of small mocks took 56 s and 1.2 GiB to refuse)."""
+    total = 0
+    for event in yaml.parse(text, Loader=_Loader):  # (by document, as they are composed)
+        if isinstance(event, _NODE_EVENTS):
+            total += 1
+        elif isinstance(event, yaml.DocumentEndEvent) and total > max_nodes:
+            raise _too_large(source, f"at least {total:,} nodes", max_nodes, "nodes "
+                                 "(values, lists and mappings)", NODES_ENV)  # fmt: skip
+
+
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
 
 
 @contextmanager
@@ -462,6 +481,36 @@ def _strict_json(text: str, source: str) -> None:
 
 def _int_or_text(digits: str) -> int | str:
     return digits if len(digits.lstrip("-")) > 4300 else int(digits)
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_items(text: str) -> list[Any] | None:
+    """A big JSON list parsed an item at a time (one ``json.loads`` of 16 MiB held the
+    interpreter, and so the server's loop, for half a second), or None when the text is
+    no list or does not parse this way (``json.loads`` then reads it, and words the error)."""
+    at = _SPACE.match(text).end()  # type: ignore[union-attr]
+    if not text.startswith("[", at):
+        return None
+    items: list[Any] = []
+    at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+    if text.startswith("]", at):
+        return None
+    try:
+        while True:
+            item, at = _DECODER.raw_decode(text, at)
+            items.append(item)
+            at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+            if text.startswith(",", at):
+                at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+            elif text.startswith("]", at) and not text[at + 1 :].strip(" \t\n\r"):
+                return items
+            else:
+                return None
+    except (ValueError, RecursionError):
+        return None
 
 
 _LONG_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d{4301,}')
@@ -544,7 +593,8 @@ def _tab_at(text: str, line: int) -> bool:
 
 def _json_document(text: str, source: str) -> At:
     try:
-        value = json.loads(text)
+        value = _json_items(text) if len(text) > _RELOCATE else None
+        value = json.loads(text) if value is None else value
     except json.JSONDecodeError as exc:
         raise MockfileError(
             f"not valid JSON: {exc.msg}", source=source, line=exc.lineno, column=exc.colno
@@ -560,15 +610,41 @@ def _json_document(text: str, source: str) -> At:
 
 
 def _document(doc: At, names: Names) -> list[Mock]:
-    items = doc.elements("a list of mocks") if doc.is_list else [doc]
+    if not doc.is_list:
+        return [_checked(_mock_of(doc), doc, names)]
+    node = doc.node
+    parsed = getattr(node, "json_value", None)  # a JSON list: its items' values, no nodes
+    items = parsed if parsed is not None else node.value
+    constructor = yaml.constructor.SafeConstructor()
     mocks = []
-    for item in items:
-        mock = _mock_of(item)
-        clash = names.clash(mock, item)
-        if clash is not None:
-            raise clash
-        mocks.append(mock)
+    for i, item in enumerate(items):
+        value = item if parsed is not None else plain(item, constructor)
+        mock = None if value is NOT_PLAIN else quick(value)  # the common mock, built at once
+        name = None if mock is None else mock.name
+        if mock is not None and (name is None or name not in names.seen):
+            if name is not None:
+                names.seen[name] = _name_at(doc.source, item)
+            mocks.append(mock)
+            continue
+        at = doc.index(i, json_node(item) if parsed is not None else item)
+        mocks.append(_checked(_mock_of(at), at, names))  # the long way, errors placed
     return mocks
+
+
+def _checked(mock: Mock, item: At, names: Names) -> Mock:
+    clash = names.clash(mock, item)
+    if clash is not None:
+        raise clash
+    return mock
+
+
+def _name_at(source: str, item: Any) -> str:
+    """Where a mock read by ``quick`` gives its name (as ``Names.clash`` records it)."""
+    if isinstance(item, yaml.MappingNode):
+        for key, value in item.value:
+            if key.value == "name":
+                return _where(At(value, source))
+    return source
 
 
 def _mock_of(at: At) -> Mock:

@@ -24,7 +24,16 @@ import yaml
 
 from .._core._errors import ConfigError, MockfileError
 
-__all__ = ["MAX_EXPANSION", "At", "check_size", "describe", "json_node", "suggest"]
+__all__ = [
+    "MAX_EXPANSION",
+    "NOT_PLAIN",
+    "At",
+    "check_size",
+    "describe",
+    "json_node",
+    "plain",
+    "suggest",
+]
 
 MAX_EXPANSION = 100_000  # nodes that aliases (*name) may add to a document
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -317,7 +326,25 @@ class _NotPlain(Exception):
 _PLAIN_DEPTH = 32  # deeper values go to the safe constructor (which does not recurse)
 
 
-def _plain(node: yaml.Node, constructor: yaml.constructor.SafeConstructor, depth: int) -> Any:
+NOT_PLAIN: Any = _NotPlain  # what ``plain`` returns for a node it leaves to the walk
+
+
+def plain(node: yaml.Node, constructor: yaml.constructor.SafeConstructor) -> Any:
+    """A node's value by ``_plain``'s shortcut, a key given twice in a mapping refused
+    too (the walk's error); ``NOT_PLAIN`` when the shortcut does not apply (or a scalar
+    does not construct: the walk places the error)."""
+    try:
+        return _plain(node, constructor, 0, unique=True)
+    except (_NotPlain, yaml.YAMLError, ValueError):
+        return NOT_PLAIN
+
+
+def _plain(
+    node: yaml.Node,
+    constructor: yaml.constructor.SafeConstructor,
+    depth: int,
+    unique: bool = False,
+) -> Any:
     """A node's value as the safe constructor builds it, by a shortcut for what mock files
     hold: text, and plain lists and mappings (no merge key, no tag) of scalars, built
     directly (the constructor's generators cost most of the reading of a small mock).
@@ -330,13 +357,15 @@ def _plain(node: yaml.Node, constructor: yaml.constructor.SafeConstructor, depth
     if depth > _PLAIN_DEPTH:
         raise _NotPlain
     if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
-        return [_plain(item, constructor, depth + 1) for item in node.value]
+        return [_plain(item, constructor, depth + 1, unique) for item in node.value]
     if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
         result = {}
         for key, value in node.value:
             if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
                 raise _NotPlain
-            result[_plain(key, constructor, depth)] = _plain(value, constructor, depth + 1)
+            result[_plain(key, constructor, depth)] = _plain(value, constructor, depth + 1, unique)
+        if unique and len(result) < len(node.value):
+            raise _NotPlain  # a key given twice
         return result
     raise _NotPlain
 

@@ -60,7 +60,7 @@ from .._core._redact import SECRET_NAMES, Redactor, is_secret, masked
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._sse import dumps_compact
-from .._mockfile._load import loads, to_dict
+from .._mockfile._load import MAX_NODES, loads, to_dict
 from . import _push_admin
 from ._heap import collector_paused
 from ._journal import Call
@@ -93,9 +93,10 @@ def _json(code: int, value: Any) -> Reply:
     return status(code).json(value)
 
 
-def _json_list(code: int, key: str, items: Sequence[Any]) -> Reply:
+def _json_list(code: int, key: str, items: Iterable[Any]) -> Reply:
     """``{key: items}`` as ``_json`` sends it, encoded item by item: one C call over
-    thousands of mocks held the interpreter from the loop for a third of a second."""
+    thousands of mocks held the interpreter from the loop for a third of a second (and
+    ``items`` may be an iterator: each made when encoded, not all of them at once)."""
     body = ",".join(map(dumps_compact, items))
     return status(code).header("Content-Type", "application/json").body(f'{{"{key}":[{body}]}}')
 
@@ -238,7 +239,7 @@ class AdminAPI:
         add = getattr(self.server, "_add", None)
         added = add(mocks) if add is not None else [self.server.mock(m) for m in mocks]
         self.server.mocks  # noqa: B018 (sorts the new order here, not on the loop's next read)
-        return _json_list(201, "mocks", [_mock_json(a) for a in added])
+        return _json_list(201, "mocks", map(_mock_json, added))
 
     def count(self, request: Request, ref: str) -> Reply:
         with collector_paused():
@@ -415,6 +416,13 @@ def _mocks_of(request: Request) -> list[Mock] | Reply:
     try:
         return loads(request.text, "request body", syntax="json" if json else "yaml")
     except MockfileError as exc:
+        if exc.reason.startswith("too large"):  # over the YAML node limit (docs/limits.md)
+            return _error(
+                413, "too_large",
+                f"the YAML body holds more than {MAX_NODES:,} nodes (values, lists and "
+                "mappings; about 40,000 small mocks): split the mocks over several POSTs, or "
+                "send them as JSON (application/json), which has no node limit",
+            )  # fmt: skip
         return _error(
             400, "mockfile_error", str(exc), reason=exc.reason,
             line=exc.line, column=exc.column, path=exc.path,
