@@ -106,7 +106,8 @@ def test_big_exchanges_finished_just_before_sigterm_are_all_whole_within_a_grace
         except subprocess.TimeoutExpired:
             proc.kill()
             _, err = proc.communicate(timeout=10)
-    assert len(set(sizes)) == 1 and sizes[0] > BIG_EVENTS * len(PIECE)
+    assert len(set(sizes)) == 1
+    assert sizes[0] > BIG_EVENTS * len(PIECE)
     _assert_whole_on_disk(tmp_path / "rec", BIG_N, BIG_EVENTS)
     assert proc.returncode == 0, err  # exited by itself, not killed
     assert f"recorded {BIG_N} exchanges" in err
