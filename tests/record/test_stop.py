@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 import mockhttp
 from mockhttp.record import Recording
@@ -62,12 +63,13 @@ def _assert_whole_on_disk(folder: Path, n: int, events: int) -> None:
     assert prompts == {f"q{i}" for i in range(n)}
 
 
-def test_sigterm_leaves_every_finished_exchange_on_disk_whole(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_sigterm_leaves_every_finished_exchange_on_disk_whole(tmp_path: Path, loop: str) -> None:
     events = [mockhttp.Event(data=PIECE.decode()) for _ in range(10)]  # ~80 KB each
     with mockhttp.Server() as upstream:
         upstream.mock(mockhttp.post(CHAT).reply(mockhttp.ok().event_stream(*events)))
         UPSTREAM[0] = upstream.url
-        proc = _record(tmp_path / "rec")
+        proc = _record(tmp_path / "rec", "--loop", loop)
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
         sizes = _finished_exchanges(url, N)
@@ -77,6 +79,7 @@ def test_sigterm_leaves_every_finished_exchange_on_disk_whole(tmp_path: Path) ->
     assert len(set(sizes)) == 1
     _assert_whole_on_disk(tmp_path / "rec", N, len(events))
     assert f"recorded {N} exchanges" in err
+    assert f"through {url} ({loop})" in err
 
 
 BIG_N = 24
