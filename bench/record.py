@@ -1,7 +1,7 @@
 """What the recording proxy costs, side by side with the same upstream served directly.
 
-    .venv/bin/python bench/record.py [--runs 30]
-    .venv/bin/python bench/record.py --memory [--mib 256] [--exchanges 50]
+    .venv/bin/python bench/record.py [--runs 30] [--loop auto|asyncio|uvloop]
+    .venv/bin/python bench/record.py --memory [--mib 256] [--exchanges 50] [--loop uvloop]
 
 Upstream: mockhttp's own server on loopback.  Figures: time to the first event and to the
 end of a 10-event stream (20 ms apart), median of the runs, direct and through
@@ -12,6 +12,9 @@ end of a 10-event stream (20 ms apart), median of the runs, direct and through
 events) goes through it, the time until its file is on disk; the peak RSS while a client
 holds the same stream without reading it for 3 s; and the RSS left after ``--exchanges``
 exchanges of 2 MiB each.
+
+``--loop`` is the proxy's loop (``mockhttp record --loop``, ``Recorder(loop=...)``); the
+upstream and the client stay as they are.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 import httpx
 
 import mockhttp
+from mockhttp._server._loop import LOOPS
 from mockhttp.record import Recorder
 
 EVENTS = [mockhttp.Event(data={"n": i}) for i in range(10)] + [mockhttp.Event(data="[DONE]")]
@@ -61,9 +65,10 @@ def _status(pid: int, field: str) -> float:
     return int(line.split()[1]) / 1024
 
 
-def _recorder(upstream: str, out: str) -> tuple[subprocess.Popen[str], str]:
+def _recorder(upstream: str, out: str, loop: str) -> tuple[subprocess.Popen[str], str]:
+    command = ["record", "--upstream", upstream, "--out", out, "--loop", loop]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mockhttp", "record", "--upstream", upstream, "--out", out],
+        [sys.executable, "-m", "mockhttp", *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -72,14 +77,14 @@ def _recorder(upstream: str, out: str) -> tuple[subprocess.Popen[str], str]:
     return proc, proc.stdout.readline().strip()
 
 
-def memory(mib: int, exchanges: int) -> None:
+def memory(mib: int, exchanges: int, loop: str) -> None:
     piece = "x" * (64 * 1024 - 8)
     stream = [mockhttp.Event(data=piece) for _ in range(mib * 16)]
     two = mockhttp.Event(data="y" * (2 * 1024 * 1024 - 8))
     with mockhttp.Server() as upstream, tempfile.TemporaryDirectory() as out:
         upstream.mock(mockhttp.post("/stream").reply(mockhttp.ok().event_stream(*stream)))
         upstream.mock(mockhttp.post("/two").reply(mockhttp.ok().event_stream(two)))
-        proc, url = _recorder(upstream.url, out)
+        proc, url = _recorder(upstream.url, out, loop)
         try:
             base = _status(proc.pid, "VmRSS")
             start = time.perf_counter()
@@ -115,11 +120,12 @@ def main() -> None:
     parser.add_argument("--memory", action="store_true")
     parser.add_argument("--mib", type=int, default=256)
     parser.add_argument("--exchanges", type=int, default=50)
+    parser.add_argument("--loop", choices=LOOPS, default="auto", help="the proxy's loop")
     options = parser.parse_args()
     if options.memory:
         print("| case | RSS at start (MiB) | peak RSS (MiB) | relayed (s) | file on disk (s) |")
         print("|---|---|---|---|---|")
-        memory(options.mib, options.exchanges)
+        memory(options.mib, options.exchanges, options.loop)
         return
     runs = options.runs
     with mockhttp.Server() as upstream:
@@ -129,7 +135,10 @@ def main() -> None:
             )
         )
         upstream.mock(mockhttp.get("/big").reply(mockhttp.ok().body(BIG)))
-        with Recorder(upstream.url) as recorder, httpx.Client(timeout=30) as client:
+        with (
+            Recorder(upstream.url, loop=options.loop) as recorder,
+            httpx.Client(timeout=30) as client,
+        ):
             rows = {}
             for label, url in (("direct", upstream.url), ("through the proxy", recorder.url)):
                 times = [stream_times(client, url) for _ in range(runs)]

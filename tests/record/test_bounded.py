@@ -110,12 +110,14 @@ def test_a_reply_is_relayed_before_the_upstream_has_sent_it_all(out: Path) -> No
     assert [w.data for w in mock.response.writes] == [b"first", b"last"]
 
 
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
 def test_a_client_that_does_not_read_stalls_the_upstream_and_the_proxy_stays_small(
-    out: Path,
+    out: Path, loop: str
 ) -> None:
     total = 128 * 1024 * 1024
     up = RawUpstream(lambda conn, up: _big(conn, up, total))
-    with Recorder(up.url, out, max_recording_size=1024 * 1024) as recorder:
+    with Recorder(up.url, out, max_recording_size=1024 * 1024, loop=loop) as recorder:
+        assert recorder.server.loop_name == loop
         before = _rss()
         client = _ask(recorder.url)
         time.sleep(1.0)

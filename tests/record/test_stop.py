@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 import mockhttp
 from mockhttp.record import Recording
@@ -35,36 +36,84 @@ def _record(out: Path, *more: str) -> subprocess.Popen[str]:
 UPSTREAM: list[str] = [""]
 
 
-def test_sigterm_leaves_every_finished_exchange_on_disk_whole(tmp_path: Path) -> None:
+def _finished_exchanges(url: str, n: int, workers: int = 6) -> list[int]:
+    """Send ``n`` chat requests (prompts q0..q{n-1}) and read every reply whole."""
+
+    def one(i: int) -> int:
+        body = {"model": "m", "messages": [{"role": "user", "content": f"q{i}"}]}
+        with httpx.Client(timeout=60) as client:
+            return len(client.post(url + CHAT, json=body).content)
+
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(one, range(n)))
+
+
+def _assert_whole_on_disk(folder: Path, n: int, events: int) -> None:
+    """``n`` numbered mock files, each loading whole (every event's bytes), one per prompt,
+    and nothing else: no temporary (``.partial``) file, no spool."""
+    files = sorted(folder.iterdir())
+    assert [p.name for p in files if not re.match(r"^\d{3}-[a-z0-9-]+\.yaml$", p.name)] == []
+    assert len(files) == n, f"{len(files)} of {n} finished exchanges on disk"
+    prompts = set()
+    for path in files:
+        (mock,) = mockhttp.load(path)
+        assert isinstance(mock.response, Recording)
+        assert mock.response.body_bytes.count(PIECE) == events, path
+        prompts.update(re.findall(r"\bq\d+\b", path.read_text()))
+    assert prompts == {f"q{i}" for i in range(n)}
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_sigterm_leaves_every_finished_exchange_on_disk_whole(tmp_path: Path, loop: str) -> None:
     events = [mockhttp.Event(data=PIECE.decode()) for _ in range(10)]  # ~80 KB each
+    with mockhttp.Server() as upstream:
+        upstream.mock(mockhttp.post(CHAT).reply(mockhttp.ok().event_stream(*events)))
+        UPSTREAM[0] = upstream.url
+        proc = _record(tmp_path / "rec", "--loop", loop)
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        sizes = _finished_exchanges(url, N)
+        proc.send_signal(signal.SIGTERM)  # the client has read all N replies
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert len(set(sizes)) == 1
+    _assert_whole_on_disk(tmp_path / "rec", N, len(events))
+    assert f"recorded {N} exchanges" in err
+    assert f"through {url} ({loop})" in err
+
+
+BIG_N = 24
+BIG_EVENTS = 256  # 256 x 8 KB: ~2 MiB a reply
+GRACE = 45.0  # seconds between SIGTERM and SIGKILL (a container runtime's stop)
+
+
+def test_big_exchanges_finished_just_before_sigterm_are_all_whole_within_a_grace(
+    tmp_path: Path,
+) -> None:
+    """The issue's shape, scaled down: many ~2 MiB replies the client has all read the
+    moment SIGTERM comes.  Writing their files must not lag behind the client: within the
+    grace a supervisor gives before SIGKILL, every one is on disk whole and the process
+    has exited by itself.  (Before the fix, each file was a YAML dump of the whole body
+    under one lock: at SIGKILL most of them were missing.)"""
+    events = [mockhttp.Event(data=PIECE.decode()) for _ in range(BIG_EVENTS)]
     with mockhttp.Server() as upstream:
         upstream.mock(mockhttp.post(CHAT).reply(mockhttp.ok().event_stream(*events)))
         UPSTREAM[0] = upstream.url
         proc = _record(tmp_path / "rec")
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
-
-        def one(i: int) -> int:
-            body = {"model": "m", "messages": [{"role": "user", "content": f"q{i}"}]}
-            reply = httpx.post(url + CHAT, json=body, timeout=30)
-            return len(reply.content)
-
-        with ThreadPoolExecutor(6) as pool:
-            sizes = list(pool.map(one, range(N)))
-        proc.send_signal(signal.SIGTERM)  # the client has read all N replies
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+        sizes = _finished_exchanges(url, BIG_N)
+        proc.send_signal(signal.SIGTERM)  # right after the last reply was read whole
+        try:
+            _, err = proc.communicate(timeout=GRACE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate(timeout=10)
     assert len(set(sizes)) == 1
-    files = sorted((tmp_path / "rec").iterdir())
-    assert [p.suffix for p in files] == [".yaml"] * N  # no partial file left behind
-    prompts = set()
-    for path in files:
-        (mock,) = mockhttp.load(path)
-        assert isinstance(mock.response, Recording)
-        assert mock.response.body_bytes.count(PIECE) == 10, path
-        prompts.update(re.findall(r"\bq\d+\b", path.read_text()))
-    assert prompts == {f"q{i}" for i in range(N)}
-    assert f"recorded {N} exchanges" in err
+    assert sizes[0] > BIG_EVENTS * len(PIECE)
+    _assert_whole_on_disk(tmp_path / "rec", BIG_N, BIG_EVENTS)
+    assert proc.returncode == 0, err  # exited by itself, not killed
+    assert f"recorded {BIG_N} exchanges" in err
 
 
 def test_an_exchange_unfinished_at_the_deadline_is_named(tmp_path: Path) -> None:

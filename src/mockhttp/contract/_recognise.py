@@ -15,7 +15,7 @@ from ._mcp import is_mcp
 from ._stream import Stream
 from ._transcript import Transcript
 
-__all__ = ["recognise"]
+__all__ = ["recognise", "top_level"]
 
 _ANTHROPIC_TYPES = ("message_start", "content_block_start", "content_block_delta", "ping")
 
@@ -39,11 +39,35 @@ def _by_stream(transcript: Transcript) -> str | None:
         found = _by_payload(payload.message.event, payload.obj)
         if found is not None:
             return found
+    return _by_payload("message", top_level(transcript.body))
+
+
+class _Nested(dict[str, Any]):
+    """What :func:`top_level` leaves of every object: nothing."""
+
+
+_NESTED = _Nested()
+
+
+def top_level(body: bytes) -> dict[str, Any] | None:
+    """The members of ``body``'s top-level JSON object, each nested object in them left as
+    an empty stand-in (None when ``body`` is not a JSON object).
+
+    Rule: no tree is built.  Each object is dropped as soon as it is parsed, so recognising
+    a 64 MiB buffered answer of a million small objects (``logprobs``) costs its text, not
+    the ~6x its Python objects would (docs/limits.md, ``mockhttp check``).
+    """
+    last: list[list[tuple[str, Any]]] = []
+
+    def drop(pairs: list[tuple[str, Any]]) -> _Nested:
+        last[:] = [pairs]  # the last object parsed is the outermost one
+        return _NESTED
+
     try:
-        answer = json.loads(transcript.body)
+        answer = json.loads(body, object_pairs_hook=drop)
     except (ValueError, RecursionError):
         return None
-    return _by_payload("message", answer if isinstance(answer, dict) else None)
+    return dict(last[0]) if answer is _NESTED and last else None
 
 
 def _by_payload(event: str, data: dict[str, Any] | None) -> str | None:

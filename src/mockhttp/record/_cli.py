@@ -16,6 +16,7 @@ from types import FrameType
 from .._core._errors import ConfigError, ServerError
 from .._core._mock import Mock
 from .._server._budget import parse_size
+from .._server._server import LOOPS
 from ._exchange import REDACT
 from ._mocks import replying, under_prefix
 from ._proxy import Recorder
@@ -71,6 +72,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "truncated",
     )
     parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default="auto",
+        help="the proxy's event loop: auto (the default: asyncio's), asyncio, or uvloop "
+        "(pip install 'mockhttp[fast]')",
+    )
+    parser.add_argument(
         "--insecure",
         action="store_true",
         help="do not verify the upstream's TLS certificate (a self-signed or internal "
@@ -90,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
             log=sys.stderr,
             verify=not args.insecure,
             max_recording_size=args.max_recording_size,
+            loop=args.loop,
         )
         recorder.start()
     except (ConfigError, ServerError, OSError) as exc:
@@ -104,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         print(recorder.url, flush=True)
         print(
-            f"mockhttp: recording {args.upstream} into {args.out}/ through {recorder.url}",
+            f"mockhttp: recording {args.upstream} into {args.out}/ through {recorder.url} "
+            f"({recorder.server.loop_name})",
             file=sys.stderr,
             flush=True,
         )

@@ -49,7 +49,7 @@ from .._core._reply import Reply, status
 from .._core._request import Request
 from .._server._admin import is_loopback
 from .._server._feed import Feed
-from .._server._server import Server
+from .._server._server import LoopChoice, Server
 from ._exchange import HOP_BY_HOP, Exchange, key_of, redactor_of, to_mock
 from ._mocks import answering_once
 from ._names import describe, numbered
@@ -89,6 +89,8 @@ class Recorder:
         verify: check the upstream's TLS certificate (True), or a CA bundle path.
         max_recording_size: the bytes of body a recording keeps (64 MiB); past them the
             client still gets the whole reply, and the recording is marked ``truncated``.
+        loop: the proxy's server loop, as ``Server(loop=...)``: ``"auto"`` (asyncio's),
+            ``"asyncio"`` or ``"uvloop"`` (the upstream side runs on threads either way).
 
     With ``out``, :attr:`mocks` reads the recordings back from their files (no body is
     kept in memory); without, it holds them.
@@ -106,6 +108,7 @@ class Recorder:
         log: TextIO | None = None,
         verify: bool | str = True,
         max_recording_size: int = MAX_RECORDING_SIZE,
+        loop: LoopChoice = "auto",
     ) -> None:
         if not isinstance(upstream, str) or not re.match(r"^https?://[^/]", upstream):
             raise ConfigError(f"upstream={upstream!r} must be an http:// or https:// URL")
@@ -133,7 +136,7 @@ class Recorder:
 
         self._upstream = Upstream(connect_timeout=timeout, verify=verify)
         # The proxy's own journal keeps no bodies: the recordings are the record.
-        self.server = Server(host, port, journal_limit=_JOURNAL, journal_bytes=1)
+        self.server = Server(host, port, journal_limit=_JOURNAL, journal_bytes=1, loop=loop)
         self.server.mock(request(None, None).respond_with(self._answer))
 
     # -- lifecycle -------------------------------------------------------------------------
