@@ -60,7 +60,7 @@ _LOG = logging.getLogger("mockhttp")
 _PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
 _UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
-#: An unmatched request among at most this many mocks is explained on the loop (well under
+#: An unmatched request among at most this many mocks is explained on the loop (under
 #: a millisecond); among more, on the explainer thread, so that ranking them (~5 us a mock,
 #: and 64 compared field by field) never holds the other connections (docs/limits.md).
 EXPLAINED_ON_LOOP = 16
