@@ -4,7 +4,8 @@
 server ranks them: the highest priority first, then the newest), a ``HEAD`` request then
 as a ``GET`` (RFC 9110: HEAD is GET without the content), and returns an ``Answer`` (the
 entry that answers, its call's index, the reply and the faults for that index, the
-scenario states after it) or a ``Miss`` (with the report of the closest mocks).
+scenario states after it) or a ``Miss`` (whose report of the closest mocks is built when
+it is read: the server reads it off its loop when there are many mocks).
 
 Rule 1: the state goes in and comes out as data.  Each entry says how many calls it has
 answered (``call_count``) and whether it answers no more (``exhausted``); the scenario
@@ -95,12 +96,32 @@ class Answer(Generic[E]):
 
 
 class Miss:
-    """No mock matched: ``explanation`` says why (the closest mocks, field by field)."""
+    """No mock of ``entries`` matched ``request`` (the scenarios in ``states``).
 
-    __slots__ = ("explanation",)
+    ``explanation`` says why (the closest mocks, field by field).  It is built when first
+    read, not by ``route``: ranking thousands of mocks takes tens of milliseconds, which
+    the server spends off its loop (``Server._missed``).  What it reads is immutable (the
+    request, a snapshot of the entries' mocks, a states mapping), so any thread may build
+    it; built twice by two threads at once, it comes out the same."""
 
-    def __init__(self, explanation: Explanation) -> None:
-        self.explanation = explanation
+    __slots__ = ("_explanation", "entries", "request", "states")
+
+    def __init__(
+        self, request: Request, entries: Sequence[Entry], states: Mapping[str, str]
+    ) -> None:
+        self.request = request
+        self.entries = entries
+        self.states = states
+        self._explanation: Explanation | None = None
+
+    @property
+    def explanation(self) -> Explanation:
+        """The report of the closest mocks (``_core._explain.explain``), built once."""
+        found = self._explanation
+        if found is None:
+            mocks = [e.mock for e in self.entries]
+            found = self._explanation = explain(self.request, mocks, self.states)
+        return found
 
     def reply(self, code: int) -> Reply:
         """The ``code`` reply with the explanation, the request's secrets hidden: in the
@@ -108,7 +129,7 @@ class Miss:
         own error, the explanation as its message), else JSON for a client that asks for
         JSON (and not for text), else text."""
         shown = self.explanation.redacted()
-        api = api_of(shown.request.path)
+        api = api_of(self.request.path)
         if api is not None:
             return status(code).json(_api_error(api, code, shown))
         accept = shown.request.headers.get("accept", "")
@@ -160,7 +181,7 @@ def route(request: Request, entries: Sequence[E], states: Mapping[str, str]) -> 
             return answer(request, entry, states)
     found = find(request, entries, states, "GET") if method == "HEAD" else None
     if found is None:
-        return Miss(explain(request, [e.mock for e in entries], states))
+        return Miss(request, entries, states)
     return answer(request, found, states)
 
 
@@ -324,7 +345,7 @@ def route_shared(request: Request, entries: Sequence[IE], tally: Tally) -> Answe
         if choice.position is not None:
             return answer(request, candidates[choice.position], choice.states, choice.index)
         states = choice.states
-    return Miss(explain(request, [e.mock for e in entries], states))
+    return Miss(request, entries, states)
 
 
 def _candidates(request: Request, entries: Sequence[IE], method: str) -> list[IE]:

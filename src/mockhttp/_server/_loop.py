@@ -70,8 +70,9 @@ def clock_of(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
 
 
 class Worker:
-    """One daemon thread running admin requests in order (a stuck one cannot keep the
-    process from exiting, as a ``ThreadPoolExecutor``'s thread would)."""
+    """One daemon thread running jobs in order: admin requests, or the explanations of
+    unmatched requests (a stuck one cannot keep the process from exiting, as a
+    ``ThreadPoolExecutor``'s thread would)."""
 
     def __init__(self, name: str) -> None:
         self._jobs: queue.SimpleQueue[

@@ -61,6 +61,10 @@ _LOG = logging.getLogger("mockhttp")
 _PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
 _UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+#: An unmatched request among at most this many mocks is explained on the loop (under
+#: a millisecond); among more, on the explainer thread, so that ranking them (~5 us a mock,
+#: and 64 compared field by field) never holds the other connections (docs/limits.md).
+EXPLAINED_ON_LOOP = 16
 
 
 class Server:
@@ -191,6 +195,7 @@ class Server:
         self._connections: set[Connection] = set()
         self._wires = WireCache()  # the wire plans of fixed replies; loop thread only
         self._admin_worker: Worker | None = None
+        self._explainer: Worker | None = None  # explains misses among many mocks
         self._fds_warned = -1.0  # when running out of descriptors was last logged
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -281,9 +286,10 @@ class Server:
 
         loop.call_soon_threadsafe(shutdown)
         thread.join(timeout)
-        if self._admin_worker is not None:
-            self._admin_worker.stop()
-            self._admin_worker = None
+        for worker in (self._admin_worker, self._explainer):
+            if worker is not None:
+                worker.stop()
+        self._admin_worker = self._explainer = None
         if self._tls is not None:
             self._tls.remove()
         return not thread.is_alive()
@@ -757,12 +763,40 @@ class Server:
         return Steps(framing.frame(error_reply(exc).plan()))
 
     def _missed(self, miss: Miss, framing: Framing) -> tuple[Call, Plan]:
-        """Journal an unmatched request; answer with the closest mocks explained."""
-        call = Call(
-            miss.explanation.request, None, self.unmatched_status, explanation=miss.explanation
-        )
+        """Journal an unmatched request (here, so the journal keeps the order requests
+        came in) and answer with the closest mocks explained.  Among more than
+        ``EXPLAINED_ON_LOOP`` mocks the explanation is built on the explainer thread, one
+        miss after another, while the connection holds its place (``Deferred``); the
+        call has it before it ends."""
+        code = self.unmatched_status
+        call = Call(miss.request, None, code)
         self._journal.add(call)
-        return call, Steps(framing.frame(miss.reply(self.unmatched_status).plan()))
+        if len(miss.entries) <= EXPLAINED_ON_LOOP:
+            call.explanation = miss.explanation
+            return call, Steps(framing.frame(miss.reply(code).plan()))
+        if self._explainer is None:
+            self._explainer = Worker(f"mockhttp-explain:{self.port}")
+        return call, Deferred(
+            self._explainer.submit(lambda _: self._explained(call, miss), miss.request),
+            framing.frame,
+        )
+
+    def _explained(self, call: Call, miss: Miss) -> Reply:
+        """On the explainer thread: the miss's explanation, kept in ``call``, and its reply.
+
+        A JSON body is parsed once for every mock compared, as while matching (the loop
+        may still be dropping its own parse: both only drop, so no tree stays behind)."""
+        request = miss.request
+        request._matching(True)
+        try:
+            call.explanation = miss.explanation
+            return miss.reply(self.unmatched_status)
+        except Exception as exc:  # a matcher's explain() raised: check() says so
+            self.errors.append(exc)
+            return error_reply(exc)
+        finally:
+            if request._matching(False) and len(request.body) >= BIG_BODY:
+                release()
 
     def _finished(self, call: Call) -> None:
         if call.outcome != "complete" and call.mock is not None:
