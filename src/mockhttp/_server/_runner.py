@@ -28,7 +28,18 @@ from .._core._wire import frame
 from ._journal import Call, Outcome, count_sent, mark_ended
 from ._loop import clock_of
 
-__all__ = ["BURST", "Deferred", "Host", "Line", "Plan", "Runner", "Steps", "Whole"]
+__all__ = [
+    "BURST",
+    "Deferred",
+    "Host",
+    "Line",
+    "Paced",
+    "PacedRunner",
+    "Plan",
+    "Runner",
+    "Steps",
+    "Whole",
+]
 
 
 class Host(Protocol):
@@ -130,6 +141,77 @@ class Whole:
         return all(type(s) is Raw for s in body) and (
             sum(len(s.data) for s in body if isinstance(s, Raw)) < BURST
         )
+
+
+class Paced:
+    """A cached wire plan of bytes and pauses (a fixed fault-free event stream), compiled
+    once into *bursts*: the bytes between two pauses joined, with what the call's record
+    gains when they go out, and the pause after them.  Its runner (``PacedRunner``) sends
+    a burst with one write and one count per event, where a ``Runner`` walks two steps.
+
+    ``bursts``: ``(data, wire bytes, body bytes, body, events begun, pause)``; the last
+    burst's pause is None and ``end`` follows it.
+    """
+
+    __slots__ = ("bursts", "end", "steps")
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        self.steps = steps
+        bursts: list[Burst] = []
+        raws: list[Raw] = []
+        for step in steps:
+            if type(step) is Raw:
+                assert isinstance(step, Raw)
+                raws.append(step)
+            elif type(step) is Pause:
+                assert isinstance(step, Pause)
+                if not raws and bursts:  # pauses in a row: one pause
+                    last = bursts[-1]
+                    bursts[-1] = (*last[:5], (last[5] or 0.0) + step.seconds)
+                else:
+                    bursts.append((*_joined(raws), step.seconds))
+                raws = []
+            else:
+                assert isinstance(step, End)
+                self.end = step
+                bursts.append((*_joined(raws), None))
+        self.bursts = tuple(bursts)
+
+    @staticmethod
+    def fits(steps: tuple[Step, ...]) -> bool:
+        """True for ``Raw`` and ``Pause`` steps with at least one pause, then one ``End``,
+        no more than a burst of bytes between two pauses."""
+        if not steps or type(steps[-1]) is not End:
+            return False
+        size = 0
+        pauses = 0
+        for step in steps[:-1]:
+            if type(step) is Raw:
+                assert isinstance(step, Raw)
+                size += len(step.data)
+                if size >= BURST:
+                    return False
+            elif type(step) is Pause:
+                pauses += 1
+                size = 0
+            else:
+                return False
+        return pauses > 0
+
+    def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
+        runner = conn.runner = PacedRunner(conn, self, call, keep_alive)
+        runner.run()
+
+
+Burst = tuple[bytes, int, int, bytes, int, float | None]
+
+
+def _joined(raws: list[Raw]) -> tuple[bytes, int, int, bytes, int]:
+    """What a burst of ``raws`` writes and records: data, wire, body, body bytes, events."""
+    events = max((r.event + 1 for r in raws if r.event is not None), default=0)
+    data = b"".join(r.data for r in raws)
+    body = b"".join(body_of(r) for r in raws)
+    return data, len(data), sum(r.body for r in raws), body, events
 
 
 class Deferred:
@@ -380,3 +462,56 @@ class Runner:
         close = getattr(self.steps, "close", None)
         if close is not None:
             close()
+
+
+class PacedRunner(Runner):
+    """Runs a ``Paced`` plan: a burst a write (the bursts due together in one), its
+    record in one count, a timer per pause still to come."""
+
+    __slots__ = ("at", "bursts", "end")
+
+    def __init__(self, conn: Line, paced: Paced, call: Call | None, keep_alive: bool) -> None:
+        super().__init__(conn, iter(()), call, keep_alive)
+        self.bursts = paced.bursts
+        self.end = paced.end
+        self.at = 0
+
+    def run(self) -> None:
+        self.handle = None
+        self.waiting = False
+        conn = self.conn
+        if conn.closed:
+            return
+        if conn.paused:
+            self.waiting = True
+            return
+        call = self.call
+        bursts = self.bursts
+        at = self.at
+        out: list[bytes] | None = None
+        while True:
+            data, wire, body, kept, events, pause = bursts[at]
+            at += 1
+            if wire and call is not None:
+                if call.status is None:
+                    self._status_sent(call)
+                count_sent(call, wire, body, kept, 0, events)
+            if pause is None:
+                self.at = at
+                self._end(self.end, [data] if out is None else [*out, data])
+                return
+            deadline = self.deadline = self.deadline + pause
+            if deadline > self.now():
+                self.at = at
+                transport = conn.transport
+                if out is not None:
+                    out.append(data)
+                    data = b"".join(out)
+                if data and transport is not None:
+                    transport.write(data)
+                self.handle = self.loop.call_at(deadline, self.run)
+                return
+            if out is None:
+                out = [data]
+            else:
+                out.append(data)
