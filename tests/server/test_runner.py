@@ -117,8 +117,7 @@ def test_a_paced_plan_sends_the_same_writes_and_records_the_same_counters() -> N
         assert Paced.fits(steps), reply
         paced, paced_transport = started(Paced(steps))
         run, run_transport = started(Steps(iter(steps)))
-        assert paced_transport.sent == run_transport.sent
-        assert len(paced_transport.writes) == len(run_transport.writes)
+        assert paced_transport.sent == run_transport.sent  # (how many writes: the load's)
         for name in ("status", "outcome", "wire_bytes", "body_bytes", "body_sent", "events"):
             assert getattr(paced, name) == getattr(run, name), name
         assert paced.outcome == "complete"

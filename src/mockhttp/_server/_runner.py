@@ -26,7 +26,7 @@ from .._core._plan import End, Pause, Raw, Source, Step, Wait
 from .._core._reply import Reply, error_reply
 from .._core._wire import frame
 from ._journal import Call, Outcome, count_sent, mark_ended
-from ._loop import clock_of
+from ._loop import timing_of
 
 __all__ = [
     "BURST",
@@ -76,6 +76,12 @@ class Plan(Protocol):
 
     def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
         """Send the reply on ``conn``, recording it in ``call``."""
+
+
+class Cancel(Protocol):
+    """A runner's pending run: a loop's handle, or ``TICKED``."""
+
+    def cancel(self) -> None: ...
 
 
 BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
@@ -283,6 +289,7 @@ class Runner:
         "stalled",
         "status",
         "steps",
+        "ticker",
         "waiting",
     )
 
@@ -293,9 +300,9 @@ class Runner:
         self.steps = steps
         self.call = call
         self.loop = loop = asyncio.get_running_loop()
-        self.now = clock_of(loop)
+        self.now, self.ticker = timing_of(loop)
         self.deadline = self.now()
-        self.handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self.handle: Cancel | None = None
         self.waiting = False
         self.stalled = False
         self.keep_alive = keep_alive
@@ -464,9 +471,21 @@ class Runner:
             close()
 
 
+class _Ticked:
+    """A runner's ``handle`` while its next run waits in the loop's ``Ticker``."""
+
+    __slots__ = ()
+
+    def cancel(self) -> None:
+        """Nothing to do: the ticker runs a runner only while this is its handle."""
+
+
+TICKED = _Ticked()
+
+
 class PacedRunner(Runner):
     """Runs a ``Paced`` plan: a burst a write (the bursts due together in one), its
-    record in one count, a timer per pause still to come."""
+    record in one count, its next deadline in the loop's ``Ticker``."""
 
     __slots__ = ("at", "bursts", "end")
 
@@ -475,6 +494,10 @@ class PacedRunner(Runner):
         self.bursts = paced.bursts
         self.end = paced.end
         self.at = 0
+
+    def _ticked(self) -> None:
+        if self.handle is TICKED:  # not lost meanwhile
+            self.run()
 
     def run(self) -> None:
         self.handle = None
@@ -509,7 +532,8 @@ class PacedRunner(Runner):
                     data = b"".join(out)
                 if data and transport is not None:
                     transport.write(data)
-                self.handle = self.loop.call_at(deadline, self.run)
+                self.handle = TICKED
+                self.ticker.at(self.loop, deadline, self._ticked)
                 return
             if out is None:
                 out = [data]
