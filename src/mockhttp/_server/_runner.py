@@ -1,14 +1,16 @@
 """The executor: runs one wire plan on a connection.
 
 ``Runner`` pulls steps until a pause, writes what it collected in one ``transport.write``,
-and schedules itself with ``loop.call_at`` on the absolute deadline (the reply's start plus
-the pauses so far), so a stream does not drift.  It honours ``pause_writing`` /
+and schedules itself on the absolute deadline (the reply's start plus the pauses so far),
+so a stream does not drift: in the loop's ``Ticker`` (``_loop.py``), which runs every
+runner due in the same millisecond from one loop timer.  It honours ``pause_writing`` /
 ``resume_writing``, yields to the loop every 64 KiB when a plan has no pauses, keeps the
 call's record (bytes, events, outcome) as bytes go out, and ends the connection as the
 plan's ``End`` says.
 
 A connection starts every reply the same way, ``plan.start(conn, call, keep_alive)``: a
-``Steps`` plan runs on a ``Runner``; a ``Whole`` (a short reply without pauses) is written
+``Steps`` plan runs on a ``Runner``; a ``Paced`` plan (a cached event stream, its steps
+joined into the bursts between pauses) on a ``PacedRunner``; a ``Whole`` (a short reply without pauses) is written
 in one call, with no runner; a ``Deferred`` (a reply computed on another thread) holds the
 connection's place until it is ready.  Whatever path the bytes take, the call's counters
 are written by ``_journal.count_sent``.
@@ -274,6 +276,18 @@ class Steps:
         runner.run()
 
 
+class _Ticked:
+    """A runner's ``handle`` while its next run waits in the loop's ``Ticker``."""
+
+    __slots__ = ()
+
+    def cancel(self) -> None:
+        """Nothing to do: the ticker runs a runner only while this is its handle."""
+
+
+TICKED = _Ticked()
+
+
 class Runner:
     """Runs one wire plan on a connection, keeping the call's record up to date."""
 
@@ -356,7 +370,8 @@ class Runner:
                     self.deadline += step.seconds
                     if self.deadline > self.now():
                         self._write(out)
-                        self.handle = self.loop.call_at(self.deadline, self.run)
+                        self.handle = TICKED
+                        self.ticker.at(self.loop, self.deadline, self._ticked)
                         return
                 elif kind is End:
                     assert isinstance(step, End)
@@ -375,6 +390,10 @@ class Runner:
             self._failed(exc)
             return
         self._end(End("complete"), out)
+
+    def _ticked(self) -> None:
+        if self.handle is TICKED:  # not lost meanwhile
+            self.run()
 
     def _woken(self) -> None:
         """A fed plan has more steps (called from any thread): go on, timing from now."""
@@ -471,18 +490,6 @@ class Runner:
             close()
 
 
-class _Ticked:
-    """A runner's ``handle`` while its next run waits in the loop's ``Ticker``."""
-
-    __slots__ = ()
-
-    def cancel(self) -> None:
-        """Nothing to do: the ticker runs a runner only while this is its handle."""
-
-
-TICKED = _Ticked()
-
-
 class PacedRunner(Runner):
     """Runs a ``Paced`` plan: a burst a write (the bursts due together in one), its
     record in one count, its next deadline in the loop's ``Ticker``."""
@@ -494,10 +501,6 @@ class PacedRunner(Runner):
         self.bursts = paced.bursts
         self.end = paced.end
         self.at = 0
-
-    def _ticked(self) -> None:
-        if self.handle is TICKED:  # not lost meanwhile
-            self.run()
 
     def run(self) -> None:
         self.handle = None
