@@ -524,7 +524,10 @@ class PacedRunner(Runner):
                 count_sent(call, wire, body, kept, 0, events)
             if pause is None:
                 self.at = at
-                self._end(self.end, [data] if out is None else [*out, data])
+                last = [] if out is None else out
+                if data:
+                    last.append(data)
+                self._end(self.end, last)
                 return
             deadline = self.deadline = self.deadline + pause
             if deadline > self.now():
