@@ -162,11 +162,20 @@ def test_deadlines_in_one_millisecond_share_one_loop_timer(name: str) -> None:
         clock, ticker = timing_of(asyncio.get_running_loop())
         start = (int(clock() * 1000) + 50) / 1000  # the start of a millisecond to come
         deadlines = [start + 0.0001, start + 0.0005, start + 0.0009, start + 0.0105]
-        for i, when in enumerate(deadlines):
-            ticker.at(loop, when, lambda i=i, when=when: ran.append((i, when, clock())))
+        timers = [Timer(i, when) for i, when in enumerate(deadlines)]
+        for timer in timers:
+            ticker.at(loop, timer.when, timer)
         assert len(ticker.due) == 2  # two loop timers for four deadlines
+        ticker.at(loop, start + 0.0003, Timer(9, 0.0))  # nothing keeps it: never ticked
         await asyncio.sleep(0.2)
         assert not ticker.due
+
+    class Timer:
+        def __init__(self, i: int, when: float) -> None:
+            self.i, self.when = i, when
+
+        def tick(self) -> None:
+            ran.append((self.i, self.when, time.monotonic() if name == "uvloop" else loop.time()))
 
     try:
         loop.run_until_complete(run())

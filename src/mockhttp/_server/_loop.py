@@ -13,6 +13,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from typing import Protocol
 
 from .._core._errors import ConfigError
 from .._core._reply import Reply
@@ -23,6 +24,7 @@ __all__ = [
     "LOOPS",
     "LoopChoice",
     "Ticker",
+    "Timed",
     "Worker",
     "clock_of",
     "loop_factory",
@@ -85,42 +87,51 @@ def clock_of(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
 GRAIN = 1000  # ticks a second: timers in the same millisecond share one loop timer
 
 
+class Timed(Protocol):
+    """What a ``Ticker`` runs: ``tick()`` at the deadline it was given for."""
+
+    def tick(self) -> None: ...
+
+
 class Ticker:
     """The timers of one loop's replies, grouped by the millisecond they fall in: one
-    loop timer (``call_at`` at the end of that millisecond) runs every callback due in it.
+    loop timer (``call_at`` at the end of that millisecond) ticks every ``Timed`` due in it.
 
     Thousands of streams 20 ms apart have thousands of deadlines in flight; as loop
     timers, each costs a handle and a heap push and pop among all the others (on asyncio,
-    in Python).  Grouped, the loop's heap holds one timer per millisecond, and a callback
-    costs a dict look-up and a list append.  A callback runs at most one millisecond
-    after its deadline, never before it.
+    in Python).  Grouped, the loop's heap holds one timer per millisecond, and a deadline
+    costs a dict look-up and a list append.  A ``Timed`` ticks at most one millisecond
+    after its deadline, never before it.  The ticker holds them weakly: one nothing else
+    keeps (its connection went away) is not ticked, and a closed loop's ticker keeps
+    nothing of it alive.
     """
 
     __slots__ = ("due",)  # not the loop: the ticker is its value in a weak map
 
     def __init__(self) -> None:
-        self.due: dict[int, list[Callable[[], object]]] = {}
+        self.due: dict[int, list[weakref.ref[Timed]]] = {}
 
-    def at(
-        self, loop: asyncio.AbstractEventLoop, when: float, callback: Callable[[], object]
-    ) -> None:
-        """Run ``callback`` once on ``loop`` (this ticker's), at the end of the millisecond
+    def at(self, loop: asyncio.AbstractEventLoop, when: float, timed: Timed) -> None:
+        """Tick ``timed`` once on ``loop`` (this ticker's), at the end of the millisecond
         ``when`` falls in."""
         tick = math.ceil(when * GRAIN)
         due = self.due.get(tick)
         if due is None:
-            self.due[tick] = [callback]
+            self.due[tick] = [weakref.ref(timed)]
             loop.call_at(tick / GRAIN, self._fire, tick)
         else:
-            due.append(callback)
+            due.append(weakref.ref(timed))
 
     def _fire(self, tick: int) -> None:
-        for callback in self.due.pop(tick):
+        for ref in self.due.pop(tick):
+            timed = ref()
+            if timed is None:
+                continue
             try:
-                callback()
+                timed.tick()
             except Exception as exc:  # as the loop does for a timer's callback
                 asyncio.get_running_loop().call_exception_handler(
-                    {"message": f"Exception in callback {callback!r}", "exception": exc}
+                    {"message": f"Exception in {timed!r}.tick()", "exception": exc}
                 )
 
 

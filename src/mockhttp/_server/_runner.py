@@ -10,10 +10,10 @@ plan's ``End`` says.
 
 A connection starts every reply the same way, ``plan.start(conn, call, keep_alive)``: a
 ``Steps`` plan runs on a ``Runner``; a ``Paced`` plan (a cached event stream, its steps
-joined into the bursts between pauses) on a ``PacedRunner``; a ``Whole`` (a short reply without pauses) is written
-in one call, with no runner; a ``Deferred`` (a reply computed on another thread) holds the
-connection's place until it is ready.  Whatever path the bytes take, the call's counters
-are written by ``_journal.count_sent``.
+joined into the bursts between pauses) on a ``PacedRunner``; a ``Whole`` (a short reply
+without pauses) is written in one call, with no runner; a ``Deferred`` (a reply computed
+on another thread) holds the connection's place until it is ready.  Whatever path the
+bytes take, the call's counters are written by ``_journal.count_sent``.
 """
 
 from __future__ import annotations
@@ -292,6 +292,7 @@ class Runner:
     """Runs one wire plan on a connection, keeping the call's record up to date."""
 
     __slots__ = (
+        "__weakref__",  # the loop's Ticker holds a waiting runner weakly
         "call",
         "conn",
         "deadline",
@@ -371,7 +372,7 @@ class Runner:
                     if self.deadline > self.now():
                         self._write(out)
                         self.handle = TICKED
-                        self.ticker.at(self.loop, self.deadline, self._ticked)
+                        self.ticker.at(self.loop, self.deadline, self)
                         return
                 elif kind is End:
                     assert isinstance(step, End)
@@ -391,7 +392,8 @@ class Runner:
             return
         self._end(End("complete"), out)
 
-    def _ticked(self) -> None:
+    def tick(self) -> None:
+        """The deadline the runner waits for in the loop's ``Ticker`` has come."""
         if self.handle is TICKED:  # not lost meanwhile
             self.run()
 
@@ -539,7 +541,7 @@ class PacedRunner(Runner):
                 if data and transport is not None:
                     transport.write(data)
                 self.handle = TICKED
-                self.ticker.at(self.loop, deadline, self._ticked)
+                self.ticker.at(self.loop, deadline, self)
                 return
             if out is None:
                 out = [data]
