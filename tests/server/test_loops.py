@@ -147,3 +147,40 @@ def test_serve_on_a_chosen_loop(loop: str) -> None:
         assert serving.wait_for_log("mockhttp: serving").rstrip().endswith(f"({loop})")
         assert httpx.get(serving.url + "/v1/models").status_code == 200
         assert serving.stop() == 0
+
+
+@pytest.mark.parametrize("name", LOOPS)
+def test_deadlines_in_one_millisecond_share_one_loop_timer(name: str) -> None:
+    """The ticker runs every callback due in the same millisecond from one loop timer, in
+    the order they came, none before its deadline and none twice."""
+    from mockhttp._server._loop import loop_factory, timing_of
+
+    ran: list[tuple[int, float, float]] = []
+    loop = loop_factory(name)()
+
+    async def run() -> None:
+        clock, ticker = timing_of(asyncio.get_running_loop())
+        start = (int(clock() * 1000) + 50) / 1000  # the start of a millisecond to come
+        deadlines = [start + 0.0001, start + 0.0005, start + 0.0009, start + 0.0105]
+        timers = [Timer(i, when) for i, when in enumerate(deadlines)]
+        for timer in timers:
+            ticker.at(loop, timer.when, timer)
+        assert len(ticker.due) == 2  # two loop timers for four deadlines
+        ticker.at(loop, start + 0.0003, Timer(9, 0.0))  # nothing keeps it: never ticked
+        await asyncio.sleep(0.2)
+        assert not ticker.due
+
+    class Timer:
+        def __init__(self, i: int, when: float) -> None:
+            self.i, self.when = i, when
+
+        def tick(self) -> None:
+            ran.append((self.i, self.when, time.monotonic() if name == "uvloop" else loop.time()))
+
+    try:
+        loop.run_until_complete(run())
+    finally:
+        loop.close()
+    assert [i for i, _, _ in ran] == [0, 1, 2, 3]
+    for _, when, at in ran:
+        assert at >= when - 1e-6, (when, at)  # never early (late: a busy machine's)

@@ -17,7 +17,7 @@ from mockhttp._core._request import Request
 from mockhttp._core._wire import frame
 from mockhttp._server._connection import Connection
 from mockhttp._server._journal import Call
-from mockhttp._server._runner import Plan, Steps, Whole
+from mockhttp._server._runner import Paced, Plan, Steps, Whole
 from tests.server.test_connection import Recorder
 
 JSON = mockhttp.ok().json({"ok": True})
@@ -99,3 +99,45 @@ def test_whole_fits_only_short_pause_free_plans_that_complete() -> None:
     assert Whole.fits(tuple(frame(JSON.plan())))
     assert not Whole.fits(tuple(frame(JSON.delay(0.1).plan())))
     assert not Whole.fits(tuple(faulted(JSON, fault.reset())))
+
+
+PACED = [
+    mockhttp.ok().event_stream(
+        Event(data="a"), Event(data="bb"), Event(data="c"), event_delay=0.01
+    ),
+    mockhttp.ok().delay(0.01).event_stream(Event(data="a"), Event(data="b"), event_delay=0.002),
+    mockhttp.ok().json({"ok": True}).delay(0.01),  # a pause before the head, no events
+    mockhttp.ok().event_stream(Event(data="a"), Event(data="b"), event_delay=0.001),
+]
+
+
+def test_a_paced_plan_sends_the_same_writes_and_records_the_same_counters() -> None:
+    for reply in PACED:
+        steps = tuple(frame(reply.plan()))
+        assert Paced.fits(steps), reply
+        paced, paced_transport = started(Paced(steps))
+        run, run_transport = started(Steps(iter(steps)))
+        assert paced_transport.sent == run_transport.sent  # (how many writes: the load's)
+        for name in ("status", "outcome", "wire_bytes", "body_bytes", "body_sent", "events"):
+            assert getattr(paced, name) == getattr(run, name), name
+        assert paced.outcome == "complete"
+
+
+def test_a_paced_plan_keeps_a_stall_and_a_close() -> None:
+    for cut, outcome in (
+        (fault.stall(after_events=1), "stalled"),
+        (fault.close_after_events(2), "closed"),
+    ):
+        steps = tuple(faulted(PACED[0], cut))
+        assert Paced.fits(steps)
+        paced, transport = started(Paced(steps))
+        run, run_transport = started(Steps(iter(steps)))
+        assert transport.sent == run_transport.sent
+        assert (paced.outcome, paced.events) == (run.outcome, run.events)
+        assert paced.outcome == outcome
+
+
+def test_paced_fits_only_plans_with_pauses_and_short_bursts() -> None:
+    assert not Paced.fits(tuple(frame(JSON.plan())))  # no pause: a Whole
+    assert not Paced.fits(tuple(frame(mockhttp.ok().body(b"x" * 70_000).delay(0.1).plan())))
+    assert not Paced.fits(tuple(faulted(STREAM, fault.reset())))

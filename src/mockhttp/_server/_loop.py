@@ -7,16 +7,31 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import math
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Callable
+from typing import Protocol
 
 from .._core._errors import ConfigError
 from .._core._reply import Reply
 from .._core._request import Request
 
-__all__ = ["LOOPS", "LoopChoice", "Worker", "clock_of", "loop_factory", "loop_name"]
+__all__ = [
+    "GRAIN",
+    "LOOPS",
+    "LoopChoice",
+    "Ticker",
+    "Timed",
+    "Worker",
+    "clock_of",
+    "loop_factory",
+    "loop_name",
+    "ticker_of",
+    "timing_of",
+]
 
 LoopChoice = str | Callable[[], asyncio.AbstractEventLoop]
 LOOPS = ("auto", "asyncio", "uvloop")
@@ -67,6 +82,91 @@ def clock_of(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
     if loop_name(loop) == "uvloop":
         return time.monotonic
     return loop.time
+
+
+GRAIN = 1000  # ticks a second: timers in the same millisecond share one loop timer
+
+
+class Timed(Protocol):
+    """What a ``Ticker`` runs: ``tick()`` at the deadline it was given for."""
+
+    def tick(self) -> None: ...
+
+
+class Ticker:
+    """The timers of one loop's replies, grouped by the millisecond they fall in: one
+    loop timer (``call_at`` at the end of that millisecond) ticks every ``Timed`` due in it.
+
+    Thousands of streams 20 ms apart have thousands of deadlines in flight; as loop
+    timers, each costs a handle and a heap push and pop among all the others (on asyncio,
+    in Python).  Grouped, the loop's heap holds one timer per millisecond, and a deadline
+    costs a dict look-up and a list append.  A ``Timed`` ticks at most one millisecond
+    after its deadline, never before it.  The ticker holds them weakly: one nothing else
+    keeps (its connection went away) is not ticked, and a closed loop's ticker keeps
+    nothing of it alive.
+    """
+
+    __slots__ = ("due",)  # not the loop: the ticker is its value in a weak map
+
+    def __init__(self) -> None:
+        self.due: dict[int, list[weakref.ref[Timed]]] = {}
+
+    def at(self, loop: asyncio.AbstractEventLoop, when: float, timed: Timed) -> None:
+        """Tick ``timed`` once on ``loop`` (this ticker's), at the end of the millisecond
+        ``when`` falls in."""
+        tick = math.ceil(when * GRAIN)
+        due = self.due.get(tick)
+        if due is None:
+            self.due[tick] = [weakref.ref(timed)]
+            loop.call_at(tick / GRAIN, self._fire, tick)
+        else:
+            due.append(weakref.ref(timed))
+
+    def _fire(self, tick: int) -> None:
+        for ref in self.due.pop(tick):
+            timed = ref()
+            if timed is None:
+                continue
+            try:
+                timed.tick()
+            except Exception as exc:  # as the loop does for a timer's callback
+                asyncio.get_running_loop().call_exception_handler(
+                    {"message": f"Exception in {timed!r}.tick()", "exception": exc}
+                )
+
+
+_TICKERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Ticker] = weakref.WeakKeyDictionary()
+
+
+def ticker_of(loop: asyncio.AbstractEventLoop) -> Ticker:
+    """The ``Ticker`` of ``loop`` (made on first use)."""
+    ticker = _TICKERS.get(loop)
+    if ticker is None:
+        ticker = _TICKERS[loop] = Ticker()
+    return ticker
+
+
+def _nobody() -> None:
+    return None
+
+
+# the last loop asked about, its clock and its ticker: every reply asks (a weak map's
+# look-up is Python code), and a process runs one server loop, or few
+_last: tuple[Callable[[], object], Callable[[], float], Ticker] = (
+    _nobody,
+    time.monotonic,
+    Ticker(),
+)
+
+
+def timing_of(loop: asyncio.AbstractEventLoop) -> tuple[Callable[[], float], Ticker]:
+    """``clock_of(loop)`` and ``ticker_of(loop)``, looked up once per loop in a row."""
+    global _last
+    ref, clock, ticker = _last
+    if ref() is not loop:
+        clock, ticker = clock_of(loop), ticker_of(loop)
+        _last = (weakref.ref(loop), clock, ticker)
+    return clock, ticker
 
 
 class Worker:

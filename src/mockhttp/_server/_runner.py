@@ -1,17 +1,19 @@
 """The executor: runs one wire plan on a connection.
 
 ``Runner`` pulls steps until a pause, writes what it collected in one ``transport.write``,
-and schedules itself with ``loop.call_at`` on the absolute deadline (the reply's start plus
-the pauses so far), so a stream does not drift.  It honours ``pause_writing`` /
+and schedules itself on the absolute deadline (the reply's start plus the pauses so far),
+so a stream does not drift: in the loop's ``Ticker`` (``_loop.py``), which runs every
+runner due in the same millisecond from one loop timer.  It honours ``pause_writing`` /
 ``resume_writing``, yields to the loop every 64 KiB when a plan has no pauses, keeps the
 call's record (bytes, events, outcome) as bytes go out, and ends the connection as the
 plan's ``End`` says.
 
 A connection starts every reply the same way, ``plan.start(conn, call, keep_alive)``: a
-``Steps`` plan runs on a ``Runner``; a ``Whole`` (a short reply without pauses) is written
-in one call, with no runner; a ``Deferred`` (a reply computed on another thread) holds the
-connection's place until it is ready.  Whatever path the bytes take, the call's counters
-are written by ``_journal.count_sent``.
+``Steps`` plan runs on a ``Runner``; a ``Paced`` plan (a cached event stream, its steps
+joined into the bursts between pauses) on a ``PacedRunner``; a ``Whole`` (a short reply
+without pauses) is written in one call, with no runner; a ``Deferred`` (a reply computed
+on another thread) holds the connection's place until it is ready.  Whatever path the
+bytes take, the call's counters are written by ``_journal.count_sent``.
 """
 
 from __future__ import annotations
@@ -26,9 +28,20 @@ from .._core._plan import End, Pause, Raw, Source, Step, Wait
 from .._core._reply import Reply, error_reply
 from .._core._wire import frame
 from ._journal import Call, Outcome, count_sent, mark_ended
-from ._loop import clock_of
+from ._loop import timing_of
 
-__all__ = ["BURST", "Deferred", "Host", "Line", "Plan", "Runner", "Steps", "Whole"]
+__all__ = [
+    "BURST",
+    "Deferred",
+    "Host",
+    "Line",
+    "Paced",
+    "PacedRunner",
+    "Plan",
+    "Runner",
+    "Steps",
+    "Whole",
+]
 
 
 class Host(Protocol):
@@ -65,6 +78,12 @@ class Plan(Protocol):
 
     def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
         """Send the reply on ``conn``, recording it in ``call``."""
+
+
+class Cancel(Protocol):
+    """A runner's pending run: a loop's handle, or ``TICKED``."""
+
+    def cancel(self) -> None: ...
 
 
 BURST = 64 * 1024  # bytes written before yielding to the loop when a plan has no pauses
@@ -132,6 +151,77 @@ class Whole:
         )
 
 
+class Paced:
+    """A cached wire plan of bytes and pauses (a fixed fault-free event stream), compiled
+    once into *bursts*: the bytes between two pauses joined, with what the call's record
+    gains when they go out, and the pause after them.  Its runner (``PacedRunner``) sends
+    a burst with one write and one count per event, where a ``Runner`` walks two steps.
+
+    ``bursts``: ``(data, wire bytes, body bytes, body, events begun, pause)``; the last
+    burst's pause is None and ``end`` follows it.
+    """
+
+    __slots__ = ("bursts", "end", "steps")
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        self.steps = steps
+        bursts: list[Burst] = []
+        raws: list[Raw] = []
+        for step in steps:
+            if type(step) is Raw:
+                assert isinstance(step, Raw)
+                raws.append(step)
+            elif type(step) is Pause:
+                assert isinstance(step, Pause)
+                if not raws and bursts:  # pauses in a row: one pause
+                    last = bursts[-1]
+                    bursts[-1] = (*last[:5], (last[5] or 0.0) + step.seconds)
+                else:
+                    bursts.append((*_joined(raws), step.seconds))
+                raws = []
+            else:
+                assert isinstance(step, End)
+                self.end = step
+                bursts.append((*_joined(raws), None))
+        self.bursts = tuple(bursts)
+
+    @staticmethod
+    def fits(steps: tuple[Step, ...]) -> bool:
+        """True for ``Raw`` and ``Pause`` steps with at least one pause, then one ``End``,
+        no more than a burst of bytes between two pauses."""
+        if not steps or type(steps[-1]) is not End:
+            return False
+        size = 0
+        pauses = 0
+        for step in steps[:-1]:
+            if type(step) is Raw:
+                assert isinstance(step, Raw)
+                size += len(step.data)
+                if size >= BURST:
+                    return False
+            elif type(step) is Pause:
+                pauses += 1
+                size = 0
+            else:
+                return False
+        return pauses > 0
+
+    def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
+        runner = conn.runner = PacedRunner(conn, self, call, keep_alive)
+        runner.run()
+
+
+Burst = tuple[bytes, int, int, bytes, int, float | None]
+
+
+def _joined(raws: list[Raw]) -> tuple[bytes, int, int, bytes, int]:
+    """What a burst of ``raws`` writes and records: data, wire, body, body bytes, events."""
+    events = max((r.event + 1 for r in raws if r.event is not None), default=0)
+    data = b"".join(r.data for r in raws)
+    body = b"".join(body_of(r) for r in raws)
+    return data, len(data), sum(r.body for r in raws), body, events
+
+
 class Deferred:
     """A reply computed on another thread (admin work): the connection waits for it."""
 
@@ -186,10 +276,23 @@ class Steps:
         runner.run()
 
 
+class _Ticked:
+    """A runner's ``handle`` while its next run waits in the loop's ``Ticker``."""
+
+    __slots__ = ()
+
+    def cancel(self) -> None:
+        """Nothing to do: the ticker runs a runner only while this is its handle."""
+
+
+TICKED = _Ticked()
+
+
 class Runner:
     """Runs one wire plan on a connection, keeping the call's record up to date."""
 
     __slots__ = (
+        "__weakref__",  # the loop's Ticker holds a waiting runner weakly
         "call",
         "conn",
         "deadline",
@@ -201,6 +304,7 @@ class Runner:
         "stalled",
         "status",
         "steps",
+        "ticker",
         "waiting",
     )
 
@@ -211,9 +315,9 @@ class Runner:
         self.steps = steps
         self.call = call
         self.loop = loop = asyncio.get_running_loop()
-        self.now = clock_of(loop)
+        self.now, self.ticker = timing_of(loop)
         self.deadline = self.now()
-        self.handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self.handle: Cancel | None = None
         self.waiting = False
         self.stalled = False
         self.keep_alive = keep_alive
@@ -267,7 +371,8 @@ class Runner:
                     self.deadline += step.seconds
                     if self.deadline > self.now():
                         self._write(out)
-                        self.handle = self.loop.call_at(self.deadline, self.run)
+                        self.handle = TICKED
+                        self.ticker.at(self.loop, self.deadline, self)
                         return
                 elif kind is End:
                     assert isinstance(step, End)
@@ -286,6 +391,11 @@ class Runner:
             self._failed(exc)
             return
         self._end(End("complete"), out)
+
+    def tick(self) -> None:
+        """The deadline the runner waits for in the loop's ``Ticker`` has come."""
+        if self.handle is TICKED:  # not lost meanwhile
+            self.run()
 
     def _woken(self) -> None:
         """A fed plan has more steps (called from any thread): go on, timing from now."""
@@ -380,3 +490,60 @@ class Runner:
         close = getattr(self.steps, "close", None)
         if close is not None:
             close()
+
+
+class PacedRunner(Runner):
+    """Runs a ``Paced`` plan: a burst a write (the bursts due together in one), its
+    record in one count, its next deadline in the loop's ``Ticker``."""
+
+    __slots__ = ("at", "bursts", "end")
+
+    def __init__(self, conn: Line, paced: Paced, call: Call | None, keep_alive: bool) -> None:
+        super().__init__(conn, iter(()), call, keep_alive)
+        self.bursts = paced.bursts
+        self.end = paced.end
+        self.at = 0
+
+    def run(self) -> None:
+        self.handle = None
+        self.waiting = False
+        conn = self.conn
+        if conn.closed:
+            return
+        if conn.paused:
+            self.waiting = True
+            return
+        call = self.call
+        bursts = self.bursts
+        at = self.at
+        out: list[bytes] | None = None
+        while True:
+            data, wire, body, kept, events, pause = bursts[at]
+            at += 1
+            if wire and call is not None:
+                if call.status is None:
+                    self._status_sent(call)
+                count_sent(call, wire, body, kept, 0, events)
+            if pause is None:
+                self.at = at
+                last = [] if out is None else out
+                if data:
+                    last.append(data)
+                self._end(self.end, last)
+                return
+            deadline = self.deadline = self.deadline + pause
+            if deadline > self.now():
+                self.at = at
+                transport = conn.transport
+                if out is not None:
+                    out.append(data)
+                    data = b"".join(out)
+                if data and transport is not None:
+                    transport.write(data)
+                self.handle = TICKED
+                self.ticker.at(self.loop, deadline, self)
+                return
+            if out is None:
+                out = [data]
+            else:
+                out.append(data)

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from .._core._plan import Fault, FaultContext, Step
 from .._core._reply import Reply
 from .._core._wire import frame
-from ._runner import Steps, Whole
+from ._runner import Paced, Steps, Whole
 
 __all__ = ["CACHE_SIZE", "CACHE_STEPS", "Framing", "WireCache"]
 
@@ -45,7 +45,7 @@ class Framing(NamedTuple):
         )
 
 
-_Plans = dict[Framing, tuple[Step, ...] | Whole | None]
+_Plans = dict[Framing, tuple[Step, ...] | Whole | Paced | None]
 
 
 class WireCache:
@@ -60,7 +60,7 @@ class WireCache:
 
     def plan(
         self, reply: Reply, faults: tuple[Fault, ...], index: int, fixed: bool, framing: Framing
-    ) -> Steps | Whole:
+    ) -> Steps | Whole | Paced:
         """The wire plan of ``reply`` as the ``index``-th call's, ``faults`` applied;
         ``fixed``: the reply is the mock's own (not a handler's), so it may be cached."""
         if faults:
@@ -69,7 +69,7 @@ class WireCache:
             entry = self._plans.get(id(reply))  # the common case, inlined: a plan kept
             if entry is not None and entry[0] is reply:
                 kept = entry[1].get(framing)
-                if type(kept) is Whole:
+                if type(kept) is Paced or type(kept) is Whole:
                     return kept
                 if type(kept) is tuple:
                     return Steps(iter(kept))
@@ -84,7 +84,7 @@ class WireCache:
         """Forget the plans of the reply whose ``id()`` this is."""
         self._plans.pop(reply_id, None)
 
-    def _fixed(self, reply: Reply, framing: Framing) -> Steps | Whole:
+    def _fixed(self, reply: Reply, framing: Framing) -> Steps | Whole | Paced:
         """The wire plan of a fault-free fixed reply.
 
         A reply's plan depends only on the reply and the framing options, and steps are
@@ -100,7 +100,7 @@ class WireCache:
         plans = entry[1]
         if framing in plans:
             steps = plans[framing]
-            if type(steps) is Whole:
+            if type(steps) is Whole or type(steps) is Paced:
                 return steps
             if steps is not None:
                 assert isinstance(steps, tuple)
@@ -110,6 +110,9 @@ class WireCache:
             if Whole.fits(steps):
                 whole = plans[framing] = Whole(steps)
                 return whole
+            if len(steps) <= CACHE_STEPS and Paced.fits(steps):
+                paced = plans[framing] = Paced(steps)
+                return paced
             if len(steps) <= CACHE_STEPS:
                 plans[framing] = steps
                 return Steps(iter(steps))
