@@ -227,7 +227,9 @@ class Connection(asyncio.Protocol):
         if self._in_head:
             self._head_seen += len(data)
         try:
-            self._feed(data)
+            self.parser.feed_data(data)  # (_feed, inlined: every read)
+        except (_TooLarge, httptools.HttpParserUpgrade, httptools.HttpParserError) as exc:
+            self._failed(exc, data)
         finally:
             if self._in_head and self._head_seen > MAX_HEAD and not self._broken:
                 self._reject(431, f"request head is larger than {MAX_HEAD} bytes")
@@ -235,20 +237,25 @@ class Connection(asyncio.Protocol):
     def _feed(self, data: bytes) -> None:
         try:
             self.parser.feed_data(data)
-        except _TooLarge as exc:
+        except (_TooLarge, httptools.HttpParserUpgrade, httptools.HttpParserError) as exc:
+            self._failed(exc, data)
+
+    def _failed(self, exc: Exception, data: bytes) -> None:
+        """What parsing ``data`` raised: a request too large, an upgrade, a bad request."""
+        if isinstance(exc, _TooLarge):
             self._reject(exc.status, str(exc))
-        except httptools.HttpParserUpgrade as upgrade:
+        elif isinstance(exc, httptools.HttpParserUpgrade):
             # We answer an upgrade request like any other (no 101), so the connection stays
             # HTTP/1.1: parse what follows it with a fresh parser.  llhttp ends an upgrade
             # request at its head, so one with a body (curl --http2 sends h2c with its POST)
             # is parsed again with the Upgrade field hidden, and keeps its body.
             self.parser = httptools.HttpRequestParser(self)
-            rest = data[upgrade.args[0] :] if upgrade.args else b""
+            rest = data[exc.args[0] :] if exc.args else b""
             if self._upgraded is not None:
                 rest = self._replayed_head() + rest
             if rest:
                 self._feed(rest)
-        except httptools.HttpParserError as exc:
+        else:
             # httptools wraps exceptions raised in callbacks; ours says what was too large
             cause = exc.__context__
             if isinstance(cause, _TooLarge):
@@ -291,7 +298,9 @@ class Connection(asyncio.Protocol):
 
     def on_url(self, url: bytes) -> None:
         self._url += url
-        self._grow_head(len(url))
+        self._head_size += len(url)  # _grow_head, inlined: every request
+        if self._head_size > MAX_HEAD:
+            raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
 
     def on_header(self, name: bytes, value: bytes) -> None:
         if self._in_body:  # after the body: a trailer field, not a header
@@ -373,7 +382,9 @@ class Connection(asyncio.Protocol):
             and self._turn > 0
             and not self.paused
             and self.server._lane is not None
-            and not self._closing()
+            and not self.closed
+            and self.transport is not None
+            and not self.transport.is_closing()  # (_closing, inlined)
         ):
             target = self._url.decode("latin-1")
             whole = self.server._by_lane((method, target, version, keep_alive), headers)
