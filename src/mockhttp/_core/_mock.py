@@ -319,6 +319,15 @@ class Mock:
         return self.faults
 
     @functools.cached_property
+    def literal_path(self) -> str | None:
+        """The one path the mock matches (a plain path, no ``{name}`` part), or None: a
+        template, a matcher, or any path (read when the server indexes its mocks)."""
+        path = self.path
+        if isinstance(path, str) and path != "*" and self.__dict__["_template"] is None:
+            return path
+        return None
+
+    @functools.cached_property
     def fixed(self) -> bool:
         """True when every reply is known up front (no kind, no handler, no kind in the
         sequence): framed once, replayed (read on every request: computed once)."""

@@ -168,8 +168,15 @@ def _api_error(api: str, code: int, shown: Explanation) -> dict[str, object]:
     return shown.to_json()
 
 
-def route(request: Request, entries: Sequence[E], states: Mapping[str, str]) -> Answer[E] | Miss:
-    """Which of ``entries`` answers ``request``, with what (see the module's docstring)."""
+def route(
+    request: Request,
+    entries: Sequence[E],
+    states: Mapping[str, str],
+    every: Sequence[E] | None = None,
+) -> Answer[E] | Miss:
+    """Which of ``entries`` answers ``request``, with what (see the module's docstring).
+    ``every``: all the entries, when ``entries`` are only those that could match its path
+    (``_paths.PathIndex``): a miss is explained against all of them."""
     method = request.method
     for entry in entries:  # find(request, entries, states, method), inlined: every request
         mock = entry.mock
@@ -181,7 +188,7 @@ def route(request: Request, entries: Sequence[E], states: Mapping[str, str]) -> 
             return answer(request, entry, states)
     found = find(request, entries, states, "GET") if method == "HEAD" else None
     if found is None:
-        return Miss(request, entries, states)
+        return Miss(request, entries if every is None else every, states)
     return answer(request, found, states)
 
 
@@ -329,10 +336,12 @@ IE = TypeVar("IE", bound=Identified)
 Tally = Callable[[Sequence[Claim]], Choice]
 
 
-def route_shared(request: Request, entries: Sequence[IE], tally: Tally) -> Answer[IE] | Miss:
+def route_shared(
+    request: Request, entries: Sequence[IE], tally: Tally, every: Sequence[IE] | None = None
+) -> Answer[IE] | Miss:
     """``route`` with the state held elsewhere: the matching entries up to the first that
     keeps no state are the candidates; that one answers at once when it comes first, else
-    ``tally`` chooses among their claims (Rule 2)."""
+    ``tally`` chooses among their claims (Rule 2).  ``every``: as for ``route``."""
     method = request.method
     states: Mapping[str, str] = {}
     for as_method in (method, "GET") if method == "HEAD" else (method,):
@@ -345,7 +354,7 @@ def route_shared(request: Request, entries: Sequence[IE], tally: Tally) -> Answe
         if choice.position is not None:
             return answer(request, candidates[choice.position], choice.states, choice.index)
         states = choice.states
-    return Miss(request, entries, states)
+    return Miss(request, entries if every is None else every, states)
 
 
 def _candidates(request: Request, entries: Sequence[IE], method: str) -> list[IE]:

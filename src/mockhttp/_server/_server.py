@@ -32,6 +32,7 @@ from .._core._cors import cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock, as_mock
+from .._core._paths import PathIndex
 from .._core._pushed import Pushed
 from .._core._registry import ReplyKind
 from .._core._reply import Reply, error_reply, status
@@ -177,6 +178,8 @@ class Server:
 
             self.admin = AdminAPI(self)
         self._ranked = Ranked()  # the mocks (read them as ``self._active``)
+        # the mocks by literal path, for the snapshot they were indexed from (``_paths``)
+        self._index: PathIndex[ActiveMock] = PathIndex(self._ranked.snapshot())
         # answers kept for requests that get them again (``_lane.py``): not with CORS,
         # whose headers depend on the request's Origin
         self._lane: Lane | None = Lane() if self._cors is None and PACKS_PLAIN else None
@@ -650,11 +653,16 @@ class Server:
 
     def _answer(self, request: Request, framing: Framing) -> tuple[Call, Plan]:
         """Route ``request`` (``_core._route``), journal the answer, frame its reply."""
+        snapshot = self._ranked.snapshot()
+        index = self._index
+        if index.entries is not snapshot:  # the mocks changed: index them again
+            index = self._index = PathIndex(snapshot)
+        entries = index.candidates(request.path)
         if self.tally is None:
-            answer = route(request, self._ranked.snapshot(), self._states)
+            answer = route(request, entries, self._states, snapshot)
         else:
             try:
-                answer = route_shared(request, self._ranked.snapshot(), self.tally)
+                answer = route_shared(request, entries, self.tally, snapshot)
             except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone
                 return self._no_state(request, exc, framing)
         if isinstance(answer, Miss):
@@ -707,9 +715,11 @@ class Server:
             or call.status is None
         ):
             return
-        snapshot = self._ranked.snapshot()
+        index = self._index  # (the mocks that could match the path, as routed)
+        snapshot = index.entries
         key = (request.method, request.target, request.http_version, framing.keep_alive)
-        if self._lane.again(key, snapshot) and by_target(request, snapshot, answer):
+        entries = index.candidates(request.path)
+        if self._lane.again(key, snapshot) and by_target(request, entries, answer):
             params = tuple(call.path_params.items())
             self._lane.learn(key, snapshot, Hit(answer.entry, call.status, params, whole))
 
