@@ -46,6 +46,7 @@ __all__ = [
     "append_call",
     "count_sent",
     "mark_ended",
+    "read_back",
     "seal",
     "unmatched_calls",
 ]
@@ -479,6 +480,12 @@ _EXTRA_BLANK = tuple(
 )
 
 
+def read_back(record: bytes, mock: Mock) -> Call:
+    """The ``Call`` of a compact entry of ``mock``'s (``Journal.answered_whole``), as the
+    journal's lists give it to a reader (the same object on every read)."""
+    return _unpack(marshal.loads(record), {id(mock): mock})
+
+
 def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
     seq = record[0]
     view = _VIEWS.get(seq)
@@ -642,12 +649,12 @@ class Journal:
         status: int,
         path_params: tuple[tuple[str, str], ...],
         whole: Written,
-    ) -> None:
+    ) -> bytes:
         """Journal a call that has just arrived, answered by ``active`` (whose mock is
         ``mock``) with ``whole`` in one write, as ``answered``, ``ended`` and ``seal`` do
         for a ``Call``, but with no ``Call`` at all: its compact entry is written at once
         (``request`` is the fields of a request without trailers; for the lane,
-        ``_lane.py``)."""
+        ``_lane.py``).  Returns the entry (``read_back`` gives its ``Call``)."""
         seq = _next_seq()
         record = marshal.dumps(
             (
@@ -682,6 +689,7 @@ class Journal:
         if limit is not None:
             _trim(mine, limit)
             _trim(calls, limit)
+        return record
 
     def ended(self, call: Call, kept: bool) -> None:
         """``call``'s reply has ended: mark it so and, when its bodies are ``kept`` (not an

@@ -41,7 +41,7 @@ from .._core._route import Answer, Miss, Tally, by_target, route, route_shared
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._heap import BIG_BODY, release
-from ._journal import PACKS_PLAIN, Call, CallList, Journal, seal, unmatched_calls
+from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, seal, unmatched_calls
 from ._lane import Hit, Key, Lane
 from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
 from ._metrics import metrics_reply, require
@@ -731,8 +731,7 @@ class Server:
         if hit is None:
             return None
         whole = hit.whole
-        journal = self._journal
-        journal.answered_whole(
+        record = self._journal.answered_whole(
             hit.active,
             hit.mock,
             (key[0], key[1], tuple(headers), b"", key[2]),
@@ -743,7 +742,7 @@ class Server:
         on_call_end = self.on_call_end
         if on_call_end is not None:  # (``serve`` logs each call): the call read back
             try:
-                on_call_end(journal.calls[-1])
+                on_call_end(read_back(record, hit.mock))
             except Exception as exc:
                 self.errors.append(exc)
         return whole
