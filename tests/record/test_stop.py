@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -22,8 +23,22 @@ N = 10
 PIECE = b"x" * 8000
 
 
+STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_recorder_left() -> Iterator[None]:
+    """A test that failed midway leaves no recorder running (nor its pipes open)."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=10)
+
+
 def _record(out: Path, *more: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         mockhttp_command("record", "--upstream", UPSTREAM[0], "--out", str(out), *more),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -31,6 +46,8 @@ def _record(out: Path, *more: str) -> subprocess.Popen[str]:
         cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+    STARTED.append(proc)
+    return proc
 
 
 UPSTREAM: list[str] = [""]

@@ -51,9 +51,11 @@ class Upstream:
     def __init__(self, *, connect_timeout: float, verify: bool | str) -> None:
         self._timeout = connect_timeout
         self._lock = threading.Lock()
-        self._using: dict[int, socket.socket] = {}  # thread id -> the socket it is on
-        self._cancelled: set[int] = set()
-        self._active: set[int] = set()  # threads inside stream()
+        # Keyed by the Thread itself, never its ident: an ident is reused once a thread
+        # ends, and a late cancel of a finished request must not reach a newer one.
+        self._using: dict[threading.Thread, socket.socket] = {}  # the socket it is on
+        self._cancelled: set[threading.Thread] = set()
+        self._active: set[threading.Thread] = set()  # threads inside stream()
         self._pool = httpcore.ConnectionPool(
             ssl_context=_ssl_context(verify),
             network_backend=_Backend(self),
@@ -66,7 +68,7 @@ class Upstream:
         self, method: str, url: str, headers: Iterable[tuple[str, str]], body: bytes
     ) -> Iterator[httpcore.Response]:
         """The reply to one request (its body read with ``iter_stream``), on this thread."""
-        me = threading.get_ident()
+        me = threading.current_thread()
         extensions = {"timeout": {"connect": self._timeout, "read": None, "write": None}}
         with self._lock:
             self._active.add(me)
@@ -91,10 +93,10 @@ class Upstream:
         """End the request ``thread`` is making: its socket is shut down (the thread's
         read or write fails at once, and so does any later one of this request)."""
         with self._lock:
-            if thread.ident not in self._active:
+            if thread not in self._active:
                 return  # not (or no more) in a request
-            self._cancelled.add(thread.ident)
-            sock = self._using.get(thread.ident)
+            self._cancelled.add(thread)
+            sock = self._using.get(thread)
         if sock is not None:
             _shut(sock)
 
@@ -103,7 +105,7 @@ class Upstream:
 
     def _using_now(self, sock: socket.socket) -> None:
         """The calling thread is reading or writing ``sock`` (shut it if cancelled)."""
-        me = threading.get_ident()
+        me = threading.current_thread()
         with self._lock:
             self._using[me] = sock
             cancelled = me in self._cancelled
