@@ -21,6 +21,7 @@ import httpx
 
 from .._core._errors import ConfigError
 from .._core._redact import Redactor
+from ..contract._answer import parse_answer
 from ..contract._check import Outcome, evaluate
 from ..contract._live import api_of, auth_headers, run_live
 from ..contract._mcp_live import run_mcp_live
@@ -328,7 +329,7 @@ def _offline(args: argparse.Namespace, profiles: list[str]) -> Outcome:
         except ValueError as exc:
             raise UsageError(f"--head {args.head}: {exc}") from None
     request = _read_json(args.request, "--request")
-    buffered = _read_json(args.buffered, "--buffered")
+    buffered = _read_json(args.buffered, "--buffered", parse_answer)
     transcript = Transcript.from_body(
         _read(args.body), status=status, headers=headers, request=request, buffered=buffered
     )
@@ -364,11 +365,11 @@ def _read(path: Path, option: str = "") -> bytes:
         raise UsageError(f"cannot read {where}: {exc.strerror}") from None
 
 
-def _read_json(path: Path | None, option: str) -> Any:
+def _read_json(path: Path | None, option: str, parse: Callable[[bytes], Any] = json.loads) -> Any:
     if path is None:
         return None
     try:
-        return json.loads(_read(path, option))
+        return parse(_read(path, option))
     except ValueError as exc:
         raise UsageError(f"{option} {path} is not JSON: {exc}") from None
     except RecursionError:
