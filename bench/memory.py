@@ -1,20 +1,21 @@
 """Memory of ``mockhttp serve`` under big requests and short reads of endless streams.
 
 Starts ``mockhttp serve --port 0`` on a small mock file, reads its resident memory (VmRSS)
-before, sends ``--posts`` POSTs of ``--mib`` MiB each (default 100 × 10 MiB), then makes
+before, sends ``--posts`` POSTs of ``--mib`` MiB each (default 100 x 10 MiB), then makes
 ``--reads`` short reads of an endless stream (each reads ~1 MiB and hangs up), and reads
 the resident memory after.  It does this twice in the same run: with the default journal
 byte budget (``--journal-bytes`` of ``mockhttp serve``, 64 MiB) and with the budget lifted
 (``--journal-bytes 1000GiB``, how the journal behaved before it had one), and prints one
 JSON line per run plus a summary.
 
-    .venv/bin/python bench/memory.py            # 100 × 10 MiB POSTs, 200 short reads
+    .venv/bin/python bench/memory.py            # 100 x 10 MiB POSTs, 200 short reads
     .venv/bin/python bench/memory.py --src ../main/src   # another checkout (no budget)
     .venv/bin/python bench/memory.py --json --posts 300 --loop uvloop   # JSON bodies
 
 ``--json`` sends JSON bodies instead (a chat request: ``model`` and ``--mib`` MiB of
-messages; ``--json numbers``: ``model`` and a list of numbers, embeddings-like) to a mock that matches them by JSONPath (``body: [jsonpath, $.model, gpt-4o]``),
-and makes no short reads; ``--loop`` picks the server's event loop.
+messages; ``--json numbers``: ``model`` and a list of numbers, embeddings-like) to a
+mock that matches them by JSONPath (``body: [jsonpath, $.model, gpt-4o]``), and makes
+no short reads; ``--loop`` picks the server's event loop.
 
 Linux only (reads /proc).  Results are in docs/limits.md.
 """
