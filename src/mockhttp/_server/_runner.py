@@ -560,3 +560,7 @@ class PacedRunner(Runner):
                 out = [data]
             else:
                 out.append(data)
+
+    # The ticker runs it directly: Runner.tick's check, that the runner was not lost while
+    # it waited, is run's own (a lost runner's connection is closed).
+    tick = run
