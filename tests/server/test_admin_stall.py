@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 import threading
 import time
@@ -85,3 +86,67 @@ def test_a_worker_waits_for_the_hub_longer_than_the_hub_waits_for_a_worker() -> 
     for size in (0, 1 << 10, 1 << 20, 16 << 20):
         assert forward_timeout(size) >= hop_timeout(size) + _TIMEOUT
     assert hop_timeout(16 << 20) > 82 * 3  # 16 MiB took 82 s on a quiet machine
+
+
+COUNTED = """\
+- request: {method: GET, path: /counted}
+  times: 100000000
+  response: {status: 200}
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="--workers: Linux")
+def test_the_hub_answers_the_state_while_it_merges_a_big_post(tmp_path: Path) -> None:
+    """Under ``--workers`` a mock with ``times`` asks the supervisor on the worker's loop;
+    the supervisor read each worker's 201 to 50,000 mocks (11 MiB of JSON) in one
+    ``json.loads`` and wrote the merge in one ``json.dumps``, with its collector on: those
+    requests waited 0.8-0.9 s (2-core machine).  Read and written a mock at a time, with
+    the collector off: 0.26-0.37 s (what is left is the three processes sharing 2 cores)."""
+    (tmp_path / "counted.yaml").write_text(COUNTED)
+    count = 50_000
+    body = json.dumps(
+        [
+            {
+                "name": f"m{n}",
+                "request": {"method": "GET", "path": f"/items/{n}", "header": {"x-test": "a"}},
+                "response": {"status": 200, "json": {"id": n, "ok": True}},
+            }
+            for n in range(count)
+        ]
+    )
+    with Serving(str(tmp_path / "counted.yaml"), "--quiet", "--workers", "2") as serving:
+        serving.wait_for_log("with 2 workers")
+        waits: list[tuple[float, float]] = []  # (when it was sent, how long it took)
+        statuses: set[int] = set()
+        done = threading.Event()
+
+        def ask() -> None:
+            with httpx.Client(timeout=60) as client:
+                while not done.is_set():
+                    sent = time.monotonic()
+                    statuses.add(client.get(serving.url + "/counted").status_code)
+                    waits.append((sent, time.monotonic() - sent))
+                    time.sleep(0.01)
+
+        asker = threading.Thread(target=ask, daemon=True)
+        asker.start()
+        time.sleep(0.5)
+        start = time.monotonic()
+        added = httpx.post(
+            serving.url + "/__mockhttp/mocks",
+            content=body,
+            headers={"Content-Type": "application/json"},
+            timeout=300,
+        )
+        took = time.monotonic() - start
+        done.set()
+        asker.join(10)
+        assert added.status_code == 201, added.text[:300]
+        mocks = added.json()["mocks"]
+        assert len(mocks) == count
+        assert mocks[-1]["name"] == f"m{count - 1}"
+        assert mocks[-1]["call_count"] == 0
+        assert statuses == {200}
+        during = [w for sent, w in waits if start <= sent <= start + took]
+        assert len(during) > 10, (took, len(during))
+        assert max(during) < 0.6, (took, sorted(during)[-5:])

@@ -216,7 +216,8 @@ class AdminAPI:
         return _json(200, {"endpoints": [f"{m} {PREFIX}{p}" for m, p in _INDEX]})
 
     def list_mocks(self, request: Request, ref: str) -> Reply:
-        return _json(200, {"mocks": [_mock_json(a) for a in self.server.mocks]})
+        with collector_paused():  # (100,000 mocks: one json.dumps held the loop 0.35 s)
+            return _json_list(200, "mocks", map(_mock_json, self.server.mocks))
 
     def add_mocks(self, request: Request, ref: str) -> Reply:
         with collector_paused():  # its passes over the parse stalled every stream

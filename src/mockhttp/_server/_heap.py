@@ -14,7 +14,8 @@ it is done: the collector's passes over them ran in whichever thread allocated n
 stalled every stream for seconds (4 s for 14,000 mocks).  :func:`collector_paused` keeps
 the collector off while it runs and, in a process that froze its heap at start (``mockhttp
 serve`` does), freezes what the write left alive (the new mocks), so later full passes
-skip them too.
+skip them too.  :func:`collector_off` only keeps it off (the hub of ``--workers``, whose
+reading of the workers' answers leaves nothing alive).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["BIG_BODY", "collector_paused", "release"]
+__all__ = ["BIG_BODY", "collector_off", "collector_paused", "release"]
 
 BIG_BODY = 1 << 20  # a parsed body at least this big is followed by release()
 
@@ -65,5 +66,18 @@ def collector_paused() -> Iterator[None]:
     finally:
         if gc.get_freeze_count():
             gc.freeze()
+        if was:
+            gc.enable()
+
+
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """The cyclic collector off for a piece of work that makes many objects and keeps none
+    (they go with their last reference): its passes over them held the interpreter."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
         if was:
             gc.enable()

@@ -7,7 +7,10 @@ the change to those made since the last sorted tuple.  The sorted tuple is rebui
 first reader after a change (a copy of the tuple, and a binary search per mock added or
 removed; past ``_FEW`` of them, one sort, which finds the already sorted runs), then read
 for free until the next change.  A burst of N adds or removes so costs O(N log N) in all,
-and a reader O(1) when nothing changed.
+and a reader O(1) when nothing changed.  :meth:`Ranked.index` is the index by path of
+that tuple (``_core._paths``), built by the first reader too; after a big batch both are
+built by the writer (the admin thread), so the loop's next request does not (100,000
+mocks: 0.24 s).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import bisect
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .._core._paths import PathIndex
 from ._verify import ActiveMock
 
 __all__ = ["Ranked"]
@@ -47,6 +51,7 @@ class Ranked:
         self._built: tuple[_Version, tuple[ActiveMock, ...]] = (self._version, ())
         self._members: dict[int, ActiveMock] = {}  # by id (``ActiveMock.id``)
         self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
+        self._indexed: PathIndex[ActiveMock] = PathIndex(())  # of the last tuple indexed
 
     def snapshot(self) -> tuple[ActiveMock, ...]:
         """The mocks in the order they are tried, as of now; lock-free."""
@@ -57,6 +62,13 @@ class Ranked:
         ordered = _rebuild(version)
         self._built = (version, ordered)  # a racing reader may store an older one: rebuilt
         return ordered
+
+    def index(self, snapshot: tuple[ActiveMock, ...]) -> PathIndex[ActiveMock]:
+        """The index by path of ``snapshot`` (a tuple ``snapshot()`` gave); lock-free."""
+        indexed = self._indexed
+        if indexed.entries is not snapshot:
+            indexed = self._indexed = PathIndex(snapshot)  # (a racing reader: built twice)
+        return indexed
 
     def __len__(self) -> int:
         return len(self._members)
@@ -109,7 +121,7 @@ class Ranked:
         self._version = _Version(base, _Step(added, removed, last))
         changes = len(added) + len(removed)
         if changes > _FEW and 8 * changes >= len(self._members):
-            self.snapshot()  # a big batch (an admin POST): sorted here, not on the loop
+            self.index(self.snapshot())  # a big batch (an admin POST): here, not on the loop
 
 
 def order(active: ActiveMock) -> tuple[int, float]:

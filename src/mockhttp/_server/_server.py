@@ -655,8 +655,8 @@ class Server:
         """Route ``request`` (``_core._route``), journal the answer, frame its reply."""
         snapshot = self._ranked.snapshot()
         index = self._index
-        if index.entries is not snapshot:  # the mocks changed: index them again
-            index = self._index = PathIndex(snapshot)
+        if index.entries is not snapshot:  # the mocks changed: index them again (or
+            index = self._index = self._ranked.index(snapshot)  # take the writer's index)
         entries = index.candidates(request.path)
         if self.tally is None:
             answer = route(request, entries, self._states, snapshot)

@@ -62,6 +62,8 @@ from .._core._request import Request
 from .._core._route import Choice, Claim, choose, next_states
 from ._admin import MAX_ADMIN_BODY
 from ._admission import Admissions
+from ._heap import collector_off
+from ._sliced import dumps, loads
 
 __all__ = [
     "SECRET_ENV",
@@ -558,7 +560,7 @@ def _ask_all(
     def ask(i: int, worker: _Worker) -> None:
         try:
             code, raw = _http(worker.control, secret, method, target, body, kind)
-            got[i] = (code, json.loads(raw) if raw else None)
+            got[i] = (code, loads(raw) if raw else None)  # (a big one in slices: _sliced)
         except (OSError, ValueError) as exc:
             got[i] = exc
 
@@ -588,13 +590,14 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(length) if length else b""
             if self.path.partition("?")[0].rstrip("/") == "/__mockhttp/_reload":
                 return self._send(404, {"error": {"type": "unknown_endpoint", "message": ""}})
-            code, answer = supervisor.broadcast(
-                self.command, self.path, body, self.headers.get("Content-Type", "")
-            )
-            self._send(code, answer)
+            with collector_off():  # (its passes over the answers held the interpreter)
+                code, answer = supervisor.broadcast(
+                    self.command, self.path, body, self.headers.get("Content-Type", "")
+                )
+                self._send(code, answer)
 
         def _send(self, code: int, answer: Any) -> None:
-            data = json.dumps(answer, separators=(",", ":")).encode()
+            data = dumps(answer)  # (a big one in slices: _sliced)
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
