@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._journal import Kept
 from ._runner import Whole
 
 if TYPE_CHECKING:
-    from .._core._mock import Mock
     from ._verify import ActiveMock
 
 __all__ = ["SIZE", "Hit", "Key", "Lane"]
@@ -38,19 +38,18 @@ Key = tuple[str, str, str, bool]
 class Hit:
     """A kept answer: the mock that gives it, the bytes and what the journal records."""
 
-    __slots__ = ("active", "mock", "params", "status", "whole")
+    __slots__ = ("active", "entry", "whole")
 
     def __init__(
         self,
         active: ActiveMock,
+        key: Key,
         status: int,
         params: tuple[tuple[str, str], ...],
         whole: Whole,
     ) -> None:
         self.active = active
-        self.mock: Mock = active.mock
-        self.status = status
-        self.params = params
+        self.entry = Kept(active.mock, key[:3], status, params, whole)
         self.whole = whole
 
 
