@@ -22,7 +22,6 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overload
 
 from .._core._errors import VerificationError
@@ -501,8 +500,8 @@ _EXTRA_BLANK = tuple(
 _INT32 = 1 << 31  # call numbers below this are marshalled as a 4-byte int ("i")
 _FIELDS = 10 + len(_EXTRA)  # the fields of a record (see ``_pack``)
 # the record's tuple (marshal's TYPE_SMALL_TUPLE, ")"), then its number (TYPE_INT)
-_lead = partial(struct.Struct("<3si").pack, b")" + bytes((_FIELDS,)) + b"i")
-_at = partial(struct.Struct("<cd").pack, b"g")  # a float (TYPE_BINARY_FLOAT): the time
+_LEAD = b")" + bytes((_FIELDS,)) + b"i"  # the record's tuple (TYPE_SMALL_TUPLE), a TYPE_INT
+_PACKERS: dict[int, Callable[..., bytes]] = {}  # by the length of a Kept's middle
 _FLAG_REF = 0x80
 
 
@@ -523,15 +522,25 @@ def _plain(value: Any) -> bytes:
     raise ValueError(f"{type(value).__name__} is not written in pieces")
 
 
-_TAIL = b"".join(_plain(v) for v in _EXTRA_BLANK[_TIME_AT + 1 :])
+_TAIL = b"".join(_plain(v) for v in _EXTRA_BLANK[_TIME_AT + 1 :])  # after the time (a "g")
 _FRONT = b")\x06"  # the request's tuple (see ``_pack``), without trailers: six fields
+
+
+def _packer(n: int) -> Callable[..., bytes]:
+    """Packs an entry around a middle of ``n`` bytes: its lead, number, middle, time, tail."""
+    if len(_PACKERS) >= 256:  # (as many lengths of request fields as that: start again)
+        _PACKERS.clear()
+    pack = _PACKERS[n] = struct.Struct(f"<3si{n}scd{len(_TAIL)}s").pack
+    return pack
 
 
 class Kept:
     """What the compact entries of a kept answer's calls share (``Journal.answered_whole``):
     the fields of ``mock``'s answer to ``method target`` (``_lane.Hit`` holds one)."""
 
-    __slots__ = ("_request", "back", "fields", "front", "key", "mock", "size")
+    __slots__ = (
+        "_request", "back", "fields", "front", "key", "middle", "mock", "pack", "size", "written"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -569,6 +578,18 @@ class Kept:
             except ValueError:
                 self.front = None
         self._request = (method, target)
+        # for the request fields last ``written`` (marshalled): the entry but for its number
+        # and time, and what packs the three into one (a struct: one call)
+        self.written = b""
+        self.middle = b""
+        self.pack: Callable[..., bytes] = _PACKERS.get(0) or _packer(0)
+
+    def write(self, fields: bytes) -> None:
+        """Prepare the entries of calls with the request fields ``fields`` (marshalled)."""
+        assert self.front is not None
+        self.written = fields
+        self.middle = middle = self.front + fields + self.back
+        self.pack = _PACKERS.get(len(middle)) or _packer(len(middle))
 
     def dumps(self, seq: int, fields: tuple[tuple[str, str], ...]) -> bytes:
         """The entry of call ``seq`` of request ``fields``, marshalled whole."""
@@ -755,7 +776,9 @@ class Journal:
             known = self._headers  # a client sends the same fields again and again
             if fields != known[0]:
                 known = self._headers = (fields, marshal.dumps(fields))
-            record = _lead(seq) + kept.front + known[1] + kept.back + _at(_now()) + _TAIL
+            if known[1] is not kept.written:
+                kept.write(known[1])
+            record = kept.pack(_LEAD, seq, kept.middle, b"g", _now(), _TAIL)
         else:
             record = kept.dumps(seq, fields)
         active._count += 1
