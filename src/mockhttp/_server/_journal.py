@@ -386,7 +386,7 @@ _PLAIN_REQUEST = _REQUEST_FIELDS == (
     "method", "target", "headers", "body", "http_version", "trailers"
 )  # fmt: skip
 _HEADER_FIELDS = tuple(f.name for f in fields(Request) if f.init and f.type in ("Headers", Headers))
-#: Whether a compact entry can be written without a ``Call`` (``whole_record``): the
+#: Whether a compact entry can be written without a ``Call`` (``Journal.answered_whole``): the
 #: ``Request`` fields are the ones ``_pack`` writes by name.
 PACKS_PLAIN = _PLAIN_REQUEST
 _BODY = _REQUEST_FIELDS.index("body")
@@ -481,7 +481,7 @@ def _pack(call: Call) -> tuple[Any, ...]:
 
 
 _TIME_AT = _EXTRA.index("time")
-#: The extra fields of a call that has just arrived, ``time`` aside (see ``whole_record``).
+#: The extra fields of a call that has just arrived, ``time`` aside (see ``Kept``).
 _EXTRA_BLANK = tuple(
     f.default if f.default is not MISSING else None for f in fields(Call) if f.name in _EXTRA
 )

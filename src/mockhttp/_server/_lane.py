@@ -7,7 +7,7 @@ stateless, fixed, fault-free mock that matches on the target alone, and no mock 
 it that could match that target), the server keeps it here under the request's method,
 target, HTTP version and keep-alive.  A connection that reads another request of that
 key (no body, no trailers, nothing queued before it) then writes the kept bytes and the
-journal gets the call as a compact entry (``_journal.whole_record``), with no
+journal gets the call as a compact entry (``_journal.Kept``), with no
 ``Request``, ``Call``, route or plan built for it: the same entry, counts and bytes as
 the long way gives (``tests/server/test_lane.py`` checks both ways give equal journals).
 
