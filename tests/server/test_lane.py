@@ -251,3 +251,37 @@ def test_a_body_or_a_matcher_on_it_takes_the_long_way() -> None:
             assert client.post("/b", json={"n": 2}).text == "any"
             assert client.post("/b").text == "any"
         assert [c.request.body for c in server.journal][:3] == [b'{"n":1}', b'{"n":2}', b""]
+
+
+def test_entries_written_in_pieces_keep_every_field_as_sent() -> None:
+    """The lane writes an entry from pieces marshalled apart (``_journal.Kept``): fields
+    that change from request to request, repeat a value (marshal refers back to a value
+    it has written), are empty or not ASCII read back as sent, on two kept answers."""
+    heads = [
+        b"Host: x\r\nUser-Agent: lane-test\r\n",
+        b"Host: x\r\nA: 1\r\nB: 1\r\nC: 1\r\n",  # (one-character values: one object)
+        b"Host: x\r\nX-Cafe: caf\xe9 \xe9t\xe9\r\nX-Long: " + b"v" * 300 + b"\r\n",
+        b"",
+    ]
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("s")))
+        server.mock(mockhttp.get("/items/{id}").reply(mockhttp.ok().body("i")))
+        sent = []
+        with connect(server.port) as sock:
+            for n in range(24):
+                target = b"/small" if n % 2 else b"/items/7?q=%C3%A9"
+                head = heads[(n // 2) % len(heads)]
+                exchange(sock, b"GET " + target + b" HTTP/1.1\r\n" + head + b"\r\n")
+                fields = [line.split(b": ", 1) for line in head.split(b"\r\n") if line]
+                sent.append([(k.decode("latin-1"), v.decode("latin-1")) for k, v in fields])
+        assert kept(server) == 2
+        calls = list(server.journal)
+        assert [list(c.request.headers.items()) for c in calls] == sent
+        assert [c.request.target for c in calls[:2]] == ["/items/7?q=%C3%A9", "/small"]
+        for n in range(4, 24):  # the lane's, against the long way's of the same target
+            first = calls[n % 2]
+            assert [getattr(calls[n], f) for f in FIELDS] == [getattr(first, f) for f in FIELDS]
+            assert calls[n].request.target == first.request.target
+            assert calls[n].mock is first.mock
+        assert calls[4].path_params == {"id": "7"}
+        assert sorted(c._seq for c in calls) == [c._seq for c in calls]

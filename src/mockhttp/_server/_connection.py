@@ -39,7 +39,9 @@ _SLICE = 16 * 1024  # bytes parsed at a time, so that a full queue stops the par
 _NO_TRAILERS = Headers()
 _METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
-_SPECIAL = (len("content-length"), len("expect"))  # the fields on_headers_complete reads
+# the fields on_headers_complete reads (Content-Length, Expect), and those on_message_complete
+# reads for an upgrade request with a body (Content-Length, Transfer-Encoding)
+_SPECIAL = (len("content-length"), len("expect"), len("transfer-encoding"))
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
 
@@ -141,7 +143,7 @@ class Connection(asyncio.Protocol):
         self._release: asyncio.Handle | None = None  # parses them on a later turn
         self._head_size = 0
         self._body_size = 0
-        self._special = False  # a header name as long as Content-Length or Expect came
+        self._special = False  # a field name as long as one of _SPECIAL's came
         self._broken = False
         self._continue = False  # a request head asked for "100 Continue" not yet sent
         self.server_closed = False
@@ -200,10 +202,19 @@ class Connection(asyncio.Protocol):
             self._held += data
             return
         self._turn = MAX_QUEUED  # a new callback of the loop: a new turn
-        if len(data) <= _SLICE:
-            self._parse(data)  # most reads: one slice
-        else:
+        if len(data) > _SLICE:
             self._take(data)
+            return
+        # most reads: one slice (_parse, inlined: every read)
+        if self._in_head:
+            self._head_seen += len(data)
+        try:
+            self.parser.feed_data(data)
+        except (_TooLarge, httptools.HttpParserUpgrade, httptools.HttpParserError) as exc:
+            self._failed(exc, data)
+        finally:
+            if self._in_head and self._head_seen > MAX_HEAD and not self._broken:
+                self._reject(431, f"request head is larger than {MAX_HEAD} bytes")
 
     def _take(self, data: bytes) -> None:
         """Parse ``data``, a slice at a time: once the queue is full, the rest is held
@@ -283,16 +294,17 @@ class Connection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self._url = b""
         self._headers = []
-        self._first = b""
-        if self._body:
+        if self._pieces:  # what a body left (on_body counts a piece first)
+            self._first = b""
             self._body.clear()
-        self._special = False
-        self._pieces = 0
+            self._pieces = 0
+            self._body_size = 0
+        if self._special:
+            self._special = False
         self._head_seen = 0
         if self._trailers:
             self._trailers = []
         self._head_size = 0
-        self._body_size = 0
         self._in_head = True
         self.ticks += 1
 
@@ -345,10 +357,10 @@ class Connection(asyncio.Protocol):
 
     def on_body(self, body: bytes) -> None:
         self.ticks += 1  # progress: the header timeout counts from the last body bytes
+        self._pieces += 1  # (first: on_message_begin resets the body only after a piece)
         self._body_size += len(body)
         if self._body_size > MAX_BODY:
             raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
-        self._pieces += 1
         if self._pieces == 1:
             self._first = body
             return
@@ -369,7 +381,7 @@ class Connection(asyncio.Protocol):
         if self._upgraded is not None:  # the replayed head of an upgrade request
             headers = self._upgraded[3]
             self._upgraded = None
-        elif self.parser.should_upgrade() and _has_body(headers):
+        elif self._special and self.parser.should_upgrade() and _has_body(headers):
             # llhttp skipped the body: parse the request again (see data_received)
             self._upgraded = (method, version, self._url, headers)
             return
@@ -390,9 +402,13 @@ class Connection(asyncio.Protocol):
             whole = self.server._by_lane((method, target, version, keep_alive), headers)
             if whole is not None:  # a kept answer (``_lane.py``), already journaled
                 self._turn -= 1
-                assert self.transport is not None
                 self.transport.write(whole.data)
-                self.done(keep_alive)
+                # (done, inlined: no runner, nothing queued, no 100 Continue to send)
+                self.ticks += 1
+                if not keep_alive or self._broken or self._eof:
+                    self.close()
+                elif not self._reading:
+                    self._resume_reading()
                 return
         body = self._first if self._pieces < 2 else bytes(self._body)
         self._first = b""
@@ -521,7 +537,8 @@ class Connection(asyncio.Protocol):
         elif self.queue:
             self.next()
         else:
-            self._send_continue()
+            if self._continue:
+                self._send_continue()
             if not self._reading:
                 self._resume_reading()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import marshal
 import operator
+import struct
 import threading
 import time
 import weakref
@@ -42,6 +43,7 @@ __all__ = [
     "CallList",
     "Done",
     "Journal",
+    "Kept",
     "Outcome",
     "append_call",
     "count_sent",
@@ -344,8 +346,13 @@ def append_call(calls: CallList, call: Call, limit: int | None) -> None:
 
 def _trim(calls: CallList, limit: int) -> None:
     """Past ``limit`` calls (with ``append_call``'s slack), drop the oldest."""
-    if len(calls) > limit + (limit // 8 if limit > EXACT_LIMIT else 0):
+    if len(calls) > _most(limit):
         drop_oldest(calls, len(calls) - limit)
+
+
+def _most(limit: int) -> int:
+    """How many calls a list may hold, under ``limit``, before it is trimmed to ``limit``."""
+    return limit + (limit // 8 if limit > EXACT_LIMIT else 0)
 
 
 _append: Callable[[list[Any], Any], None] = list.append  # a compact entry (see _view)
@@ -379,7 +386,7 @@ _PLAIN_REQUEST = _REQUEST_FIELDS == (
     "method", "target", "headers", "body", "http_version", "trailers"
 )  # fmt: skip
 _HEADER_FIELDS = tuple(f.name for f in fields(Request) if f.init and f.type in ("Headers", Headers))
-#: Whether a compact entry can be written without a ``Call`` (``whole_record``): the
+#: Whether a compact entry can be written without a ``Call`` (``Journal.answered_whole``): the
 #: ``Request`` fields are the ones ``_pack`` writes by name.
 PACKS_PLAIN = _PLAIN_REQUEST
 _BODY = _REQUEST_FIELDS.index("body")
@@ -474,10 +481,123 @@ def _pack(call: Call) -> tuple[Any, ...]:
 
 
 _TIME_AT = _EXTRA.index("time")
-#: The extra fields of a call that has just arrived, ``time`` aside (see ``whole_record``).
+#: The extra fields of a call that has just arrived, ``time`` aside (see ``Kept``).
 _EXTRA_BLANK = tuple(
     f.default if f.default is not MISSING else None for f in fields(Call) if f.name in _EXTRA
 )
+
+
+# A kept answer's entries (``Journal.answered_whole``) are written in pieces: the fields
+# that are the same for each of its calls are marshalled once (``Kept``), and only the
+# call's number, its request fields and its time each time (marshal's refs table, built
+# and freed for every ``dumps``, was most of what an entry cost).  A piece marshalled on
+# its own may refer back only to objects of its own (marshal numbers them from 0 in a
+# stream), so every piece but the request fields is written with no reference flag at
+# all (``_plain``); the request fields come before anything else flagged, so their own
+# numbering is the stream's.  ``marshal.loads`` reads the joined pieces as one tuple,
+# equal to the one ``marshal.dumps`` writes (``tests/server/test_lane.py``).
+
+_INT32 = 1 << 31  # call numbers below this are marshalled as a 4-byte int ("i")
+_FIELDS = 10 + len(_EXTRA)  # the fields of a record (see ``_pack``)
+# the record's tuple (marshal's TYPE_SMALL_TUPLE, ")"), then its number (TYPE_INT)
+_LEAD = b")" + bytes((_FIELDS,)) + b"i"  # the record's tuple (TYPE_SMALL_TUPLE), a TYPE_INT
+_PACKERS: dict[int, Callable[..., bytes]] = {}  # by the length of a Kept's middle
+_FLAG_REF = 0x80
+
+
+def _plain(value: Any) -> bytes:
+    """``value`` marshalled with no reference flag: ``None``, a bool, int, float, str,
+    bytes, or a tuple of them (of fewer than 256).
+
+    Raises:
+        ValueError: another type.
+    """
+    if type(value) is tuple:
+        if len(value) > 255:
+            raise ValueError("a tuple too long to write in pieces")
+        return b")" + bytes((len(value),)) + b"".join(_plain(v) for v in value)
+    if value is None or type(value) in (bool, int, float, str, bytes):
+        data = marshal.dumps(value)  # (no objects inside: only the first byte is flagged)
+        return bytes((data[0] & ~_FLAG_REF,)) + data[1:]
+    raise ValueError(f"{type(value).__name__} is not written in pieces")
+
+
+_TAIL = b"".join(_plain(v) for v in _EXTRA_BLANK[_TIME_AT + 1 :])  # after the time (a "g")
+_FRONT = b")\x06"  # the request's tuple (see ``_pack``), without trailers: six fields
+
+
+def _packer(n: int) -> Callable[..., bytes]:
+    """Packs an entry around a middle of ``n`` bytes: its lead, number, middle, time, tail."""
+    if len(_PACKERS) >= 256:  # (as many lengths of request fields as that: start again)
+        _PACKERS.clear()
+    pack = _PACKERS[n] = struct.Struct(f"<3si{n}scd{len(_TAIL)}s").pack
+    return pack
+
+
+class Kept:
+    """What the compact entries of a kept answer's calls share (``Journal.answered_whole``):
+    the fields of ``mock``'s answer to ``method target`` (``_lane.Hit`` holds one)."""
+
+    __slots__ = (
+        "_request", "back", "fields", "front", "key", "middle", "mock", "pack", "size", "written"
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        mock: Mock,
+        request: tuple[str, str, str],
+        status: int,
+        path_params: tuple[tuple[str, str], ...],
+        whole: Written,
+    ) -> None:
+        method, target, version = request
+        self.mock = mock
+        self.key = id(mock)
+        self.size = len(whole.body)
+        # from the request's body to the call's time (see ``_pack``)
+        self.fields: tuple[Any, ...] = (
+            b"",
+            version,
+            (),
+            self.key,
+            status,
+            path_params,
+            whole.body_bytes,
+            whole.wire_bytes,
+            whole.events,
+            whole.body,
+            "complete",
+            *_EXTRA_BLANK[:_TIME_AT],
+        )
+        self.front: bytes | None = None  # None: each entry marshalled whole
+        self.back = b""
+        if _FIELDS < 256:
+            try:
+                self.front = _FRONT + _plain(method) + _plain(target)
+                self.back = b"".join(_plain(v) for v in self.fields)
+            except ValueError:
+                self.front = None
+        self._request = (method, target)
+        # for the request fields last ``written`` (marshalled): the entry but for its number
+        # and time, and what packs the three into one (a struct: one call)
+        self.written = b""
+        self.middle = b""
+        self.pack: Callable[..., bytes] = _PACKERS.get(0) or _packer(0)
+
+    def write(self, fields: bytes) -> None:
+        """Prepare the entries of calls with the request fields ``fields`` (marshalled)."""
+        assert self.front is not None
+        self.written = fields
+        self.middle = middle = self.front + fields + self.back
+        self.pack = _PACKERS.get(len(middle)) or _packer(len(middle))
+
+    def dumps(self, seq: int, fields: tuple[tuple[str, str], ...]) -> bytes:
+        """The entry of call ``seq`` of request ``fields``, marshalled whole."""
+        method, target = self._request
+        request = (method, target, fields, *self.fields[:3])
+        return marshal.dumps(
+            (seq, request, *self.fields[3:], _now(), *_EXTRA_BLANK[_TIME_AT + 1 :])
+        )
 
 
 def read_back(record: bytes, mock: Mock) -> Call:
@@ -623,12 +743,15 @@ class Journal:
     """The server's journal: its calls, the limit on how many it keeps (``limit``), and
     the byte budget for their bodies (``bytes``)."""
 
-    __slots__ = ("budget", "calls", "limit")
+    __slots__ = ("_headers", "_most", "budget", "calls", "limit")
 
     def __init__(self, limit: int | None, nbytes: int | None) -> None:
         self.calls = CallList()
         self.limit = limit
+        self._most = None if limit is None else _most(limit)
         self.budget = Budget(nbytes, limit, drop_bodies)
+        # the last request fields a kept answer journaled, and their marshal
+        self._headers: tuple[Any, bytes] = (None, b"")
 
     def add(self, call: Call) -> None:
         """Journal a call that has just arrived (no mock answers it)."""
@@ -641,54 +764,42 @@ class Journal:
         append_call(active.calls, call, self.limit)
         append_call(self.calls, call, self.limit)
 
-    def answered_whole(
-        self,
-        active: Answered,
-        mock: Mock,
-        request: tuple[str, str, tuple[tuple[str, str], ...], bytes, str],
-        status: int,
-        path_params: tuple[tuple[str, str], ...],
-        whole: Written,
-    ) -> bytes:
-        """Journal a call that has just arrived, answered by ``active`` (whose mock is
-        ``mock``) with ``whole`` in one write, as ``answered``, ``ended`` and ``seal`` do
-        for a ``Call``, but with no ``Call`` at all: its compact entry is written at once
-        (``request`` is the fields of a request without trailers; for the lane,
-        ``_lane.py``).  Returns the entry (``read_back`` gives its ``Call``)."""
+    def answered_whole(self, active: Answered, kept: Kept, headers: list[tuple[str, str]]) -> bytes:
+        """Journal a call that has just arrived with ``headers`` (and no body), answered by
+        ``active`` with ``kept``'s reply in one write, as ``answered``, ``ended`` and
+        ``seal`` do for a ``Call``, but with no ``Call`` at all: its compact entry is
+        written at once (for the lane, ``_lane.py``).  Returns the entry (``read_back``
+        gives its ``Call``)."""
         seq = _next_seq()
-        record = marshal.dumps(
-            (
-                seq,
-                (*request, ()),
-                id(mock),
-                status,
-                path_params,
-                whole.body_bytes,
-                whole.wire_bytes,
-                whole.events,
-                whole.body,
-                "complete",
-                *_EXTRA_BLANK[:_TIME_AT],
-                _now(),
-                *_EXTRA_BLANK[_TIME_AT + 1 :],
-            )
-        )
+        fields = tuple(headers)
+        if kept.front is not None and seq < _INT32:
+            known = self._headers  # a client sends the same fields again and again
+            if fields != known[0]:
+                known = self._headers = (fields, marshal.dumps(fields))
+            if known[1] is not kept.written:
+                kept.write(known[1])
+            record = kept.pack(_LEAD, seq, kept.middle, b"g", _now(), _TAIL)
+        else:
+            record = kept.dumps(seq, fields)
         active._count += 1
         mine = active.calls
         calls = self.calls
         _append(mine, record)
         _append(calls, record)
-        key = id(mock)
-        mine._mocks[key] = calls._mocks[key] = mock
-        budget = self.budget
-        size = len(whole.body)  # (and no request body)
-        if budget.limit is not None and size:
+        key = kept.key
+        mine._mocks[key] = calls._mocks[key] = kept.mock
+        size = kept.size  # (and no request body)
+        if size and self.budget.limit is not None:
             where = (seq, mine._key, mine._base + len(mine) - 1, calls._key)
-            budget.keep(size, (*where, calls._base + len(calls) - 1))
-        limit = self.limit
-        if limit is not None:
-            _trim(mine, limit)
-            _trim(calls, limit)
+            self.budget.keep(size, (*where, calls._base + len(calls) - 1))
+        most = self._most
+        if most is not None:  # (_trim, inlined)
+            limit = self.limit
+            assert limit is not None
+            if len(mine) > most:
+                drop_oldest(mine, len(mine) - limit)
+            if len(calls) > most:
+                drop_oldest(calls, len(calls) - limit)
         return record
 
     def ended(self, call: Call, kept: bool) -> None:

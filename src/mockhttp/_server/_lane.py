@@ -7,7 +7,7 @@ stateless, fixed, fault-free mock that matches on the target alone, and no mock 
 it that could match that target), the server keeps it here under the request's method,
 target, HTTP version and keep-alive.  A connection that reads another request of that
 key (no body, no trailers, nothing queued before it) then writes the kept bytes and the
-journal gets the call as a compact entry (``_journal.whole_record``), with no
+journal gets the call as a compact entry (``_journal.Kept``), with no
 ``Request``, ``Call``, route or plan built for it: the same entry, counts and bytes as
 the long way gives (``tests/server/test_lane.py`` checks both ways give equal journals).
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._journal import Kept
 from ._runner import Whole
 
 if TYPE_CHECKING:
-    from .._core._mock import Mock
     from ._verify import ActiveMock
 
 __all__ = ["SIZE", "Hit", "Key", "Lane"]
@@ -38,19 +38,18 @@ Key = tuple[str, str, str, bool]
 class Hit:
     """A kept answer: the mock that gives it, the bytes and what the journal records."""
 
-    __slots__ = ("active", "mock", "params", "status", "whole")
+    __slots__ = ("active", "entry", "whole")
 
     def __init__(
         self,
         active: ActiveMock,
+        key: Key,
         status: int,
         params: tuple[tuple[str, str], ...],
         whole: Whole,
     ) -> None:
         self.active = active
-        self.mock: Mock = active.mock
-        self.status = status
-        self.params = params
+        self.entry = Kept(active.mock, key[:3], status, params, whole)
         self.whole = whole
 
 

@@ -721,31 +721,30 @@ class Server:
         entries = index.candidates(request.path)
         if self._lane.again(key, snapshot) and by_target(request, entries, answer):
             params = tuple(call.path_params.items())
-            self._lane.learn(key, snapshot, Hit(answer.entry, call.status, params, whole))
+            hit = Hit(answer.entry, key, call.status, params, whole)
+            self._lane.learn(key, snapshot, hit)
 
     def _by_lane(self, key: Key, headers: list[tuple[str, str]]) -> Whole | None:
         """The kept answer to a request of ``key`` without a body, journaled, or None: the
         request goes the long way (``_lane.py``)."""
-        assert self._lane is not None
-        hit = self._lane.get(key, self._ranked.snapshot())
+        lane = self._lane
+        assert lane is not None
+        ranked = self._ranked
+        built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
+        if built[0] is ranked._version and built[1] is lane._for:
+            hit = lane._hits.get(key)
+        else:
+            hit = lane.get(key, ranked.snapshot())
         if hit is None:
             return None
-        whole = hit.whole
-        record = self._journal.answered_whole(
-            hit.active,
-            hit.mock,
-            (key[0], key[1], tuple(headers), b"", key[2]),
-            hit.status,
-            hit.params,
-            whole,
-        )
+        record = self._journal.answered_whole(hit.active, hit.entry, headers)
         on_call_end = self.on_call_end
         if on_call_end is not None:  # (``serve`` logs each call): the call read back
             try:
-                on_call_end(read_back(record, hit.mock))
+                on_call_end(read_back(record, hit.entry.mock))
             except Exception as exc:
                 self.errors.append(exc)
-        return whole
+        return hit.whole
 
     def _no_state(self, request: Request, exc: Exception, framing: Framing) -> tuple[Call, Plan]:
         """The shared state could not be asked: a 503 that says why."""
