@@ -8,6 +8,7 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -33,6 +34,28 @@ def small_mocks(count: int) -> str:
     )
 
 
+def post_during(
+    serving: Serving, watch: Callable[[], None], done: threading.Event, body: str, kind: str
+) -> tuple[httpx.Response, float, float]:
+    """POST ``body`` (of Content-Type ``kind``) to the admin API while ``watch`` runs on a
+    thread, until ``done`` is set once the answer came: the answer, when it was sent and
+    how long it took."""
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    time.sleep(0.5)
+    start = time.monotonic()
+    added = httpx.post(
+        serving.url + "/__mockhttp/mocks",
+        content=body,
+        headers={"Content-Type": kind},
+        timeout=300,
+    )
+    took = time.monotonic() - start
+    done.set()
+    watcher.join(10)
+    return added, start, took
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="--workers: Linux")
 @pytest.mark.parametrize("workers", [[], ["--workers", "2"]], ids=["one process", "workers"])
 def test_a_big_admin_post_leaves_streams_flowing(tmp_path: Path, workers: list[str]) -> None:
@@ -56,19 +79,9 @@ def test_a_big_admin_post_leaves_streams_flowing(tmp_path: Path, workers: list[s
                     if done.is_set():
                         return
 
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-        time.sleep(0.5)
-        start = time.monotonic()
-        added = httpx.post(
-            serving.url + "/__mockhttp/mocks",
-            content=small_mocks(count),
-            headers={"Content-Type": "application/yaml"},
-            timeout=300,
+        added, start, took = post_during(
+            serving, read, done, small_mocks(count), "application/yaml"
         )
-        took = time.monotonic() - start
-        done.set()
-        reader.join(10)
         assert added.status_code == 201, added.text[:300]
         assert [m["name"] for m in added.json()["mocks"]] == [f"m{n}" for n in range(count)]
         listed = httpx.get(serving.url + "/__mockhttp/mocks", timeout=60).json()["mocks"]
@@ -128,19 +141,7 @@ def test_the_hub_answers_the_state_while_it_merges_a_big_post(tmp_path: Path) ->
                     waits.append((sent, time.monotonic() - sent))
                     time.sleep(0.01)
 
-        asker = threading.Thread(target=ask, daemon=True)
-        asker.start()
-        time.sleep(0.5)
-        start = time.monotonic()
-        added = httpx.post(
-            serving.url + "/__mockhttp/mocks",
-            content=body,
-            headers={"Content-Type": "application/json"},
-            timeout=300,
-        )
-        took = time.monotonic() - start
-        done.set()
-        asker.join(10)
+        added, start, took = post_during(serving, ask, done, body, "application/json")
         assert added.status_code == 201, added.text[:300]
         mocks = added.json()["mocks"]
         assert len(mocks) == count

@@ -18,15 +18,13 @@ expected, with a suggestion for a misspelt key or name.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import inspect
 import json
 import keyword
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, NoReturn, get_args
 from urllib.parse import parse_qsl
@@ -35,6 +33,7 @@ import yaml
 
 from .._core import _mock
 from .._core._errors import ConfigError, MockfileError, UnknownNameError
+from .._core._gc import collector_off
 from .._core._mock import Mock
 from .._core._plan import Fault
 from .._core._registry import REPLY_KINDS, RESPONSE_KEYS, KindEntry, ReplyKind
@@ -409,7 +408,7 @@ def _documents(
     try:
         if len(text) > 2 * max_nodes:  # (a node takes 2 bytes at least: "[1,1,...")
             _count_nodes(text, source, max_nodes)
-        with _collector_paused():  # millions of new nodes: each pass of it would visit all
+        with collector_off():  # millions of new nodes: each pass of it would visit all
             # counted as each is composed (an empty document is None)
             for node in filter(None, yaml.compose_all(text, Loader=_Loader)):
                 doc = At(node, source)
@@ -443,19 +442,6 @@ def _count_nodes(text: str, source: str, max_nodes: int) -> None:
 
 
 _NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The garbage collector off while a document is composed (its nodes hold no cycle;
-    the collector's passes over them made composing several times slower)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _strict_json(text: str, source: str) -> None:

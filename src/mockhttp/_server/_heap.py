@@ -26,6 +26,8 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from .._core._gc import collector_off as collector_off
+
 __all__ = ["BIG_BODY", "collector_off", "collector_paused", "release"]
 
 BIG_BODY = 1 << 20  # a parsed body at least this big is followed by release()
@@ -66,18 +68,5 @@ def collector_paused() -> Iterator[None]:
     finally:
         if gc.get_freeze_count():
             gc.freeze()
-        if was:
-            gc.enable()
-
-
-@contextmanager
-def collector_off() -> Iterator[None]:
-    """The cyclic collector off for a piece of work that makes many objects and keeps none
-    (they go with their last reference): its passes over them held the interpreter."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
         if was:
             gc.enable()
