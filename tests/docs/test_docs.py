@@ -13,6 +13,8 @@ import httpcore  # noqa: F401
 import httpx  # noqa: F401
 import pytest
 
+from tests.helpers.modules import let_go, run_module
+
 # Imported here, before any in-process pytester run: pytester takes the modules a run
 # imported out of sys.modules afterwards, and an httpx imported again after that no
 # longer maps httpcore's errors to its own (the README's `except httpx.RemoteProtocolError`
@@ -50,7 +52,7 @@ def blocks(page: str) -> list[tuple[bool, str]]:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_examples_run(page: str, pytester: pytest.Pytester) -> None:
+def test_page_examples_run(page: str, tmp_path: Path) -> None:
     """The page's scripts run without error and its test modules pass."""
     needed = NEEDS.get(page)
     if needed is not None and not needed.exists():
@@ -60,14 +62,13 @@ def test_page_examples_run(page: str, pytester: pytest.Pytester) -> None:
     namespace: dict[str, object] = {"__name__": "__doc_example__"}
     for is_test, code in found:
         if is_test:
-            pytester.makepyfile(**{f"test_{Path(page).stem}": code})
-            result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
-            outcomes = result.parseoutcomes()
-            assert outcomes.get("passed", 0) >= 1, result.stdout.str()
-            assert not outcomes.get("failed"), result.stdout.str()
-            assert not outcomes.get("errors"), result.stdout.str()  # e.g. unmatched at teardown
+            outcomes, printed = run_module(tmp_path, f"test_{Path(page).stem}", code)
+            assert outcomes.get("passed", 0) >= 1, printed
+            assert not outcomes.get("failed"), printed
+            assert not outcomes.get("errors"), printed  # e.g. unmatched at teardown
         else:
             exec(compile(code, f"{page}:example", "exec"), namespace)
+    let_go(namespace)
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -16,6 +16,7 @@ import pytest
 from mockhttp import fault
 from mockhttp._mockfile._load import loads
 from tests.core.test_fault_support import SEED_BODY
+from tests.helpers.modules import let_go, run_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["docs/faults.md", "docs/guide-failure-paths.md"]
@@ -36,18 +37,18 @@ def test_page_scripts_run(page: str) -> None:
     namespace: dict[str, object] = {"__name__": "__doc_example__"}
     for code in found:
         exec(compile(code, f"{page}:example", "exec"), namespace)
+    let_go(namespace)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_test_modules_pass(page: str, pytester: pytest.Pytester) -> None:
+def test_page_test_modules_pass(page: str, tmp_path: Path) -> None:
     """Every ```python test block passes as a pytest module with the mockhttp plugin."""
     for i, code in enumerate(blocks(page, "python test")):
-        pytester.makepyfile(**{f"test_{Path(page).stem.replace('-', '_')}_{i}": code})
-        result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
-        outcomes = result.parseoutcomes()
-        assert outcomes.get("passed", 0) >= 1, result.stdout.str()
-        assert not outcomes.get("failed"), result.stdout.str()
-        assert not outcomes.get("errors"), result.stdout.str()
+        name = f"test_{Path(page).stem.replace('-', '_')}_{i}"
+        outcomes, printed = run_module(tmp_path, name, code)
+        assert outcomes.get("passed", 0) >= 1, printed
+        assert not outcomes.get("failed"), printed
+        assert not outcomes.get("errors"), printed
 
 
 def test_guide_shows_the_example_file_verbatim() -> None:
@@ -71,11 +72,10 @@ def test_guide_shows_the_bytes_of_a_chunk() -> None:
     assert SEED_BODY.startswith(text.encode())
 
 
-def test_the_example_file_passes(pytester: pytest.Pytester) -> None:
+def test_the_example_file_passes(tmp_path: Path) -> None:
     """examples/test_llm_client.py passes: the seed's three tests and four more."""
-    pytester.makepyfile(test_llm_client=GUIDE_EXAMPLE.read_text())
-    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider", "-v")
-    result.assert_outcomes(passed=7)
+    outcomes, printed = run_module(tmp_path, "test_llm_client", GUIDE_EXAMPLE.read_text(), "-v")
+    assert outcomes == {"passed": 7}, printed
 
 
 @pytest.mark.parametrize("page", PAGES)
