@@ -38,6 +38,7 @@ from .._core._registry import ReplyKind
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Answer, Miss, Tally, by_target, route, route_shared
+from ._accept import Listener
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._heap import BIG_BODY, release
@@ -193,7 +194,7 @@ class Server:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._listener: asyncio.base_events.Server | None = None
+        self._listener: asyncio.base_events.Server | Listener | None = None
         # (and, with http2, ``_h2.Http2Connection``s: the same sweep and shutdown methods)
         self._connections: set[Connection] = set()
         self._wires = WireCache()  # the wire plans of fixed replies; loop thread only
@@ -231,9 +232,12 @@ class Server:
             asyncio.set_event_loop(loop)
             loop.set_exception_handler(self._loop_error)
             try:
-                self._listener = loop.run_until_complete(
-                    loop.create_server(self._protocol(), sock=sock, backlog=self.backlog)
-                )
+                if loop_name(loop) == "uvloop" and self._tls is None:  # (_accept.py)
+                    self._listener = Listener(loop, sock, self._protocol(), self.backlog)
+                else:
+                    self._listener = loop.run_until_complete(
+                        loop.create_server(self._protocol(), sock=sock, backlog=self.backlog)
+                    )
             except BaseException as exc:  # reported to start()
                 failure.append(exc)
                 ready.set()
