@@ -14,8 +14,8 @@ it is done: the collector's passes over them ran in whichever thread allocated n
 stalled every stream for seconds (4 s for 14,000 mocks).  :func:`collector_paused` keeps
 the collector off while it runs and, in a process that froze its heap at start (``mockhttp
 serve`` does), freezes what the write left alive (the new mocks), so later full passes
-skip them too.  :func:`collector_off` only keeps it off (the hub of ``--workers``, whose
-reading of the workers' answers leaves nothing alive).
+skip them too.  (``_core._gc.collector_off`` only keeps it off, where the work leaves
+nothing alive: the loader's composing, the hub of ``--workers``.)
 """
 
 from __future__ import annotations
@@ -26,9 +26,7 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .._core._gc import collector_off as collector_off
-
-__all__ = ["BIG_BODY", "collector_off", "collector_paused", "release"]
+__all__ = ["BIG_BODY", "collector_paused", "release"]
 
 BIG_BODY = 1 << 20  # a parsed body at least this big is followed by release()
 

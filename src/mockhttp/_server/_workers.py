@@ -57,12 +57,12 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .._core._gc import collector_off
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._route import Choice, Claim, choose, next_states
 from ._admin import MAX_ADMIN_BODY
 from ._admission import Admissions
-from ._heap import collector_off
 from ._sliced import dumps, loads
 
 __all__ = [
