@@ -39,6 +39,7 @@ from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Answer, Miss, Tally, by_target, route, route_shared
 from ._accept import Listener
+from ._fds import make_room
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
 from ._heap import BIG_BODY, release
@@ -224,6 +225,7 @@ class Server:
             raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc}") from None
         self.port = sock.getsockname()[1]
         self._started = True
+        make_room()  # before the loop thread: growing the table later stalls it (_fds.py)
         loop = self._new_loop()
         ready = threading.Event()
         failure: list[BaseException] = []
