@@ -39,9 +39,9 @@ from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Answer, Miss, Tally, by_target, route, route_shared
 from ._accept import Listener
-from ._fds import make_room
 from ._budget import LIBRARY_DEFAULT
 from ._connection import Connection
+from ._fds import make_room
 from ._heap import BIG_BODY, release
 from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, seal, unmatched_calls
 from ._lane import Hit, Key, Lane
