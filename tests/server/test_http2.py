@@ -23,6 +23,15 @@ import h2.settings  # noqa: E402
 
 pytest.importorskip("trustme")
 
+
+@pytest.fixture(params=["asyncio", "uvloop"])
+def loop(request: pytest.FixtureRequest) -> str:
+    """The https tests on both loops (uvloop does TLS in its own accept path: _accept.py)."""
+    if request.param == "uvloop":
+        pytest.importorskip("uvloop")
+    return str(request.param)
+
+
 EVENTS = [Event(data=f"token {i}", id=str(i)) for i in range(4)]
 EXPECTED = b"".join(e.encode() for e in EVENTS)
 DELAY = 0.1
@@ -41,9 +50,9 @@ def _async_client(server: mockhttp.Server, tls: bool) -> httpx.AsyncClient:
 
 
 @pytest.mark.parametrize("tls", [True, False], ids=["tls-alpn", "h2c"])
-def test_an_event_stream_is_byte_exact_and_timed(tls: bool) -> None:
+def test_an_event_stream_is_byte_exact_and_timed(tls: bool, loop: str) -> None:
     reply = mockhttp.ok().event_stream(*EVENTS, event_delay=DELAY)
-    with mockhttp.Server(http2=True, tls=tls) as server:
+    with mockhttp.Server(http2=True, tls=tls, loop=loop) as server:
         server.mock(mockhttp.get("/events").reply(reply))
         with (
             _client(server, tls) as client,
@@ -66,8 +75,8 @@ def test_an_event_stream_is_byte_exact_and_timed(tls: bool) -> None:
         assert call.request.headers["host"] == f"127.0.0.1:{server.port}"
 
 
-def test_a_post_body_is_matched_and_http1_is_still_served() -> None:
-    with mockhttp.Server(http2=True, tls=True) as server:
+def test_a_post_body_is_matched_and_http1_is_still_served(loop: str) -> None:
+    with mockhttp.Server(http2=True, tls=True, loop=loop) as server:
         server.mock(
             mockhttp.post("/v1/chat")
             .body(match.json_path("$.model", match.equal("m")))
@@ -83,9 +92,9 @@ def test_a_post_body_is_matched_and_http1_is_still_served() -> None:
         assert [c.request.body for c in server.journal] == [b'{"model":"m"}'] * 2
 
 
-def test_ten_streams_share_one_connection() -> None:
+def test_ten_streams_share_one_connection(loop: str) -> None:
     reply = mockhttp.ok().event_stream(*EVENTS, event_delay=DELAY)
-    with mockhttp.Server(http2=True, tls=True) as server:
+    with mockhttp.Server(http2=True, tls=True, loop=loop) as server:
         server.mock(mockhttp.get("/events").reply(reply))
         seen: list[int] = []
 

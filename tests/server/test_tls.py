@@ -19,6 +19,14 @@ from mockhttp._server._tls import make_certs, spki_sha256
 pytest.importorskip("trustme")
 
 
+@pytest.fixture(params=["asyncio", "uvloop"])
+def loop(request: pytest.FixtureRequest) -> str:
+    """Every wire test on both loops (uvloop's https path is its own: _accept.py)."""
+    if request.param == "uvloop":
+        pytest.importorskip("uvloop")
+    return str(request.param)
+
+
 def _read_until_end(server: mockhttp.Server, request: bytes) -> tuple[bytes, str]:
     """Send ``request`` over TLS and read everything the server sends, TCP and TLS kept
     apart (an ``ssl.SSLObject`` over a plain socket): how it ended, "close_notify" (a
@@ -66,11 +74,11 @@ def _get(path: str) -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
 
 
-def test_httpx_trusts_ca_path_and_reads_a_stream_byte_exact() -> None:
+def test_httpx_trusts_ca_path_and_reads_a_stream_byte_exact(loop: str) -> None:
     events = [Event(data=f"token {i}", id=str(i)) for i in range(3)]
     reply = mockhttp.ok().event_stream(*events)
     expected = b"".join(e.encode() for e in events)
-    with mockhttp.Server(tls=True) as server:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         server.mock(mockhttp.get("/events").reply(reply))
         assert server.url.startswith("https://127.0.0.1:")
         assert Path(server.ca_path).read_text().startswith("-----BEGIN CERTIFICATE-----")
@@ -86,16 +94,16 @@ def test_httpx_trusts_ca_path_and_reads_a_stream_byte_exact() -> None:
         server.check()
 
 
-def test_the_certificate_names_localhost_and_the_loopback_addresses() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_the_certificate_names_localhost_and_the_loopback_addresses(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         server.mock(mockhttp.get("/").reply(mockhttp.ok().body("hi")))
         for host in ("localhost", "127.0.0.1"):
             url = f"https://{host}:{server.port}/"
             assert httpx.get(url, verify=server.ssl_context()).text == "hi"
 
 
-def test_alpn_offers_http11() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_alpn_offers_http11(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         server.mock(mockhttp.get("/").reply(mockhttp.ok().body("hi")))
         for offered, chosen in ((None, None), (["h2", "http/1.1"], "http/1.1")):
             raw = socket.create_connection((server.host, server.port), timeout=5)
@@ -108,19 +116,19 @@ def test_alpn_offers_http11() -> None:
                 assert sock.recv(4096).startswith(b"HTTP/1.1 200 OK\r\n")
 
 
-def test_a_complete_reply_ends_with_close_notify() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_a_complete_reply_ends_with_close_notify(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         server.mock(mockhttp.get("/").reply(mockhttp.ok().body("x" * 100)))
         got, end = _read_until_end(server, _get("/"))
         assert got.endswith(b"\r\n\r\n" + b"x" * 100)
         assert end == "close_notify"
 
 
-def test_a_cut_sends_the_first_n_body_bytes_then_no_close_notify() -> None:
+def test_a_cut_sends_the_first_n_body_bytes_then_no_close_notify(loop: str) -> None:
     """limit_data(N): exactly N body bytes, then the connection ends without TLS's
     close_notify, so the client knows it was truncated (httpx says so too)."""
     body = bytes(range(256)) * 400  # 100 KiB: more than one TLS record
-    with mockhttp.Server(tls=True) as server:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         mock = server.mock(
             mockhttp.get("/").reply(mockhttp.ok().body(body)).pipe(fault.limit_data(70_000))
         )
@@ -132,18 +140,18 @@ def test_a_cut_sends_the_first_n_body_bytes_then_no_close_notify() -> None:
         assert [c.outcome for c in mock.calls] == ["closed", "closed"]
 
 
-def test_a_cut_stream_keeps_the_events_before_it() -> None:
+def test_a_cut_stream_keeps_the_events_before_it(loop: str) -> None:
     events = [Event(data=f"token {i}") for i in range(5)]
     reply = mockhttp.ok().event_stream(*events)
-    with mockhttp.Server(tls=True) as server:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         server.mock(mockhttp.get("/").reply(reply).pipe(fault.close_after_events(2)))
         got, end = _read_until_end(server, _get("/"))
         assert end == "eof without close_notify"
         assert got.endswith(b"f\r\ndata: token 0\n\n\r\nf\r\ndata: token 1\n\n\r\n")
 
 
-def test_a_reset_is_a_tcp_reset_after_the_bytes_before_it() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_a_reset_is_a_tcp_reset_after_the_bytes_before_it(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         reply = mockhttp.ok().body("y" * 5000)
         server.mock(mockhttp.get("/").reply(reply).pipe(fault.reset_after_bytes(3000)))
         got, end = _read_until_end(server, _get("/"))
@@ -151,8 +159,8 @@ def test_a_reset_is_a_tcp_reset_after_the_bytes_before_it() -> None:
         assert got.split(b"\r\n\r\n", 1)[1] == b"y" * 3000
 
 
-def test_the_openai_sdk_over_tls() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_the_openai_sdk_over_tls(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hi, TLS")))
         http_client = openai.DefaultHttpxClient(verify=server.ssl_context())
         with openai.OpenAI(
@@ -166,8 +174,8 @@ def test_the_openai_sdk_over_tls() -> None:
         server.check()
 
 
-def test_the_anthropic_sdk_over_tls() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_the_anthropic_sdk_over_tls(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         server.mock(mockhttp.post("/v1/messages").reply(llm.anthropic_messages("Hi, TLS")))
         # (this SDK bundles its own httpx: its DefaultHttpxClient takes the same verify=)
         http_client = anthropic.DefaultHttpxClient(verify=server.ssl_context())
@@ -196,8 +204,8 @@ def test_a_folder_of_certificates_is_reused_and_kept(tmp_path: Path) -> None:
     assert certs.ca_path.is_file()  # given, not made: not removed
 
 
-def test_a_made_ca_is_removed_when_the_server_closes() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_a_made_ca_is_removed_when_the_server_closes(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         ca_path = Path(server.ca_path)
         assert ca_path.is_file()
     assert not ca_path.parent.exists()
@@ -212,8 +220,8 @@ def test_bad_tls_arguments_say_what_is_wrong(tmp_path: Path) -> None:
         server.ssl_context()
 
 
-def test_spki_sha256_is_the_leaf_key_hash() -> None:
-    with mockhttp.Server(tls=True) as server:
+def test_spki_sha256_is_the_leaf_key_hash(loop: str) -> None:
+    with mockhttp.Server(tls=True, loop=loop) as server:
         from cryptography import x509
         from cryptography.hazmat.primitives import serialization
 

@@ -14,12 +14,14 @@ the loop with ``connect_accepted_socket`` (a uvloop transport, as its server mak
 Rule 2: out of file descriptors (``EMFILE`` and the like), accepting pauses for a second
 and the loop is told, as asyncio's own server does; other errors of one accept drop it.
 Rule 3: :meth:`Listener.close` stops accepting and closes the socket; a connection
-accepted but not yet handed over is closed with it.
-Rule 4: plain http only.  A https server keeps uvloop's own: its handshake pauses reading
-in ``connection_made`` until ``start_tls`` (``_tls.Handshake``), which uvloop undoes as
-``connection_made`` returns; a connection handed over here takes more loop turns to reach
-``start_tls``, so its ClientHello was read first more often and the handshake hung.  (The
-race is uvloop's with its own server too, less often: see docs/limits.md.)
+accepted but not yet handed over (or still in its TLS handshake) is closed with it, also
+one accepted on the very turn the listener closes.
+Rule 4: https too.  With ``ssl``, ``connect_accepted_socket`` makes uvloop's TLS transport
+and awaits the handshake (``ssl_handshake_timeout``, then the connection is dropped); the
+protocol's ``connection_made`` gets the TLS transport.  (uvloop's own server with a
+handshake started in ``connection_made`` raced: uvloop resumes reading as
+``connection_made`` returns, so a ClientHello could be read before ``start_tls`` and the
+handshake hung; ``tests/server/test_tls_uvloop.py``.)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
+import ssl
 from collections.abc import Callable
 
 __all__ = ["Listener"]
@@ -44,12 +47,16 @@ class Listener:
         sock: socket.socket,
         factory: Callable[[], asyncio.Protocol],
         backlog: int,
+        context: ssl.SSLContext | None = None,
+        handshake_timeout: float | None = None,
     ) -> None:
         self._loop = loop
+        self._context = context  # Rule 4
+        self._handshake_timeout = handshake_timeout
         self._sock = sock
         self._factory = factory
         self._backlog = backlog
-        self._pending: set[asyncio.Task[object]] = set()
+        self._pending: dict[asyncio.Task[object], socket.socket] = {}
         self._closed = False
         sock.setblocking(False)
         sock.listen(backlog)
@@ -67,12 +74,25 @@ class Listener:
                 return  # (ECONNABORTED and the like: that one connection is gone)
             conn.setblocking(False)
             task = self._loop.create_task(self._hand_over(conn))
-            self._pending.add(task)
-            task.add_done_callback(self._pending.discard)
+            self._pending[task] = conn
+            task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[object]) -> None:
+        conn = self._pending.pop(task, None)
+        if conn is not None and task.cancelled():  # cancelled before it ran (Rule 3)
+            conn.close()
 
     async def _hand_over(self, conn: socket.socket) -> None:
         try:
-            await self._loop.connect_accepted_socket(self._factory, sock=conn)
+            if self._context is None:
+                await self._loop.connect_accepted_socket(self._factory, sock=conn)
+            else:  # Rule 4
+                await self._loop.connect_accepted_socket(
+                    self._factory,
+                    sock=conn,
+                    ssl=self._context,
+                    ssl_handshake_timeout=self._handshake_timeout,
+                )
         except asyncio.CancelledError:  # closed meanwhile (Rule 3)
             conn.close()
         except Exception as exc:  # the client went at once, or a bug: drop this one
@@ -105,4 +125,4 @@ class Listener:
         self._loop.remove_reader(self._sock.fileno())
         self._sock.close()
         for task in list(self._pending):
-            task.cancel()
+            task.cancel()  # (a task not yet run closes its socket in _done)

@@ -50,7 +50,7 @@ from ._metrics import metrics_reply, require
 from ._push import open_stream
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps, Whole
-from ._tls import Certs, Handshake, TLSChoice, certs_for, client_context
+from ._tls import ByAlpn, Certs, Handshake, TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
@@ -234,8 +234,8 @@ class Server:
             asyncio.set_event_loop(loop)
             loop.set_exception_handler(self._loop_error)
             try:
-                if loop_name(loop) == "uvloop" and self._tls is None:  # (_accept.py)
-                    self._listener = Listener(loop, sock, self._protocol(), self.backlog)
+                if loop_name(loop) == "uvloop":  # (_accept.py)
+                    self._listener = self._accepting(loop, sock)
                 else:
                     self._listener = loop.run_until_complete(
                         loop.create_server(self._protocol(), sock=sock, backlog=self.backlog)
@@ -257,6 +257,19 @@ class Server:
             self._thread = None
             raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
         return self
+
+    def _accepting(self, loop: asyncio.AbstractEventLoop, sock: socket.socket) -> Listener:
+        """uvloop: every pending connection accepted each turn, https included."""
+        if self._tls is None:
+            return Listener(loop, sock, self._protocol(), self.backlog)
+        h2 = None
+        if self.http2:
+            from ._h2 import Http2Connection  # (h2 is an optional dependency)
+
+            h2 = lambda: Http2Connection(self)  # noqa: E731
+        context = self._tls.server_context(self.http2)
+        by_alpn = lambda: ByAlpn(lambda: Connection(self), h2)  # noqa: E731
+        return Listener(loop, sock, by_alpn, self.backlog, context, self.header_timeout)
 
     def _protocol(self) -> Callable[[], asyncio.Protocol]:
         """What serves a new connection: a Connection, or under TLS its handshake first."""

@@ -28,6 +28,7 @@ from typing import Any, cast
 from .._core._errors import ConfigError
 
 __all__ = [
+    "ByAlpn",
     "Certs",
     "Handshake",
     "TLSChoice",
@@ -205,3 +206,23 @@ class Handshake(asyncio.Protocol):
     def eof_received(self) -> bool:
         self.eof = True
         return True
+
+
+class ByAlpn(asyncio.Protocol):
+    """A connection whose TLS handshake the loop did (uvloop's ``connect_accepted_socket``
+    with ``ssl``, ``_accept.py`` Rule 4): given the TLS transport, it hands it to the
+    protocol the client chose by ALPN, ``http2`` for "h2", else ``connection``."""
+
+    def __init__(
+        self,
+        connection: Callable[[], asyncio.Protocol],
+        http2: Callable[[], asyncio.Protocol] | None = None,
+    ) -> None:
+        self.connection = connection
+        self.http2 = http2
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        chosen = self.http2 if self.http2 is not None and _alpn(transport) == "h2" else None
+        inner = (chosen or self.connection)()
+        transport.set_protocol(inner)
+        inner.connection_made(transport)
