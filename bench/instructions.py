@@ -41,7 +41,7 @@ def child(n: int, shape: str) -> None:
         for i in range(500 + n):
             conns[i % 50][0].data_received(raw)
         assert len(server.journal) == 500 + n
-        micro.check_answered(server, conns)
+        micro.check_answered(server, conns, 500 + n)
 
     asyncio.run(run())
 
