@@ -1,4 +1,4 @@
-"""Instructions per keep-alive small request, counted by valgrind: stable under load.
+"""Instructions per keep-alive request, counted by valgrind: stable under load.
 
 Wall-clock and CPU-time figures move with whatever else runs on the machine; the count
 of instructions a request executes does not (to a fraction of a percent).  This runs
@@ -6,8 +6,10 @@ of instructions a request executes does not (to a fraction of a percent).  This 
 transport: parse, match, journal, reply, write) under ``valgrind --tool=callgrind`` twice,
 for ``--requests`` and twice as many requests, and divides the difference of the totals
 by the difference of the counts, so the start-up (imports, the server) cancels out.
+``--shape json`` sends ``POST /v1/chat/json`` with a ~300-byte chat body matched by
+JSONPath (``bench/shapes.py``) instead of ``GET /small``.
 
-    .venv/bin/python bench/instructions.py [--src OTHER/src] [--requests 2000]
+    .venv/bin/python bench/instructions.py [--src OTHER/src] [--requests 2000] [--shape json]
 
 Needs valgrind (``apt-get install valgrind``); a run takes about a minute.
 """
@@ -26,27 +28,30 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def child(n: int) -> None:
-    """Serve ``n`` small requests (after a warm-up of 500), then exit."""
+def child(n: int, shape: str) -> None:
+    """Serve ``n`` requests of ``shape`` (after a warm-up of 500), then exit."""
     sys.path.insert(0, str(HERE))
     import micro
 
+    raw = micro.SHAPES[shape]
+
     async def run() -> None:
         server = micro.make_server(50, 0.02)
-        conns = [micro.connect(server)[0] for _ in range(50)]
+        conns = [micro.connect(server) for _ in range(50)]
         for i in range(500 + n):
-            conns[i % 50].data_received(micro.SMALL)
+            conns[i % 50][0].data_received(raw)
         assert len(server.journal) == 500 + n
+        micro.check_answered(server, conns, 500 + n)
 
     asyncio.run(run())
 
 
-def counted(src: str, n: int) -> int:
+def counted(src: str, n: int, shape: str) -> int:
     """The instructions of a child serving ``n`` requests."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
         argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-        argv += [sys.executable, __file__, "--child", str(n), "--src", src]
+        argv += [sys.executable, __file__, "--child", str(n), "--src", src, "--shape", shape]
         env = {**os.environ, "MOCKHTTP_BENCH_SRC": src, "PYTHONHASHSEED": "0"}
         subprocess.run(argv, check=True, capture_output=True, env=env)
         found = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.M)
@@ -58,13 +63,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", default=str(HERE.parent / "src"))
     parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--shape", choices=["small", "json"], default="small")
     parser.add_argument("--child", type=int)
     args = parser.parse_args()
     if args.child is not None:
-        return child(args.child)
+        return child(args.child, args.shape)
     n = args.requests
-    low, high = counted(args.src, n), counted(args.src, 2 * n)
-    print(f"{(high - low) / n:,.0f} instructions a request ({args.src}, {n} requests)")
+    low, high = counted(args.src, n, args.shape), counted(args.src, 2 * n, args.shape)
+    print(f"{(high - low) / n:,.0f} instructions a {args.shape} request ({args.src}, {n} requests)")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ do much less.  A ``Connection`` is fed requests through a fake transport, on a r
 loop, and the process CPU time is divided by the work done:
 
 - ``request_us``: one keep-alive ``GET /small`` (parse, match, journal, reply, write);
+- ``json_request_us``: one keep-alive ``POST /v1/chat/json`` with a ~300-byte chat body,
+  matched by JSONPath on the body (``bench/shapes.py``: two mocks' body matchers tried);
 - ``stream_request_us``: one ``POST /v1/chat/completions`` up to its first event;
 - ``event_us``: one event of a running stream (timer, plan step, record, write), measured
   over ``--streams`` streams of 50 events 1 ms apart.
@@ -31,6 +33,8 @@ if "--src" in sys.argv:
     SRC = sys.argv[sys.argv.index("--src") + 1]
 sys.path.insert(0, SRC)
 
+import shapes  # noqa: E402
+
 import mockhttp  # noqa: E402
 from mockhttp import Event  # noqa: E402
 from mockhttp._server import _connection  # noqa: E402
@@ -41,6 +45,8 @@ STREAM = (
     b"Content-Type: application/json\r\nAccept: text/event-stream\r\n"
     b"Content-Length: 2\r\n\r\n{}"
 )
+JSON = shapes.JSON_REQUEST
+SHAPES = {"small": SMALL, "json": JSON}  # the keep-alive request shapes, by name
 
 
 class FakeTransport(asyncio.Transport):
@@ -88,6 +94,8 @@ def make_server(events: int, delay: float) -> mockhttp.Server:
         )
     )
     server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True, "n": 1})))
+    for mock in shapes.json_mocks(mockhttp):
+        server.mock(mock)
     return server
 
 
@@ -98,16 +106,29 @@ def connect(server: mockhttp.Server) -> tuple[Any, FakeTransport]:
     return conn, transport
 
 
-async def requests(n: int) -> float:
+async def requests(n: int, raw: bytes = SMALL) -> float:
     server = make_server(50, 0.02)
-    conns = [connect(server)[0] for _ in range(50)]
+    conns = [connect(server) for _ in range(50)]
     gc.collect()  # start each phase with no collection pending from the last one
     t0 = time.process_time()
     for i in range(n):
-        conns[i % 50].data_received(SMALL)
+        conns[i % 50][0].data_received(raw)
     elapsed = time.process_time() - t0
     assert len(server.journal) == n
+    check_answered(server, conns, n)
     return elapsed / n * 1e6
+
+
+def check_answered(server: mockhttp.Server, conns: list[tuple[Any, FakeTransport]], n: int) -> None:
+    """The ``n`` requests were answered alike, the last 200 by its mock (not a 404: a
+    shape that misses would measure the miss report instead).  Reads one journal entry
+    (reading each back would cost more than serving it, and instructions.py counts it)."""
+    total = sum(t.written for _, t in conns)
+    assert total, "nothing written"
+    assert total % n == 0, f"{total} bytes written for {n} requests: not alike"
+    last = server.journal[-1]
+    assert last.status == 200, f"answered {last.status}"
+    assert last.mock is not None, "no mock answered"
 
 
 async def streams(n: int, events: int) -> tuple[float, float]:
@@ -144,11 +165,13 @@ def main() -> None:
         loop = asyncio.new_event_loop()
         try:
             req = loop.run_until_complete(requests(args.requests))
+            json_req = loop.run_until_complete(requests(args.requests, JSON))
             stream_req, event = loop.run_until_complete(streams(args.streams, args.events))
         finally:
             loop.close()
         for key, value in (
             ("request_us", req),
+            ("json_request_us", json_req),
             ("stream_request_us", stream_req),
             ("event_us", event),
         ):

@@ -5,7 +5,9 @@ server" is judged against what this machine does now, not against a figure taken
 quieter day.  It answers every ``GET`` with the small JSON body and every other request
 with the benchmark's event stream (the same bytes as ``bench/serve.py``: head, then one
 chunk per event on absolute deadlines ``--delay`` apart, then the last chunk), and does
-nothing else: no matching, no journal, no faults.
+nothing else: no matching, no journal, no faults.  A ``POST`` to ``bench/shapes.py``'s
+``JSON_PATH`` (``bench/run.py --shape json``) gets that shape's fixed JSON reply, its body
+unread: what mockhttp adds on that shape is the parse, the JSONPath matching and the rest.
 
 Protocol with ``bench/run.py`` as for ``bench/serve.py``: prints ``PORT <n>``, serves
 until stdin closes, prints ``{}``.
@@ -22,6 +24,7 @@ import sys
 from typing import Any, ClassVar
 
 import httptools
+import shapes  # bench/shapes.py (this script's folder is on sys.path)
 
 HEAD = (
     b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
@@ -30,6 +33,11 @@ HEAD = (
 SMALL = (
     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 17\r\n\r\n"
     b'{"ok":true,"n":1}'
+)
+JSON_URL = shapes.JSON_PATH.encode()
+JSON_REPLY = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: %d\r\n\r\n%b"
+    % (len(shapes.JSON_REPLY_BYTES), shapes.JSON_REPLY_BYTES)
 )
 
 
@@ -59,6 +67,7 @@ class Stream(asyncio.Protocol):
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
         self.parser = httptools.HttpRequestParser(self)
+        self.url = b""
         self.loop = asyncio.get_running_loop()
         sock = self.transport.get_extra_info("socket")
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -66,9 +75,15 @@ class Stream(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.parser.feed_data(data)
 
+    def on_url(self, url: bytes) -> None:
+        self.url = url  # (one piece: the benchmark's request lines arrive whole)
+
     def on_message_complete(self) -> None:
         if self.parser.get_method() == b"GET":
             self.transport.write(SMALL)
+            return
+        if self.url == JSON_URL:
+            self.transport.write(JSON_REPLY)
             return
         self.start = self.loop.time()
         self.transport.write(HEAD + self.EVENTS[0])

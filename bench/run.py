@@ -12,6 +12,8 @@ the load in another (pinned to CPU 1):
    ``sseload`` (a C epoll client, compiled here from ``../shared/tools/sseload.c`` or
    ``--sseload-src`` / ``$MOCKHTTP_SSELOAD_SRC``);
 2. keep-alive requests per second for a small JSON mock with 50 connections (``wrk``);
+   ``--shape json``: ``POST``s of a ~300-byte chat body matched by JSONPath instead
+   (``bench/shapes.py``, sent by a wrk Lua script);
 3. time from ``Server()`` to the first served request, cold (fresh process) and warm
    (second server in the same process) — ``bench/startup.py``.
 
@@ -150,13 +152,26 @@ def run_streams(
     return result
 
 
+def wrk_shape(shape: str, workdir: Path) -> tuple[str, list[str]]:
+    """The path wrk requests and its extra arguments for ``shape`` (``--shape``)."""
+    if shape == "small":
+        return "/small", []
+    import shapes
+
+    lua = workdir / "json.lua"
+    lua.write_text(shapes.lua_script())
+    return shapes.JSON_PATH, ["-s", str(lua)]
+
+
 def run_wrk(
     script: str, wrk: str, args: argparse.Namespace, pin: bool, extra: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     server = ServerProcess(script, pin, args, extra)
+    workdir = tempfile.TemporaryDirectory(prefix="mockhttp-wrk-")
     try:
-        url = f"http://127.0.0.1:{server.port}/small"
-        base = [wrk, "-t1", "-c50", "--latency"]
+        path, shape_args = wrk_shape(args.shape, Path(workdir.name))
+        url = f"http://127.0.0.1:{server.port}{path}"
+        base = [wrk, "-t1", "-c50", "--latency", *shape_args]
         subprocess.run(  # warm-up, not counted
             pinned(LOAD_CPU, [*base, "-d1s", url], pin), capture_output=True, check=True
         )
@@ -172,6 +187,7 @@ def run_wrk(
         preempted = server.preempted() - preempted0
     finally:
         result_server = server.stop()
+        workdir.cleanup()
     done = re.search(r"(\d+) requests in", out)
     total = int(done.group(1)) if done else 0
     rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
@@ -321,7 +337,11 @@ def report(results: dict[str, Any]) -> None:
     wrk = results.get("requests")
     if wrk:
         print()
-        print("2. keep-alive requests/s, small JSON mock, 50 connections (wrk -t1 -c50)")
+        what = {
+            "small": "small JSON mock",
+            "json": "POST of a ~300-byte JSON body matched by JSONPath",
+        }[results.get("shape", "small")]
+        print(f"2. keep-alive requests/s, {what}, 50 connections (wrk -t1 -c50)")
         rps = wrk["requests_per_s"] or 0.0
         print(
             f"   {rps:.0f} requests/s, latency p50 {wrk['latency_p50']} "
@@ -398,6 +418,13 @@ def main() -> None:
     parser.add_argument("--startup-runs", type=int, default=7)
     parser.add_argument("--only", choices=["streams", "requests", "startup"], action="append")
     parser.add_argument(
+        "--shape",
+        choices=["small", "json"],
+        default="small",
+        help="the requests/s load: GET /small, or json: POSTs of a ~300-byte chat body "
+        "matched by JSONPath (bench/shapes.py)",
+    )
+    parser.add_argument(
         "--serve-arg", action="append", default=[], help="extra argument for bench/serve.py"
     )
     parser.add_argument(
@@ -448,6 +475,7 @@ def main() -> None:
     results: dict[str, Any] = {
         "loop": args.loop,
         "workers": args.workers,
+        "shape": args.shape,
         "machine": machine(),
         "pinned": pin,
         "load_average": load,

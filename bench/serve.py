@@ -4,7 +4,10 @@ It serves two mocks and prints ``PORT <n>`` on stdout once it listens:
 
 - ``POST /v1/chat/completions``: an event stream of ``--events`` events (OpenAI-style
   ``chat.completion.chunk`` events, then ``data: [DONE]``), ``--delay`` seconds apart;
-- ``GET /small``: a small JSON body (``{"ok":true,"n":1}``).
+- ``GET /small``: a small JSON body (``{"ok":true,"n":1}``);
+- ``POST /v1/chat/json``: a ~300-byte chat body matched by JSONPath (``$.model``,
+  ``$.messages[-1].content``), replying a small fixed JSON, behind a mock on the same
+  path for another model (``bench/shapes.py``, the shape of ``bench/run.py --shape json``).
 
 It serves until stdin closes (the driver, ``bench/run.py``, closes it) or SIGTERM/SIGINT,
 then prints one JSON line of server-side counts on stdout.  Pin it with ``taskset -c 0``.
@@ -30,6 +33,8 @@ from pathlib import Path
 sys.path.insert(
     0, os.environ.get("MOCKHTTP_BENCH_SRC") or str(Path(__file__).resolve().parent.parent / "src")
 )
+
+import shapes  # bench/shapes.py (this script's folder is on sys.path)
 
 import mockhttp
 from mockhttp import Event
@@ -131,6 +136,8 @@ def main() -> None:
         )
     )
     server.mock(mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True, "n": 1})))
+    for mock in shapes.json_mocks(mockhttp):
+        server.mock(mock)
     if not args.no_gc_freeze:
         gc.collect()
         gc.freeze()
@@ -183,6 +190,7 @@ def workers(args: argparse.Namespace) -> None:
             mockhttp.ok().event_stream(*events[: args.events], event_delay=args.delay)
         ),
         mockhttp.get("/small").reply(mockhttp.ok().json({"ok": True, "n": 1})),
+        *shapes.json_mocks(mockhttp),
     ]
     with tempfile.TemporaryDirectory(prefix="mockhttp-bench-") as tmp:
         path = Path(tmp) / "bench.yaml"
