@@ -175,6 +175,29 @@ def test_answers_that_depend_on_more_than_the_target_are_not_kept() -> None:
         assert kept <= {"/t"}  # only the fallback, once the limited mock had answered
 
 
+def test_matchers_on_other_targets_leave_a_target_in_the_lane() -> None:
+    """Mocks tried first that no request of the target can match (another method matched
+    by JSONPath, another path or query matched on a header) leave its answer kept: a
+    server with LLM mocks matched on bodies keeps its plain GETs in the lane.  A mock of
+    any path matched on a header could take the target, so it takes the long way."""
+    ok = mockhttp.ok
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/small").reply(ok().body("s")))
+        server.mock(mockhttp.post("/small").body(match.json_path("$.n", 1)).reply(ok().body("p")))
+        server.mock(mockhttp.get("/other").header("x-a", "1").reply(ok().body("o")))
+        server.mock(mockhttp.get("/small").query("q", "1").header("x-a", "1").reply(ok().body("q")))
+        assert [client.get("/small").text for _ in range(3)] == ["s"] * 3
+        assert {key[1] for key in lane_of(server)._hits} == {"/small"}
+        assert client.post("/small", json={"n": 1}).text == "p"
+        assert client.get("/small?q=1", headers={"x-a": "1"}).text == "q"
+        assert client.get("/other", headers={"x-a": "1"}).text == "o"
+        server.mock(mockhttp.request(None).header("x-a", "2").reply(ok().body("any")))
+        assert [client.get("/small").text for _ in range(3)] == ["s"] * 3
+        assert kept(server) == 0
+        assert client.get("/small", headers={"x-a": "2"}).text == "any"
+        assert len(server.journal) == 10
+
+
 def test_queries_and_path_templates_are_kept_per_target() -> None:
     with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
         server.mock(mockhttp.get("/q").query("a", "1").reply(mockhttp.ok().body("one")))

@@ -253,8 +253,7 @@ def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:
     for entry in entries:
         if entry is winner:
             return True
-        other = entry.mock
-        if not _on_target(other) or other.matches(request, method):
+        if _takes_target(entry.mock, request, method):
             return False
     return False
 
@@ -262,6 +261,20 @@ def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:
 def _on_target(mock: Mock) -> bool:
     """True when ``mock`` matches on the request target alone (no header or body matcher)."""
     return all(c.field == "query" for c in mock.criteria)
+
+
+def _takes_target(mock: Mock, request: Request, method: str) -> bool:
+    """True when ``mock`` accepts the method and target (path, query) of ``request``: its
+    header and body matchers, and its state, may then decide for some requests of that
+    target and not others.  False: no request of this method and target matches it."""
+    if mock.method is not None and mock.method != method:
+        return False
+    if mock.path_params(request) is None:
+        return False
+    for c in mock.criteria:
+        if c.field == "query" and not c.matcher.matches(c.value(request)):
+            return False
+    return True
 
 
 # -- the state held elsewhere (Rule 2) -----------------------------------------------------
