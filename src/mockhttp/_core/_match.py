@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from ._errors import ConfigError
 from ._registry import Registry
 from ._request import Request
+from ._singular import NOTHING, steps, walk
 
 __all__ = [
     "MATCHERS",
@@ -484,6 +485,7 @@ class JSONPath(Matcher):
         if not isinstance(self.matcher, Matcher):
             raise ConfigError(f"json_path matcher={self.matcher!r} must be a matcher")
         object.__setattr__(self, "_descends", _descends(self.path))
+        object.__setattr__(self, "_steps", steps(self.path))  # (None: not a singular query)
 
     def select(self, value: Any) -> Any:
         """What the path selects in ``value`` (``MISSING`` also when it is too deep to search)."""
@@ -496,6 +498,10 @@ class JSONPath(Matcher):
         doc = _json(value)
         if doc is _NOT_JSON or doc is MISSING:
             return MISSING
+        path = self.__dict__["_steps"]
+        if path is not None:  # at most one node, walked without the library (_singular.py)
+            found = walk(doc, path)
+            return MISSING if found is NOTHING else found
         if self.__dict__["_descends"] and _depth(doc) > JSONPATH_DEPTH:
             return _TOO_DEEP
         try:  # JSONPathRecursionError is a RecursionError: a net, for Python's own limit
