@@ -86,3 +86,32 @@ def test_json_path_matchers_answer_alike_either_way() -> None:
             assert one.select(body) == two.select(body)
             assert one.matches(body) == two.matches(body)
             assert (one.explain(body) is None) == (two.explain(body) is None)
+
+
+_LEAVES = st.sampled_from(["ab", "a", "", 1, True, None, [1, "ab"], {"a": 1}])
+_MATCHERS = st.recursive(
+    st.builds(match.equal, _LEAVES)
+    | st.builds(match.contains, _LEAVES)
+    | st.sampled_from([match.regex("^a"), match.starts_with("a"), match.ends_with("b"),
+                       match.exists(), match.absent()]),
+    lambda inner: st.builds(match.json_path, st.sampled_from(["$.a", "$[0]", "$..a"]), inner)
+    | st.builds(match.not_, inner)
+    | st.lists(inner, min_size=1, max_size=3).map(lambda ms: match.any_of(*ms))
+    | st.lists(inner, min_size=1, max_size=3).map(lambda ms: match.all_of(*ms)),
+    max_leaves=4,
+)  # fmt: skip
+
+
+@given(matcher=_MATCHERS, doc=_DOCS, as_body=st.booleans())
+@example(matcher=match.json_path("$.a", match.absent()), doc=None, as_body=True)
+def test_matches_agrees_with_explain(matcher: Any, doc: Any, as_body: bool) -> None:
+    """Each matcher's ``matches`` (which the router calls, and builds no message) is true
+    exactly when its ``explain`` gives no reason; on values and on request bodies (a body
+    that is not JSON included: ``doc=None`` as an empty body)."""
+    from mockhttp._core._request import Request
+
+    value: Any = doc
+    if as_body:
+        body = b"" if doc is None else json.dumps(doc).encode()
+        value = Request("POST", "/", body=body)
+    assert matcher.matches(value) == (matcher.explain(value) is None)

@@ -258,7 +258,7 @@ class Equal(Matcher):
     expected: Any
     name: ClassVar[str] = "equal"
 
-    def explain(self, value: Any) -> str | None:
+    def matches(self, value: Any) -> bool:
         if isinstance(value, Request):
             if isinstance(self.expected, bytes):
                 actual: Any = value.body
@@ -268,7 +268,10 @@ class Equal(Matcher):
                 actual = _json(value)
         else:
             actual = value
-        if actual is not _NOT_JSON and _same(actual, self.expected):
+        return actual is not _NOT_JSON and _same(actual, self.expected)
+
+    def explain(self, value: Any) -> str | None:
+        if self.matches(value):
             return None
         return f"got {_show(value)}, expected {_show(self.expected)}"
 
@@ -301,9 +304,11 @@ class _TextMatcher(Matcher):
     def check(self, text: str) -> bool:
         raise NotImplementedError
 
+    def matches(self, value: Any) -> bool:
+        return any(self.check(t) for t in _texts(value))
+
     def explain(self, value: Any) -> str | None:
-        texts = _texts(value)
-        if any(self.check(t) for t in texts):
+        if self.matches(value):
             return None
         if isinstance(value, dict):
             return (
@@ -374,21 +379,22 @@ class Contains(Matcher):
     item: Any
     name: ClassVar[str] = "contains"
 
-    def explain(self, value: Any) -> str | None:
+    def matches(self, value: Any) -> bool:
         item = self.item
         if isinstance(value, list):
-            found = any(
+            return any(
                 _same(x, item) or (isinstance(x, str) and isinstance(item, str) and item in x)
                 for x in value
             )
-        elif isinstance(value, dict):
-            found = isinstance(item, str) and item in value
-        elif isinstance(value, str | bytes | Request):
+        if isinstance(value, dict):
+            return isinstance(item, str) and item in value
+        if isinstance(value, str | bytes | Request):
             text = _text(value)
-            found = text is not None and isinstance(item, str) and item in text
-        else:  # a number, true/false, null, or absent: nothing to contain
-            found = False
-        return None if found else f"got {_show(value)}, expected {self!r}"
+            return text is not None and isinstance(item, str) and item in text
+        return False  # a number, true/false, null, or absent: nothing to contain
+
+    def explain(self, value: Any) -> str | None:
+        return None if self.matches(value) else f"got {_show(value)}, expected {self!r}"
 
     def _args(self) -> tuple[Any, ...]:
         return (self.item,)
@@ -400,6 +406,9 @@ class AnyOf(Matcher):
 
     matchers: tuple[Matcher, ...]
     name: ClassVar[str] = "any_of"
+
+    def matches(self, value: Any) -> bool:
+        return any(m.matches(value) for m in self.matchers)
 
     def explain(self, value: Any) -> str | None:
         reasons = []
@@ -420,6 +429,9 @@ class AllOf(Matcher):
 
     matchers: tuple[Matcher, ...]
     name: ClassVar[str] = "all_of"
+
+    def matches(self, value: Any) -> bool:
+        return all(m.matches(value) for m in self.matchers)
 
     def explain(self, value: Any) -> str | None:
         for m in self.matchers:
@@ -498,6 +510,10 @@ class JSONPath(Matcher):
         doc = _json(value)
         if doc is _NOT_JSON or doc is MISSING:
             return MISSING
+        return self._find(doc)
+
+    def _find(self, doc: Any) -> Any:
+        """``_search`` in a parsed document."""
         path = self.__dict__["_steps"]
         if path is not None:  # at most one node, walked without the library (_singular.py)
             found = walk(doc, path)
@@ -511,6 +527,13 @@ class JSONPath(Matcher):
         if not nodes:
             return MISSING
         return nodes[0] if len(nodes) == 1 else nodes
+
+    def matches(self, value: Any) -> bool:
+        doc = _json(value)
+        if doc is _NOT_JSON:
+            return False
+        found = MISSING if doc is MISSING else self._find(doc)
+        return found is not _TOO_DEEP and self.matcher.matches(found)
 
     def explain(self, value: Any) -> str | None:
         doc = _json(value)
