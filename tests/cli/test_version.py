@@ -28,7 +28,7 @@ def test_version_names_what_runs_here() -> None:
     assert done.stdout.splitlines() == [
         f"mockhttp {mockhttp.__version__}",
         f"python: {python} ({sys.executable})",
-        f"loop: auto picks asyncio; uvloop {uvloop} installed (--loop uvloop to use it)",
+        f"loop: auto picks uvloop; uvloop {uvloop} installed",
         f"extras: fast (uvloop {uvloop}), metrics (prometheus_client {prometheus}), "
         f"tls (trustme {trustme}), http2 (h2 {h2})",
         f"installed at: {Path(mockhttp.__file__).parent}",
@@ -38,6 +38,7 @@ def test_version_names_what_runs_here() -> None:
 def test_missing_extras_say_how_to_install_them(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without uvloop and prometheus_client: not installed, and the pip line for each."""
     monkeypatch.setattr(_version, "_installed", lambda dist: None)
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # as if it were not installed
     lines = _version.describe().splitlines()
     assert lines[2] == "loop: auto picks asyncio; uvloop not installed"
     assert lines[3] == (

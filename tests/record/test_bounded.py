@@ -76,7 +76,17 @@ def _rss() -> int:
 
 
 def _fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+    """The process's open descriptors, but libuv's spare one: a uvloop loop opens
+    ``/dev/null`` with its first connection and keeps it for EMFILE (``uv__stream_init``)."""
+    names = os.listdir("/proc/self/fd")
+    return sum(1 for name in names if _target(name) != os.devnull)
+
+
+def _target(fd: str) -> str | None:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # (the listing's own descriptor, closed by now)
+        return None
 
 
 def _ask(url: str, path: str = "/big") -> socket.socket:

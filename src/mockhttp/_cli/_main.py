@@ -116,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
         "--loop",
         choices=LOOPS,
         default="auto",
-        help="event loop: auto (the default: the one measured faster, asyncio's), "
+        help="event loop: auto (the default: uvloop when installed, else asyncio's), "
         "asyncio, or uvloop (pip install 'mockhttp[fast]')",
     )
     serve.add_argument(

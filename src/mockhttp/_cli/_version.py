@@ -46,7 +46,7 @@ def describe() -> str:
     python = f"{platform.python_implementation()} {platform.python_version()}"
     uvloop = _installed("uvloop")
     loop = f"loop: auto picks {_auto_loop()}; uvloop " + (
-        f"{uvloop} installed (--loop uvloop to use it)" if uvloop else "not installed"
+        f"{uvloop} installed" if uvloop else "not installed"
     )
     present = [f"{extra} ({dist} {v})" for extra, dist in EXTRAS.items() if (v := _installed(dist))]
     missing = [f"{extra} (pip install 'mockhttp[{extra}]')"

@@ -35,10 +35,9 @@ __all__ = [
 
 LoopChoice = str | Callable[[], asyncio.AbstractEventLoop]
 LOOPS = ("auto", "asyncio", "uvloop")
-# What "auto" picks: asyncio's loop, measured faster than uvloop for this server
-# (docs/performance.md, "Which loop"): more events/s and requests/s, and first events in
-# time when many clients connect at once.
-AUTO: Callable[[], asyncio.AbstractEventLoop] = asyncio.new_event_loop
+# What "auto" picks: uvloop when it is installed (``mockhttp[fast]``), measured no slower
+# than asyncio's loop for this server on any of issue 22's loads and faster on most
+# (docs/performance.md, "Which loop"); asyncio's loop otherwise.
 
 
 def loop_factory(choice: LoopChoice) -> Callable[[], asyncio.AbstractEventLoop]:
@@ -51,11 +50,13 @@ def loop_factory(choice: LoopChoice) -> Callable[[], asyncio.AbstractEventLoop]:
         return choice
     if choice not in LOOPS:
         raise ConfigError(f"loop={choice!r} must be one of {', '.join(LOOPS)} or a loop factory")
-    if choice != "uvloop":  # "auto": the loop measured faster (docs/performance.md)
-        return AUTO
+    if choice == "asyncio":
+        return asyncio.new_event_loop
     try:
         import uvloop
     except ImportError:
+        if choice == "auto":  # the fast extra is not installed: asyncio's own loop
+            return asyncio.new_event_loop
         raise ConfigError(
             "loop='uvloop' needs uvloop: pip install 'mockhttp[fast]' (or uvloop)"
         ) from None

@@ -91,7 +91,8 @@ class Server:
             trims).  Counts (``call_count``, ``times``) stay exact.  For long-running
             servers; ``mockhttp serve`` keeps 10,000.
         loop: the event loop the server runs on (in its thread): ``"auto"`` (the default:
-            the loop measured faster, asyncio's; see ``docs/performance.md``),
+            uvloop when it is installed, measured no slower, else asyncio's; see
+            ``docs/performance.md``),
             ``"asyncio"``, ``"uvloop"`` (``pip install 'mockhttp[fast]'``), or a function
             that returns a new asyncio-compatible loop.
         reuse_port: set ``SO_REUSEPORT`` on the listening socket, so that several

@@ -89,7 +89,7 @@ class Recorder:
         verify: check the upstream's TLS certificate (True), or a CA bundle path.
         max_recording_size: the bytes of body a recording keeps (64 MiB); past them the
             client still gets the whole reply, and the recording is marked ``truncated``.
-        loop: the proxy's server loop, as ``Server(loop=...)``: ``"auto"`` (asyncio's),
+        loop: the proxy's server loop, as ``Server(loop=...)``: ``"auto"`` (uvloop when installed),
             ``"asyncio"`` or ``"uvloop"`` (the upstream side runs on threads either way).
 
     With ``out``, :attr:`mocks` reads the recordings back from their files (no body is
