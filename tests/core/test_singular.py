@@ -104,6 +104,8 @@ _MATCHERS = st.recursive(
 
 @given(matcher=_MATCHERS, doc=_DOCS, as_body=st.booleans())
 @example(matcher=match.json_path("$.a", match.absent()), doc=None, as_body=True)
+@example(matcher=match.json_path("$..a", match.equal("ab")), doc=None, as_body=False)
+@example(matcher=match.json_path("$..a", match.equal("ab")), doc=5, as_body=True)
 def test_matches_agrees_with_explain(matcher: Any, doc: Any, as_body: bool) -> None:
     """Each matcher's ``matches`` (which the router calls, and builds no message) is true
     exactly when its ``explain`` gives no reason; on values and on request bodies (a body

@@ -461,6 +461,20 @@ def test_deeply_nested_json_is_a_no_match_with_a_reason_not_a_500(
             server.check()
 
 
+@pytest.mark.parametrize("body", [b"5", b'"z"', b"null", b"true", b"-1.5e3"])
+@pytest.mark.parametrize("path", ["$..z", "$..*", "$.z"])
+def test_a_json_scalar_body_is_a_no_match_not_a_500(path: str, body: bytes) -> None:
+    """A body that is a JSON scalar gave a descendant query (``$..z``) a 500 with a
+    traceback: the depth check iterated the scalar (found by hypothesis,
+    tests/core/test_singular.py)."""
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.post("/j").body(match.json_path(path, 1)).reply(mockhttp.ok()))
+        answer = httpx.post(server.url + "/j", content=body)
+        assert answer.status_code == 404, answer.text
+        assert f"body: {path}: got nothing (absent)" in answer.text
+        assert server.errors == []
+
+
 @pytest.mark.parametrize("shape", ["object", "list"])
 @pytest.mark.parametrize("path", ["$..z", "$..[?(@.z)].z"])
 def test_a_descendant_query_searches_a_body_256_levels_deep(path: str, shape: str) -> None:

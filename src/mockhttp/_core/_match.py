@@ -150,7 +150,10 @@ def _deep(value: Any) -> str:
 
 
 def _depth(doc: Any) -> int:
-    """How many objects/lists deep ``doc`` is (``[[1]]``: 2), counted without recursion."""
+    """How many objects/lists deep ``doc`` is (``[[1]]``: 2; a scalar: 0), counted
+    without recursion."""
+    if not isinstance(doc, dict | list):
+        return 0
     deepest = 0
     stack = [(doc, 1)]
     while stack:
@@ -158,7 +161,7 @@ def _depth(doc: Any) -> int:
         deepest = max(deepest, level)
         children = node.values() if isinstance(node, dict) else node
         stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
-    return deepest if isinstance(doc, (dict, list)) else 0
+    return deepest
 
 
 def _descends(path: str) -> bool:
