@@ -75,8 +75,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--loop",
         choices=LOOPS,
         default="auto",
-        help="the proxy's event loop: auto (the default: uvloop when installed), asyncio, or uvloop "
-        "(pip install 'mockhttp[fast]')",
+        help="the proxy's event loop: auto (the default: uvloop when installed), asyncio, "
+        "or uvloop (pip install 'mockhttp[fast]')",
     )
     parser.add_argument(
         "--insecure",
