@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,26 @@ def server() -> Iterator[mockhttp.Server]:
     """A fresh server for one test."""
     with mockhttp.Server() as s:
         yield s
+
+
+@pytest.fixture(params=["uvloop", "asyncio"])
+def default_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The test runs with ``loop="auto"`` (every server's default) meaning this loop, once
+    each: ``auto`` picks uvloop where it is installed (the test extra installs it), and a
+    plain install runs asyncio's loop, so a module marked with this fixture
+    (``pytestmark = pytest.mark.usefixtures("default_loop")``) runs on both."""
+    from mockhttp._server import _server
+
+    name: str = request.param
+    if name == "uvloop":
+        pytest.importorskip("uvloop")
+    chosen = _server.loop_factory
+
+    def factory(choice: Any) -> Any:
+        return chosen(name if choice == "auto" else choice)
+
+    monkeypatch.setattr(_server, "loop_factory", factory)
+    return name
 
 
 @pytest.fixture

@@ -24,6 +24,8 @@ from mockhttp.sse import Decoder, Message
 from tests.core.test_fault_support import SEED_BODY, SEED_EVENTS, client_view
 from tests.helpers import clients as clients
 
+pytestmark = pytest.mark.usefixtures("default_loop")  # on both loops (tests/conftest.py)
+
 PATH = "/v1/chat/completions"
 REQUEST = json.dumps(
     {"model": "gpt-test", "stream": True, "messages": [{"role": "user", "content": "Say hello"}]}
@@ -108,9 +110,10 @@ def call_of(active: mockhttp.ActiveMock) -> mockhttp.Call:
 
 
 @pytest.fixture
-def server() -> Iterator[mockhttp.Server]:
-    """A fresh server for one test."""
+def server(default_loop: str) -> Iterator[mockhttp.Server]:
+    """A fresh server for one test, on the loop ``auto`` means in this run."""
     with mockhttp.Server() as s:
+        assert s.loop_name == default_loop
         yield s
 
 
