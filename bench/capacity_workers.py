@@ -54,11 +54,13 @@ wrk.headers["Content-Type"] = "application/json"
 
 
 def round_trips(n: int) -> float:
-    """Mean seconds of one request's ``admit`` + ``leave`` (SharedGate -> Keeper), here."""
+    """Mean seconds of one request's ``admit`` (asked) + ``leave`` (told), SharedGate ->
+    Keeper, here."""
     keeper = Keeper()
     ours, theirs = socket.socketpair()
     threading.Thread(target=keeper.serve, args=(ours,), daemon=True).start()
-    gate = SharedGate(StateChannel(theirs).ask)
+    channel = StateChannel(theirs)
+    gate = SharedGate(channel.ask, tell=channel.tell)
     limits = (100_000, 0, 60.0)
     charges = [("requests", 1_000_000_000, 1), ("tokens", 1_000_000_000, 20)]
     start = time.perf_counter()
@@ -88,7 +90,7 @@ def requests_per_s(wrk: str, port: int, lua: Path, seconds: int) -> tuple[float,
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     if non_2xx:
         raise SystemExit(f"{non_2xx.group(1)} refused or failed requests:\n{out}")
-    p99 = re.search(r"99%\s+(\S+)", out)
+    p99 = re.search(r"^\s+99%\s+(\S+)", out, re.MULTILINE)  # (the latency distribution)
     return (float(rate.group(1)) if rate else 0.0), (p99.group(1) if p99 else "?")
 
 

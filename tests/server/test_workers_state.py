@@ -346,6 +346,36 @@ def test_a_channel_that_timed_out_never_takes_a_late_answer() -> None:
     supervisor.close()
 
 
+def test_a_leave_is_told_without_an_answer_and_the_next_admit_sees_it() -> None:
+    """A capacity's ``leave`` is sent without waiting for an answer (one round trip a
+    request instead of two); the keeper answers nothing to it, so the questions after it
+    still read their own answers, and it takes the worker's messages in order: the
+    ``admit`` right after a ``leave`` finds the place free."""
+    import socket as sockets
+
+    from mockhttp._server._admission import SharedGate
+    from mockhttp._server._workers import Keeper, StateChannel
+
+    keeper = Keeper()
+    ours, theirs = sockets.socketpair()
+    serving = threading.Thread(target=keeper.serve, args=(ours,), daemon=True)
+    serving.start()
+    channel = StateChannel(theirs)
+    gate = SharedGate(channel.ask, tell=channel.tell)
+    one = (1, 0, 60.0)  # one running, no queue
+    for _ in range(50):
+        first = gate.admit("pool", one, "key", [], time.time())
+        assert first.place == "running"
+        assert gate.admit("pool", one, "key", [], time.time()).place is None  # full
+        gate.leave("pool", first.ticket)
+    assert keeper.admissions.answer({"pool": "pool", "granted": []}) == {"granted": []}
+    assert gate.admit("pool", one, "key", [], time.time()).place == "running"
+    channel.lines.close()
+    channel.sock.close()
+    serving.join(5)  # the keeper read the end of its worker's messages
+    assert not serving.is_alive()
+
+
 def test_the_hub_refuses_a_body_over_the_admin_limit_unread(served: Serving) -> None:
     """The hub read whatever Content-Length it was sent; now it answers 413 at once (the
     admin API's 16 MiB), and 400 to a length that is no number, without reading on."""

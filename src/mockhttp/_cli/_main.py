@@ -347,7 +347,7 @@ def _serve(args: argparse.Namespace) -> int:
         secret = take_secret()
         channel = StateChannel(socket.socket(fileno=int(fd)))
         server.tally, server.shared_states = channel, channel.states
-        join_admissions(channel.ask)  # capacities count in the supervisor
+        join_admissions(channel.ask, channel.tell)  # capacities count in the supervisor
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
             server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal)

@@ -8,10 +8,12 @@ the supervisor's (:class:`Admissions`, asked over each worker's ``StateChannel``
 2 requests across all workers, and a key's ``rpm`` is spent once, whichever worker
 answers.
 
-Rule 1: a worker asks three things of a pool, each one short round trip: ``admit`` (a
-place and the buckets charged, or a refusal, with the buckets as read), ``leave`` (a
-request ended: its place passes to the next in the queue) and ``granted`` (which of the
-worker's waiting tickets were handed a place).  The supervisor cannot call a worker, so
+Rule 1: a worker asks two things of a pool, each one short round trip: ``admit`` (a
+place and the buckets charged, or a refusal, with the buckets as read) and ``granted``
+(which of the worker's waiting tickets were handed a place); and it tells it one, with no
+answer to wait for: ``leave`` (a request ended: its place passes to the next in the
+queue).  The supervisor takes a worker's messages in the order they were sent, so the
+worker's next ``admit`` sees its ``leave``.  The supervisor cannot call a worker, so
 a worker with waiting requests polls ``granted`` every ``POLL`` seconds
 (:class:`SharedGate`, one thread per worker, only while something waits).
 Rule 2: a pool is named by its options (the same mapping in every worker's mock file is
@@ -165,10 +167,17 @@ class Admitted:
 
 class SharedGate:
     """A worker's way to its supervisor's :class:`Admissions` (``ask``: one question and
-    its answer, ``StateChannel.ask``)."""
+    its answer, ``StateChannel.ask``; ``tell``: one message without an answer,
+    ``StateChannel.tell``; without it, ``leave`` is asked)."""
 
-    def __init__(self, ask: Callable[[dict[str, Any]], Any], poll: float = POLL) -> None:
+    def __init__(
+        self,
+        ask: Callable[[dict[str, Any]], Any],
+        poll: float = POLL,
+        tell: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self._ask = ask
+        self._tell = ask if tell is None else tell
         self.poll = poll
         self._lock = threading.Lock()
         self._waiting: dict[tuple[str, int], Callable[[], None]] = {}
@@ -206,7 +215,7 @@ class SharedGate:
         """``ticket``'s request ended (or left the queue)."""
         with self._lock:
             self._waiting.pop((pool, ticket), None)
-        self._ask({"admission": {"pool": pool, "leave": ticket}})
+        self._tell({"admission": {"pool": pool, "leave": ticket}})  # (Rule 1: no answer)
 
     def watch(self, pool: str, ticket: int, granted: Callable[[], None]) -> None:
         """Call ``granted`` (from the poller's thread) once ``ticket`` has a place."""
@@ -246,10 +255,12 @@ class SharedGate:
 _JOINED: list[SharedGate] = []
 
 
-def join(ask: Callable[[dict[str, Any]], Any]) -> SharedGate:
+def join(
+    ask: Callable[[dict[str, Any]], Any], tell: Callable[[dict[str, Any]], None] | None = None
+) -> SharedGate:
     """A worker of ``serve --workers``: from now on its capacities count in the
-    supervisor (``ask``: its ``StateChannel``'s)."""
-    _JOINED[:] = [SharedGate(ask)]
+    supervisor (``ask`` and ``tell``: its ``StateChannel``'s)."""
+    _JOINED[:] = [SharedGate(ask, tell=tell)]
     return _JOINED[0]
 
 

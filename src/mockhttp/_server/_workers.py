@@ -284,9 +284,14 @@ class Keeper:
             if path in ("/__mockhttp/reset", "/__mockhttp/scenarios/reset"):
                 self.states = {}
 
-    def answer(self, line: bytes) -> bytes:
-        """One question of a worker's ``StateChannel`` (a JSON line), answered."""
+    def answer(self, line: bytes) -> bytes | None:
+        """One question of a worker's ``StateChannel`` (a JSON line), answered; None for a
+        message that wants no answer (``{"tell": ...}``: an admission's ``leave``)."""
         asked = json.loads(line)
+        told = asked.get("tell")
+        if told is not None:
+            self.admissions.answer(told["admission"])
+            return None
         if "admission" in asked:
             found = self.admissions.answer(asked["admission"])
         elif "claims" in asked:
@@ -302,8 +307,10 @@ class Keeper:
         with sock, sock.makefile("rb") as lines:
             for line in lines:
                 try:
-                    sock.sendall(self.answer(line))
-                except (OSError, ValueError, TypeError):
+                    found = self.answer(line)
+                    if found is not None:
+                        sock.sendall(found)
+                except (OSError, ValueError, TypeError, KeyError):
                     return
 
 
@@ -339,6 +346,20 @@ class StateChannel:
     def ask(self, question: dict[str, Any]) -> Any:
         """One question of another kind (``_admission``'s) and its answer."""
         return self._ask(question)
+
+    def tell(self, message: dict[str, Any]) -> None:
+        """One message the ``Keeper`` takes without answering (``_admission``'s
+        ``leave``): sent in order with the questions, and not waited for."""
+        data = json.dumps({"tell": message}, separators=(",", ":")).encode() + b"\n"
+        with self.lock:
+            if self.broken is not None:
+                raise ConnectionError(self.broken)
+            try:
+                self.sock.sendall(data)
+            except OSError as exc:
+                self.broken = f"the supervisor did not take a message ({exc})"
+                self.sock.close()
+                raise ConnectionError(self.broken) from None
 
     def __call__(self, claims: Sequence[Claim]) -> Choice:
         rows = [[c.id, c.limit, c.scenario, c.state, c.next_state] for c in claims]
