@@ -5,7 +5,8 @@ request asks it twice (``admit`` when it arrives, ``leave`` when it ends), one r
 on the worker's socketpair each.  This runs ``wrk`` (keep-alive, 50 connections, POSTs
 of a small chat completion, never refused: the limits are far above the load) against:
 
-- ``one process``: ``mockhttp serve`` (the capacity counts in the process);
+- ``one process``: ``mockhttp serve`` without a capacity, then with one (it counts in
+  the process);
 - (first) ``admit`` + ``leave`` in this process, over a socketpair: the floor of the cost;
 - ``--workers 1``: one worker, every request through the supervisor's pools;
 - ``--workers 2``: two workers sharing the supervisor's pools;
@@ -107,6 +108,7 @@ def main() -> None:
     lua = folder / "post.lua"
     lua.write_text(LUA)
     rows = [
+        ("one process, no capacity", None, ""),
         ("one process, capacity", None, CAPACITY),
         ("--workers 1, capacity (shared)", 1, CAPACITY),
         ("--workers 2, capacity (shared)", 2, CAPACITY),
