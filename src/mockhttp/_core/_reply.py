@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -38,6 +38,24 @@ def _reason(code: int) -> str:
         return HTTPStatus(code).phrase
     except ValueError:
         return "Unknown"
+
+
+def _checked_header(pair: tuple[str, str | int]) -> tuple[str, str]:
+    """``(name, value)`` as sent, or the ``ConfigError`` of a header that cannot be."""
+    name, value = pair
+    if not isinstance(name, str) or not _TOKEN.match(name):
+        raise ConfigError(f"header name={name!r} must be an HTTP token such as 'Retry-After'")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ConfigError(f"header {name!r} value={value!r} must be text or an int")
+    text = str(value)
+    if any(c in text for c in "\r\n\0"):
+        raise ConfigError(f"header {name!r} value={text!r} must not contain CR, LF or NUL")
+    if not text.isascii() and not _latin1(text):
+        raise ConfigError(
+            f"header {name!r} value={text!r} cannot be sent: header bytes are latin-1 "
+            "(encode other text, e.g. percent-encoding or RFC 8187)"
+        )
+    return (name, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,26 +151,16 @@ class Reply:
         Raises:
             ConfigError: the name is not an HTTP token, or the value holds CR, LF or NUL.
         """
-        if not isinstance(name, str) or not _TOKEN.match(name):
-            raise ConfigError(f"header name={name!r} must be an HTTP token such as 'Retry-After'")
-        if isinstance(value, bool) or not isinstance(value, str | int):
-            raise ConfigError(f"header {name!r} value={value!r} must be text or an int")
-        text = str(value)
-        if any(c in text for c in "\r\n\0"):
-            raise ConfigError(f"header {name!r} value={text!r} must not contain CR, LF or NUL")
-        if not text.isascii() and not _latin1(text):
-            raise ConfigError(
-                f"header {name!r} value={text!r} cannot be sent: header bytes are latin-1 "
-                "(encode other text, e.g. percent-encoding or RFC 8187)"
-            )
-        return dataclasses.replace(self, headers=(*self.headers, (name, text)))
+        return self._add_headers(((name, value),))
 
     def headers_from(self, headers: Mapping[str, str | int]) -> Reply:
         """Add every header of a mapping."""
-        reply = self
-        for name, value in headers.items():
-            reply = reply.header(name, value)
-        return reply
+        return self._add_headers(headers.items())
+
+    def _add_headers(self, pairs: Iterable[tuple[str, str | int]]) -> Reply:
+        """Add each (name, value) of ``pairs``, in order, checked as :meth:`header` does,
+        in one new ``Reply``."""
+        return dataclasses.replace(self, headers=(*self.headers, *map(_checked_header, pairs)))
 
     def body(self, content: bytes | str) -> Reply:
         """Send ``content`` as the body (text is sent as UTF-8), with a Content-Length."""

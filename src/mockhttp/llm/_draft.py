@@ -203,13 +203,12 @@ def payload_text(data: Any, framing: Framing) -> str | None:
 
 def render(draft: Draft, timing: Timing, rng: random.Random) -> Reply:
     """The core reply that sends ``draft``."""
-    reply = status(draft.status)
     names = {name.lower() for name, _ in draft.headers}
+    headers = list(draft.headers)
     if "content-type" not in names:
         kind = "text/event-stream; charset=utf-8" if draft.streamed else "application/json"
-        reply = reply.header("Content-Type", kind)
-    for name, value in draft.headers:
-        reply = reply.header(name, value)
+        headers.insert(0, ("Content-Type", kind))
+    reply = status(draft.status)._add_headers(headers)  # (checked as .header() does)
     if not draft.streamed:  # the whole answer at once, after the time to first token
         reply = reply.body(payload_text(draft.body, draft.framing) or "")
         return reply.delay(timing.ttft) if timing.ttft else reply

@@ -30,6 +30,9 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 _SPACED_TOKEN = re.compile(r"\s*(?:\w+|[^\w\s])")
 _ARG_PIECE = re.compile(r"\s*(?:\w+|[^\w\s]+)")
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_BASE = len(_ALPHABET)
+# two digits at once: _PAIRS[d0 + 62 * d1] is the lower digit's character, then the higher's
+_PAIRS = tuple(_ALPHABET[r % _BASE] + _ALPHABET[r // _BASE] for r in range(_BASE * _BASE))
 
 
 def pieces(text: str, size: int | None = None) -> list[str]:
@@ -94,12 +97,16 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 def make_id(prefix: str, salt: str, call: int, length: int = 24) -> str:
-    """``prefix`` and ``length`` characters derived from ``salt`` and the call number."""
+    """``prefix`` and ``length`` characters derived from ``salt`` and the call number: the
+    base-62 digits of the SHA-512 of both, lowest first, taken two at a time (``_PAIRS``)."""
     digest = int.from_bytes(hashlib.sha512(f"{salt}\0{call}".encode()).digest(), "big")
+    digest %= _BASE**length  # (the digits kept; smaller numbers divide faster)
     chars = []
-    for _ in range(length):
-        digest, rem = divmod(digest, len(_ALPHABET))
-        chars.append(_ALPHABET[rem])
+    for _ in range(length // 2):
+        digest, rem = divmod(digest, _BASE * _BASE)
+        chars.append(_PAIRS[rem])
+    if length % 2:
+        chars.append(_ALPHABET[digest % _BASE])
     return prefix + "".join(chars)
 
 
