@@ -29,6 +29,7 @@ the order built).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 from collections.abc import Callable, Mapping
@@ -198,7 +199,14 @@ def payload_text(data: Any, framing: Framing) -> str | None:
     """A chunk's data as the text of its ``data:`` lines."""
     if data is None or isinstance(data, str):
         return data
-    return json.dumps(data, separators=framing.separators, ensure_ascii=False)
+    return _encoder(framing.separators)(data)
+
+
+@functools.cache
+def _encoder(separators: tuple[str, str]) -> Callable[[Any], str]:
+    """``json.dumps(data, separators=separators, ensure_ascii=False)``, the encoder made
+    once (``json.dumps`` with options makes a new one for every chunk)."""
+    return json.JSONEncoder(separators=separators, ensure_ascii=False).encode
 
 
 def render(draft: Draft, timing: Timing, rng: random.Random) -> Reply:
