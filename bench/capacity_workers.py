@@ -61,7 +61,7 @@ def round_trips(n: int) -> float:
     ours, theirs = socket.socketpair()
     threading.Thread(target=keeper.serve, args=(ours,), daemon=True).start()
     channel = StateChannel(theirs)
-    gate = SharedGate(channel.ask, tell=channel.tell)
+    gate = SharedGate(channel.ask, channel.tell)
     limits = (100_000, 0, 60.0)
     charges = [("requests", 1_000_000_000, 1), ("tokens", 1_000_000_000, 20)]
     start = time.perf_counter()

@@ -361,7 +361,7 @@ def test_a_leave_is_told_without_an_answer_and_the_next_admit_sees_it() -> None:
     serving = threading.Thread(target=keeper.serve, args=(ours,), daemon=True)
     serving.start()
     channel = StateChannel(theirs)
-    gate = SharedGate(channel.ask, tell=channel.tell)
+    gate = SharedGate(channel.ask, channel.tell)
     one = (1, 0, 60.0)  # one running, no queue
     for _ in range(50):
         first = gate.admit("pool", one, "key", [], time.time())

@@ -168,16 +168,16 @@ class Admitted:
 class SharedGate:
     """A worker's way to its supervisor's :class:`Admissions` (``ask``: one question and
     its answer, ``StateChannel.ask``; ``tell``: one message without an answer,
-    ``StateChannel.tell``; without it, ``leave`` is asked)."""
+    ``StateChannel.tell``)."""
 
     def __init__(
         self,
         ask: Callable[[dict[str, Any]], Any],
+        tell: Callable[[dict[str, Any]], None],
         poll: float = POLL,
-        tell: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self._ask = ask
-        self._tell = ask if tell is None else tell
+        self._tell = tell
         self.poll = poll
         self._lock = threading.Lock()
         self._waiting: dict[tuple[str, int], Callable[[], None]] = {}
@@ -256,11 +256,11 @@ _JOINED: list[SharedGate] = []
 
 
 def join(
-    ask: Callable[[dict[str, Any]], Any], tell: Callable[[dict[str, Any]], None] | None = None
+    ask: Callable[[dict[str, Any]], Any], tell: Callable[[dict[str, Any]], None]
 ) -> SharedGate:
     """A worker of ``serve --workers``: from now on its capacities count in the
     supervisor (``ask`` and ``tell``: its ``StateChannel``'s)."""
-    _JOINED[:] = [SharedGate(ask, tell=tell)]
+    _JOINED[:] = [SharedGate(ask, tell)]
     return _JOINED[0]
 
 
