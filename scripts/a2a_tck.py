@@ -18,6 +18,7 @@ also prints the failing tests' ids.  Exit status 1 when a mandatory test fails.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -25,9 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CATEGORIES = ("mandatory", "capabilities", "quality", "features")
-AGENTS = {  # name: (mock files for ``mockhttp serve``, the agent's path)
-    "built-in": ((), "/a2a"),
-    "example": ((str(ROOT / "examples" / "a2a" / "agent.yaml"),), "/"),
+AGENTS = {  # name: (mock files for ``mockhttp serve``, the agent's path, its bearer token)
+    "built-in": ((), "/a2a", None),
+    "example": ((str(ROOT / "examples" / "a2a" / "agent.yaml"),), "/", "tck-token"),
 }
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|error|errors)\b")
 _FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
@@ -49,11 +50,15 @@ def serve(files: tuple[str, ...]) -> tuple[subprocess.Popen[str], str]:
     return process, url.replace("127.0.0.1", "localhost")
 
 
-def run_category(tck: Path, python: str, url: str, category: str) -> tuple[dict[str, int], str]:
-    """One category of the TCK: the counts of its pytest summary, and its output."""
+def run_category(
+    tck: Path, python: str, url: str, category: str, token: str | None
+) -> tuple[dict[str, int], str]:
+    """One category of the TCK (with the agent's bearer token, the TCK's A2A_AUTH_*
+    variables): the counts of its pytest summary, and its output."""
     command = [python, "run_tck.py", "--sut-url", url, "--category", category]
     command += ["--transports", "jsonrpc"]
-    done = subprocess.run(command, cwd=tck, capture_output=True, text=True, timeout=1800)
+    env = {**os.environ, "A2A_AUTH_TYPE": "bearer", "A2A_AUTH_TOKEN": token} if token else None
+    done = subprocess.run(command, cwd=tck, capture_output=True, text=True, timeout=1800, env=env)
     summary = [line for line in done.stdout.splitlines() if " in " in line and "passed" in line]
     counts = {"passed": 0, "failed": 0, "skipped": 0, "error": 0}
     for number, word in _COUNT.findall(summary[-1] if summary else ""):
@@ -79,12 +84,12 @@ def main() -> int:
     print(f"a2a-tck at {commit or '?'}")
     mandatory_failed = 0
     for name in args.agent or list(AGENTS):
-        files, path = AGENTS[name]
+        files, path, token = AGENTS[name]
         process, base = serve(files)
         try:
             for category in args.category or CATEGORIES:
                 url = base if path == "/" else base + path  # the TCK appends /.well-known/...
-                counts, output = run_category(args.tck, python, url, category)
+                counts, output = run_category(args.tck, python, url, category, token)
                 line = ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "skipped"))
                 if counts["error"]:
                     line += f", {counts['error']} error"

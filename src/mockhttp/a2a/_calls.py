@@ -306,13 +306,6 @@ class Call:
                 ERRORS["extended_card_not_configured"],
                 "Extended agent card not configured: this agent has none",
             )
-        expected = f"Bearer {self.agent.extended_card_token}"
-        if self.request.headers.get("authorization") != expected:
-            return self._error(
-                ERRORS["internal"],
-                "Authentication required: the extended agent card needs the bearer token "
-                "the card's securitySchemes name",
-            )
         return ok().json(result(self.id, card))
 
     # -- the answers -------------------------------------------------------------------

@@ -61,10 +61,11 @@ class A2aAgent(ReplyKind):
         push_notifications: the agent takes push notification configs and posts each
             step of a task to the client's webhook (else ``-32003``).
         extended_card: fields over the card for the extended agent card (None: the
-            agent has none, ``-32007``).  The card then declares a bearer scheme, and the
-            extended card needs ``Authorization: Bearer <extended_card_token>`` (else
-            ``-32603``, as the A2A TCK expects).
-        extended_card_token: the bearer token the extended card needs.
+            agent has none, ``-32007``); it is for authenticated clients, so it needs
+            ``bearer_token``.
+        bearer_token: the agent requires ``Authorization: Bearer <bearer_token>`` on every
+            JSON-RPC request (else HTTP 401 with ``WWW-Authenticate: Bearer``); its card,
+            public, declares the scheme (``securitySchemes``, ``securityRequirements``).
     """
 
     file_key: ClassVar[str] = "a2a"
@@ -79,7 +80,7 @@ class A2aAgent(ReplyKind):
     blocking_timeout: float | None = None
     push_notifications: bool = False
     extended_card: Mapping[str, Any] | None = None
-    extended_card_token: str = "mockhttp"
+    bearer_token: str | None = None
     state: Tasks = field(default_factory=Tasks, compare=False, repr=False)
     push: Push = field(default_factory=Push, compare=False, repr=False)
 
@@ -95,7 +96,7 @@ class A2aAgent(ReplyKind):
         if not versions or any(v not in VERSIONS for v in versions):
             raise ConfigError(f"versions: {self.versions!r} must be among {', '.join(VERSIONS)}")
         object.__setattr__(self, "versions", tuple(sorted(set(versions))))
-        for key in ("name", "description", "path", "extended_card_token"):
+        for key in ("name", "description", "path"):
             if not isinstance(getattr(self, key), str):
                 raise ConfigError(f"{key}: {getattr(self, key)!r} must be text")
         if not self.path.startswith("/"):
@@ -106,6 +107,15 @@ class A2aAgent(ReplyKind):
                 continue
             if isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0:
                 raise ConfigError(f"{key}: {delay!r} must be a number of seconds (0 or more)")
+        if self.bearer_token is not None and (
+            not isinstance(self.bearer_token, str) or not self.bearer_token
+        ):
+            raise ConfigError(f"bearer_token: {self.bearer_token!r} must be text")
+        if self.extended_card is not None and self.bearer_token is None:
+            raise ConfigError(
+                "extended_card: the extended card is for authenticated clients; "
+                "give bearer_token too"
+            )
         if not isinstance(self.push_notifications, bool):
             raise ConfigError(
                 f"push_notifications: {self.push_notifications!r} must be true or false"
@@ -151,8 +161,17 @@ class A2aAgent(ReplyKind):
         if request.method in ("GET", "HEAD") and request.path in self.card_paths:
             return ok().json(self.agent_card(request))
         if request.method == "POST" and request.path == self.path:
+            if self.bearer_token is not None and not self._authorized(request):
+                return (
+                    status(401)
+                    .header("WWW-Authenticate", 'Bearer realm="a2a"')
+                    .json({"error": "unauthorized: this agent needs a bearer token"})
+                )
             return self._rpc(request)
         return status(405).header("Allow", "POST" if request.path == self.path else "GET")
+
+    def _authorized(self, request: Request) -> bool:
+        return request.headers.get("authorization") == f"Bearer {self.bearer_token}"
 
     def agent_card(self, request: Request | None = None) -> dict[str, Any]:
         """The agent card (its URLs on the request's host)."""
@@ -185,6 +204,7 @@ class A2aAgent(ReplyKind):
         }
         if self.extended_card is not None:
             card["supportsAuthenticatedExtendedCard"] = True  # 0.3
+        if self.bearer_token is not None:
             card["securitySchemes"] = {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}
             card["securityRequirements"] = [{"schemes": {"bearer": {"list": []}}}]
         card.update(self.card)
