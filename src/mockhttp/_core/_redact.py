@@ -110,7 +110,11 @@ class Redactor:
         for name, value in query:
             if is_secret(name) or name.lower() in extra:
                 found.update((value, quote(value, safe=""), quote(value)))
-        secrets = tuple(sorted((s for s in found if len(s) >= MIN_SECRET), key=len, reverse=True))
+        return cls._made(found, extra, mark)
+
+    @classmethod
+    def _made(cls, found: Iterable[str], extra: frozenset[str], mark: str) -> Redactor:
+        secrets = tuple(sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True))
         if not secrets:
             return cls((), extra, mark)
         alternatives = "|".join(re.escape(s) for s in secrets)
@@ -124,6 +128,14 @@ class Redactor:
     def of_request(cls, request: Any, *, names: Iterable[str] = (), mark: str = MARK) -> Redactor:
         """The redactor of a ``Request`` (its headers and query)."""
         return cls.of(request.headers.items_list, request.query, names=names, mark=mark)
+
+    def adding(self, headers: Iterable[tuple[str, str]]) -> Redactor:
+        """This redactor with the values of these secret ``headers`` as secrets too (Rule 2),
+        e.g. the value a mock expects of ``Authorization``, for its explanation of a miss."""
+        found = [v for name, value in headers if self.is_secret(name) for v in _values(name, value)]
+        if not found:
+            return self
+        return self._made((*self.secrets, *found), self.names, self.mark)
 
     def is_secret(self, name: str) -> bool:
         """Rule 1, with this redactor's own ``names``."""
