@@ -6,7 +6,8 @@ admin journal, miss explanations, ``server.check()``, recordings and the recordi
 log, ``mockhttp check --save`` files and ``mockhttp check`` reports.
 
 Rule 1 (names): a header or query parameter is a secret when its name says so
-(``is_secret``): a known name (``Authorization``, ``x-api-key``, ``Cookie``, ``key`` ...) or
+(``is_secret``): a known name (``Authorization``, ``x-api-key``, ``Cookie``, ``key``,
+``OpenAI-Organization``, ``OpenAI-Project`` ...) or
 a name with a secret word in it (``token``, ``secret``, ``password``, ``api-key``,
 ``auth``, ``key``, ``credential``, ``signature``), ``_`` read as ``-``.  Its value is shown
 as ``[redacted]`` (``Bearer [redacted]``: an auth scheme stays).
@@ -50,6 +51,9 @@ SECRET_NAMES = frozenset(
         "x-amz-signature",
         "x-amz-security-token",
         "sig",
+        # who pays: OpenAI's account ids, sent by its SDKs and answered back by the API
+        "openai-organization",
+        "openai-project",
     }
 )
 _SECRET_WORDS = frozenset(
