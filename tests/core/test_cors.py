@@ -147,13 +147,18 @@ def test_origin_null_is_never_echoed_with_credentials() -> None:
         ("Access-Control-Allow-Origin", "*"),
         ("Vary", "Origin"),
     )
-    asked = Cors().preflight(_request("OPTIONS", Origin="null", Access_Control_Request_Method="POST"))
+    asked = Cors().preflight(
+        _request("OPTIONS", Origin="null", Access_Control_Request_Method="POST")
+    )
     assert asked is not None
     assert ("Access-Control-Allow-Credentials", "true") not in asked.headers
     assert ("Access-Control-Allow-Origin", "*") in asked.headers
     listed = Cors(frozenset({PAGE}))
     assert listed.headers(_request(Origin="null")) == (("Vary", "Origin"),)
-    refused = listed.preflight(_request("OPTIONS", Origin="null", Access_Control_Request_Method="GET"))
-    assert refused is not None and refused.status_code == 403
+    refused = listed.preflight(
+        _request("OPTIONS", Origin="null", Access_Control_Request_Method="GET")
+    )
+    assert refused is not None
+    assert refused.status_code == 403
     with pytest.raises(ConfigError, match="scheme://host"):
         cors_policy(["null"])

@@ -308,7 +308,7 @@ def _expected_secrets(shown: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     """What the closest mocks expect of a header or query parameter, as ``(name, text)``:
     every text in each matcher (``equal('Bearer sk-…')``), for the redactor to hide the
     secret ones (a mock's own ``Authorization`` is as secret as the request's)."""
-    found = []
+    found: list[tuple[str, str]] = []
     for entry in shown:
         for difference in entry["differences"]:
             label = str(difference["field"])
@@ -324,7 +324,9 @@ def _texts(expected: str) -> list[str]:
         tree = ast.parse(expected, mode="eval")
     except (SyntaxError, ValueError):
         return []
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def _says(text: str, value: str) -> bool:
