@@ -91,7 +91,7 @@ def test_the_reference_passes() -> None:
 ERROR = {"type": "RUN_ERROR", "message": "x"}
 SECOND = {"type": "RUN_STARTED", "threadId": "t", "runId": "r2"}
 SECOND_END = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"}
-ACCEPTED = {
+ACCEPTED: dict[str, tuple[list[Any], str | None]] = {
     "several runs": ([START, *TEXT, FINISH, SECOND, *TEXT, *TOOL, SECOND_END], "ag-ui.one-run"),
     "RUN_ERROR first": ([ERROR], None),
     "a run after RUN_ERROR first": ([ERROR, SECOND, SECOND_END], None),
