@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, cast
 
+from .._core import _jsonrpc as jsonrpc
 from .._core._errors import ConfigError
 from .._core._mock import Mock, request
 from .._core._registry import ReplyKind
@@ -194,31 +195,35 @@ class McpServer(ReplyKind):
 
     def _post(self, req: Request) -> Reply:
         try:
-            message = req.json()
+            raw = req.json()
         except ValueError as exc:
             return _http_error(400, f"Parse error: {exc}", PARSE_ERROR)
+        read = jsonrpc.read(raw)
+        id_ = jsonrpc.readable_id(raw)
         if not any(_accepts(req)):
-            return _http_error(406, "Not Acceptable: accept application/json or text/event-stream")
-        if isinstance(message, list):
-            return self._batch(req, message)
-        if not _is_message(message):
-            return _http_error(400, "Invalid Request: expected one JSON-RPC 2.0 message")
-        if message.get("method") == "initialize" and "id" in message:
-            return self._initialize(req, message)
-        session = self._session(req)
+            return _http_error(
+                406, "Not Acceptable: accept application/json or text/event-stream", id_=id_
+            )
+        if isinstance(read, jsonrpc.Batch):
+            return self._batch(req, raw, read)
+        if isinstance(read, jsonrpc.Invalid):
+            return status(400).json(read.answer())
+        if _calls(read, "initialize"):
+            return self._initialize(req, raw)
+        session = self._session(req, id_)
         if isinstance(session, Reply):
             return session
-        if "method" not in message and "id" in message:  # a response to the mock's request
-            if self.state.reply(session, message):
+        if isinstance(read, jsonrpc.Response):  # a response to the mock's request
+            if self.state.reply(session, raw):
                 return status(202)
-            return _http_error(400, f"Bad Request: no request of the mock has id {message['id']!r}")
-        if "id" not in message:  # a notification
-            if message.get("method") == "notifications/initialized":
+            return _http_error(400, f"Bad Request: no request of the mock has id {id_!r}", id_=id_)
+        if read.notification:
+            if read.method == "notifications/initialized":
                 session.initialized = True
             return status(202)
-        return self._answer(req, session, answer(self, message))
+        return self._answer(req, session, answer(self, raw))
 
-    def _batch(self, req: Request, batch: list[Any]) -> Reply:
+    def _batch(self, req: Request, raw: list[Any], batch: jsonrpc.Batch) -> Reply:
         """A JSON-RPC batch: answered in revision 2025-03-26, which has them; from
         2025-06-18 (which removed them) a ``400`` with an Invalid Request error."""
         session = self._session(req)
@@ -231,34 +236,36 @@ class McpServer(ReplyKind):
                 f"Invalid Request: revision {revision} has no JSON-RPC batches "
                 f"(only {BATCHES_UNTIL} had them)",
             )
-        if not batch or any(_is_message(m) and m.get("method") == "initialize" for m in batch):
+        if any(_calls(m, "initialize") for m in batch.messages):
             return _http_error(400, "Invalid Request: a batch is not empty and has no initialize")
         messages: list[dict[str, Any]] = []
         responses: list[dict[str, Any]] = []
-        for message in batch:
-            out = self._in_batch(session, message)
+        for data, message in zip(raw, batch.messages, strict=True):
+            out = self._in_batch(session, data, message)
             messages.extend(out)
             responses.extend(out[-1:])
         if not responses:
             return status(202)
         return self._answer(req, session, messages, batch=responses)
 
-    def _in_batch(self, session: Session, message: Any) -> list[dict[str, Any]]:
+    def _in_batch(
+        self, session: Session, data: Any, message: jsonrpc.Message
+    ) -> list[dict[str, Any]]:
         """What one message of a batch gets: its notifications and response (none for a
         notification or a response the mock was waiting for)."""
-        if not _is_message(message):
-            return [error(None, INVALID_REQUEST, "Invalid Request")]
-        if "method" not in message:
-            if "id" in message and self.state.reply(session, message):
+        if isinstance(message, jsonrpc.Invalid):
+            return [message.answer()]
+        if isinstance(message, jsonrpc.Response):
+            if self.state.reply(session, data):
                 return []
-            return [error(message.get("id"), INVALID_REQUEST, "no request has this id")]
-        if "id" not in message:
-            session.initialized |= message.get("method") == "notifications/initialized"
+            return [error(message.id, INVALID_REQUEST, "no request has this id")]
+        if message.notification:
+            session.initialized |= message.method == "notifications/initialized"
             return []
-        out = answer(self, message)
+        out = answer(self, data)
         if isinstance(out[-1], Exchange):  # asking the client waits: not inside a batch
             text = "a tool that asks the client cannot answer inside a batch"
-            return [error(message["id"], INVALID_REQUEST, text)]
+            return [error(message.id, INVALID_REQUEST, text)]
         return cast("list[dict[str, Any]]", out)
 
     def _initialize(self, req: Request, message: dict[str, Any]) -> Reply:
@@ -283,20 +290,23 @@ class McpServer(ReplyKind):
         reply = self._answer(req, session, [result(message["id"], value)], revision)
         return reply.header(SESSION_HEADER, session.id) if self.sessions else reply
 
-    def _session(self, req: Request) -> Session | Reply:
-        """The request's session, or the error reply: 400 without one, 404 for an unknown
-        or ended one, 400 for a revision the mock does not speak."""
+    def _session(self, req: Request, id_: jsonrpc.Id = None) -> Session | Reply:
+        """The request's session, or the error reply (with the request's id ``id_``): 400
+        without one, 404 for an unknown or ended one, 400 for a revision the mock does not
+        speak."""
         version = req.headers.get(VERSION_HEADER)
         if version is not None and version not in self.protocol_versions:
-            return _http_error(400, f"Bad Request: unsupported {VERSION_HEADER}: {version}")
+            text = f"Bad Request: unsupported {VERSION_HEADER}: {version}"
+            return _http_error(400, text, id_=id_)
         if not self.sessions:
             return self.state.stateless()
         session_id = req.headers.get(SESSION_HEADER)
         if not session_id:
-            return _http_error(400, f"Bad Request: no {SESSION_HEADER} header (initialize first)")
+            text = f"Bad Request: no {SESSION_HEADER} header (initialize first)"
+            return _http_error(400, text, id_=id_)
         session = self.state.find(session_id)
         if session is None:
-            return _http_error(404, "Session not found", -32001)
+            return _http_error(404, "Session not found", -32001, id_=id_)
         return session
 
     def _answer(
@@ -426,10 +436,16 @@ def _accepts(req: Request) -> tuple[bool, bool]:
     return json_ok, "text/event-stream" in accept
 
 
-def _is_message(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("jsonrpc") == "2.0"
+def _calls(message: jsonrpc.Message, method: str) -> bool:
+    """Whether ``message`` is a request (not a notification) of ``method``."""
+    return isinstance(message, jsonrpc.Request) and (
+        message.method == method and not message.notification
+    )
 
 
-def _http_error(code: int, message: str, rpc_code: int = INVALID_REQUEST) -> Reply:
-    """An HTTP error whose body is a JSON-RPC error without an id."""
-    return status(code).json(error(None, rpc_code, message))
+def _http_error(
+    code: int, message: str, rpc_code: int = INVALID_REQUEST, *, id_: jsonrpc.Id = None
+) -> Reply:
+    """An HTTP error whose body is a JSON-RPC error, with the request's id when it could
+    be read (null otherwise)."""
+    return status(code).json(error(id_, rpc_code, message))
