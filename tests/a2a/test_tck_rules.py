@@ -18,7 +18,7 @@ import pytest
 from a2a.client import Client, ClientConfig, create_client
 from a2a.types import a2a_pb2 as pb
 from a2a.utils.errors import InvalidParamsError, UnsupportedOperationError
-from google.protobuf.timestamp_pb2 import Timestamp
+from google.protobuf.timestamp_pb2 import Timestamp  # type: ignore[import-untyped]
 
 import mockhttp
 from mockhttp import a2a

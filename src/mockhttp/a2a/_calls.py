@@ -15,9 +15,9 @@ last one repeating; a message naming a task goes on with that task's script.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from .._core._reply import Reply, ok
 from .._core._request import Request
@@ -25,22 +25,37 @@ from .._core._sse import Event
 from . import _listing as listing
 from . import _render as render
 from . import _validate as validate
-from ._push import Config, config_from
+from ._push import Config, Push, config_from
 from ._script import Entry, Error, Message, Task
 from ._spec import ERRORS, INTERRUPTED, TERMINAL, Version, error, result
-from ._tasks import Due, Live, Update
+from ._tasks import Due, Live, Tasks, Update
 
-if TYPE_CHECKING:
-    from ._kind import A2aAgent
+__all__ = ["Agent", "Call"]
 
-__all__ = ["Call"]
+
+class Agent(Protocol):
+    """What an operation reads of the agent (:class:`~mockhttp.a2a.A2aAgent`)."""
+
+    @property
+    def tasks(self) -> Sequence[Any]: ...
+    @property
+    def event_delay(self) -> float: ...
+    @property
+    def blocking_timeout(self) -> float | None: ...
+    @property
+    def push_notifications(self) -> bool: ...
+    @property
+    def state(self) -> Tasks: ...
+    @property
+    def push(self) -> Push: ...
+    def extended_agent_card(self, request: Request | None = None) -> dict[str, Any] | None: ...
 
 
 @dataclass
 class Call:
     """One JSON-RPC request being answered."""
 
-    agent: A2aAgent
+    agent: Agent
     request: Request
     version: Version
     id: Any

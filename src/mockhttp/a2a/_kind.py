@@ -5,9 +5,10 @@ the host's root and under the agent's ``path``, so the agent's one URL serves bo
 ``POST`` of one JSON-RPC request to ``path`` with its answer in the version the method
 names (see :mod:`._spec`; the operations are :mod:`._calls`).
 
-Rule (JSON-RPC 2.0 §5): an error answers with the request's id whenever it could be read
-(a string or a number); ``null`` when it could not (not JSON: -32700; an id that is an
-object, an array or a boolean: -32600).
+Rule (JSON-RPC 2.0 §5, read by :mod:`mockhttp._core._jsonrpc`, the envelope MCP shares):
+an error answers with the request's id whenever it could be read (a string or a number);
+``null`` when it could not (not JSON: -32700; an id that is an object, an array or a
+boolean: -32600).  A2A has no batches: an array is -32600.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .._core import _jsonrpc as jsonrpc
 from .._core._errors import ConfigError
 from .._core._match import any_of
 from .._core._mock import Mock, request
@@ -217,20 +219,12 @@ class A2aAgent(ReplyKind):
         return {**self.agent_card(request), **self.extended_card}
 
     def _rpc(self, req: Request) -> Reply:
-        try:
-            body = req.json()
-        except ValueError as exc:
-            return ok().json(error(None, ERRORS["parse"], f"Parse error: {exc}"))
-        if not isinstance(body, dict):
-            return _invalid(None, "expected one JSON-RPC 2.0 request object")
-        id_ = body.get("id")
-        if not _readable_id(id_):
-            return _invalid(None, f"id must be a string, a number or null, not {id_!r}")
-        if body.get("jsonrpc") != "2.0":
-            return _invalid(id_, 'jsonrpc must be "2.0"')
-        method = body.get("method")
-        if not isinstance(method, str):
-            return _invalid(id_, "method must be a string")
+        message = jsonrpc.parse(req.body)
+        if isinstance(message, jsonrpc.Invalid):
+            return ok().json(message.answer())
+        if not isinstance(message, jsonrpc.Request):
+            return _invalid(None, "expected one JSON-RPC 2.0 request (A2A has no batches)")
+        id_, method = message.id, message.method
         known = METHODS.get(method)
         if known is None or known[0] not in self.versions:
             spoken = " and ".join(self.versions)
@@ -250,21 +244,13 @@ class A2aAgent(ReplyKind):
                     f"Version not supported: {VERSION_HEADER}: {asked}",
                 )
             )
-        params = body.get("params", {})
+        params = {} if message.params is None else message.params
         if not isinstance(params, dict):
             return ok().json(
                 error(id_, ERRORS["invalid_params"], "Invalid params: params must be an object")
             )
         version, operation = known
         return Call(self, req, version, id_, params).answer(operation)
-
-
-def _readable_id(value: Any) -> bool:
-    return (
-        value is None
-        or isinstance(value, str)
-        or (isinstance(value, int | float) and not isinstance(value, bool))
-    )
 
 
 def _invalid(id_: Any, why: str) -> Reply:
