@@ -93,7 +93,9 @@ def interfaces(card: Mapping[str, Any], url: str) -> dict[str, str]:
             found.setdefault(version, urljoin(url, item["url"]))
     old = _version(card.get("protocolVersion"))
     if old == "0.3" and "0.3" not in found:
-        named = [{"url": card.get("url"), "transport": card.get("preferredTransport")}]
+        named: list[Mapping[str, Any]] = [
+            {"url": card.get("url"), "transport": card.get("preferredTransport")}
+        ]
         named += [i for i in card.get("additionalInterfaces") or [] if isinstance(i, Mapping)]
         for item in named:
             if item.get("transport", "JSONRPC") in _JSONRPC and isinstance(item.get("url"), str):
