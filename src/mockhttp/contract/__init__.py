@@ -28,6 +28,7 @@ from ._check import check as check
 from ._check import evaluate as evaluate
 from ._finding import Finding as Finding
 from ._finding import Severity as Severity
+from ._html import format_html as format_html
 from ._profiles import PROFILES as PROFILES
 from ._profiles import rules as rules
 from ._record import Limits as Limits
@@ -53,6 +54,7 @@ __all__ = [
     "assert_conforms",
     "check",
     "evaluate",
+    "format_html",
     "format_json",
     "format_junit",
     "format_summary",
