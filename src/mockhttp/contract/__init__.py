@@ -27,10 +27,10 @@ from ._check import assert_conforms as assert_conforms
 from ._check import check as check
 from ._check import evaluate as evaluate
 from ._finding import Finding as Finding
+from ._finding import Severity as Severity
 from ._mcp_capture import Exchange as Exchange
 from ._mcp_capture import check_capture as check_capture
 from ._mcp_capture import loads_capture as loads_capture
-from ._finding import Severity as Severity
 from ._profiles import PROFILES as PROFILES
 from ._profiles import rules as rules
 from ._record import Limits as Limits
