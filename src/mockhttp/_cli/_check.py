@@ -111,6 +111,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="live mode: read at most N lines of one response body (100000)",
     )
     parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
+    parser.add_argument(
+        "--capture",
+        type=Path,
+        metavar="FILE",
+        help="offline, --profile mcp: a recorded MCP session (JSON, as scripts/mcp_capture.py "
+        "writes it): each answer and the transport's rules over the session",
+    )
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
     parser.add_argument(
         "--request",
@@ -184,24 +191,31 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
             args.as_ = provider(args.as_).name
         except ConfigError as exc:
             raise UsageError(f"--as: {exc}") from None
+    if getattr(args, "capture", None) is not None:
+        return _capture(args, profiles)
     if (args.url is None) == (args.body is None):
         raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
     if RESUME in profiles:
         return [_resume(args, profiles)]
     if args.body is not None:
         return [_offline(args, profiles)]
-    if "ag-ui" in profiles:
-        return _agui_live(args, profiles)
+    agui = next((p for p in profiles if p in ("ag-ui", "ag-ui-strict")), None)
+    if agui is not None:
+        return _agui_live(args, profiles, agui)
     if "a2a" in profiles:
         return _a2a_live(args, profiles)
     return _live(args, profiles or ["openai-chat"])
 
 
-def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
-    """``--profile ag-ui`` live: one RunAgentInput POSTed to the URL (no --model)."""
+def _agui_live(args: argparse.Namespace, profiles: list[str], profile: str) -> list[Outcome]:
+    """``--profile ag-ui`` (or ``ag-ui-strict``) live: one RunAgentInput POSTed to the URL
+    (no --model)."""
     from ..contract._agui_live import run_agui_live
 
-    return _posted_live(args, profiles, "ag-ui", run_agui_live)
+    def run(*given: Any, **options: Any) -> list[Outcome]:
+        return run_agui_live(*given, **options, profile=profile)
+
+    return _posted_live(args, profiles, profile, run)
 
 
 def _a2a_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
@@ -284,6 +298,21 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     )  # fmt: skip
     _save(args.save, seen, headers)
     return outcomes
+
+
+def _capture(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    """``--capture FILE``: an MCP session recorded exchange by exchange (offline)."""
+    from ..contract._mcp_capture import check_capture, loads_capture
+
+    if profiles not in ([], ["mcp"]) or args.url is not None or args.body is not None:
+        raise UsageError("--capture is checked with --profile mcp alone (no URL, no --body)")
+    try:
+        text = args.capture.read_text(encoding="utf-8")
+        return check_capture(loads_capture(text, str(args.capture)))
+    except OSError as exc:
+        raise UsageError(f"cannot read --capture {args.capture}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _live_mcp(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
