@@ -111,6 +111,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="live mode: read at most N lines of one response body (100000)",
     )
     parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
+    parser.add_argument(
+        "--capture",
+        type=Path,
+        metavar="FILE",
+        help="offline, --profile mcp: a recorded MCP session (JSON, as scripts/mcp_capture.py "
+        "writes it): each answer and the transport's rules over the session",
+    )
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
     parser.add_argument(
         "--request",
@@ -184,6 +191,8 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
             args.as_ = provider(args.as_).name
         except ConfigError as exc:
             raise UsageError(f"--as: {exc}") from None
+    if getattr(args, "capture", None) is not None:
+        return _capture(args, profiles)
     if (args.url is None) == (args.body is None):
         raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
     if RESUME in profiles:
@@ -289,6 +298,21 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     )  # fmt: skip
     _save(args.save, seen, headers)
     return outcomes
+
+
+def _capture(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    """``--capture FILE``: an MCP session recorded exchange by exchange (offline)."""
+    from ..contract._mcp_capture import check_capture, loads_capture
+
+    if profiles not in ([], ["mcp"]) or args.url is not None or args.body is not None:
+        raise UsageError("--capture is checked with --profile mcp alone (no URL, no --body)")
+    try:
+        text = args.capture.read_text(encoding="utf-8")
+        return check_capture(loads_capture(text, str(args.capture)))
+    except OSError as exc:
+        raise UsageError(f"cannot read --capture {args.capture}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _live_mcp(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:

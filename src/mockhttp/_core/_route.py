@@ -228,7 +228,8 @@ def answer(
         return Answer(entry, index, refused.reply, (), states, refused)
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
         return Answer(entry, index, None, (), states, exc)
-    return Answer(entry, index, reply, mock.faults_for(index), states)
+    faults = mock.faults_for(index)
+    return Answer(entry, index, reply, (*reply.faults, *faults) if reply.faults else faults, states)
 
 
 def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:

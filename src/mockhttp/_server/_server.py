@@ -339,6 +339,10 @@ class Server:
     ) -> None:
         await asyncio.to_thread(self.close)
 
+    def _on_its_loop(self) -> bool:
+        """True on the server's own loop thread (a blocking wait there would freeze it)."""
+        return self._thread is not None and threading.current_thread() is self._thread
+
     @property
     def loop_name(self) -> str | None:
         """The loop it serves on, ``"uvloop"`` or ``"asyncio"`` (None before :meth:`start`)."""

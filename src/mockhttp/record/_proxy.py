@@ -218,6 +218,12 @@ class Recorder:
         return [m for path in paths for m in load(path)]
 
     @property
+    def count(self) -> int:
+        """How many exchanges are recorded (no file is read)."""
+        with self._lock:
+            return len(self._mocks)
+
+    @property
     def url(self) -> str:
         """The proxy's base URL: give it to the client in place of the upstream's."""
         return self.server.url
@@ -225,7 +231,7 @@ class Recorder:
     def wait(self, n: int, timeout: float = 5.0) -> list[Mock]:
         """Wait until ``n`` exchanges are recorded (they are once the reply has ended)."""
         deadline = time.monotonic() + timeout
-        while len(self._mocks) < n and time.monotonic() < deadline:
+        while self.count < n and time.monotonic() < deadline:
             time.sleep(0.005)
         return list(self.mocks)
 
@@ -375,6 +381,7 @@ class Recorder:
                 self._recorded(mock)
             else:  # served from the whole file, before it shows in the folder
                 write_mock(self._path(index), mock, spool, whole=self._recorded)
+            over = "" if self.out is None else _over_limit(self._path(index))
         what = "failed" if exchange.failure else str(exchange.status)
         self._say(
             f"recorded {self._shown(exchange.request)} -> {what}"
@@ -385,6 +392,7 @@ class Recorder:
                 else ""
             )
             + f": {mock.name}"
+            + over
         )
 
     def _recorded(self, recorded: Mock | Path) -> None:
@@ -404,6 +412,21 @@ class Recorder:
     def _say(self, line: str) -> None:
         if self.log is not None:
             print(line, file=self.log, flush=True)
+
+
+def _over_limit(path: Path) -> str:
+    """What the log line says of a recording too large to load as a mock file (``serve``
+    refuses it until the limit is raised), else ``""``."""
+    from .._mockfile._load import FILE_BYTES_ENV, max_file_bytes, raise_with
+
+    size = path.stat().st_size
+    limit = max_file_bytes()
+    if size <= limit:
+        return ""
+    return (
+        f" (warning: {size:,} bytes, over the {limit:,}-byte limit of a mock file: to replay "
+        f"it, {raise_with(FILE_BYTES_ENV, size)}; or record less with --max-recording-size)"
+    )
 
 
 def climbs(target: str) -> bool:
