@@ -9,7 +9,9 @@ install its dependencies into its own venv, and give this script its path::
     PYTHONPATH=src python scripts/a2a_tck.py /tmp/a2a-tck
 
 It serves each agent on loopback with ``mockhttp serve`` (the built-in defaults, whose
-agent lives at ``/a2a``, and ``examples/a2a/agent.yaml`` at ``/``), runs the TCK's
+agent lives at ``/a2a``; ``examples/a2a/agent.yaml`` at ``/``, which needs a bearer token,
+passed to the TCK as ``A2A_AUTH_TYPE``/``A2A_AUTH_TOKEN``; ``examples/a2a/open.yaml``, the
+same without credentials, for the TCK's 0.3 line which sends none), runs the TCK's
 ``run_tck.py --category C --transports jsonrpc`` for each category against the agent's
 one URL, and prints one line per agent and category: passed, failed, skipped.  ``-v``
 also prints the failing tests' ids.  Exit status 1 when a mandatory test fails.
@@ -29,6 +31,7 @@ CATEGORIES = ("mandatory", "capabilities", "quality", "features")
 AGENTS = {  # name: (mock files for ``mockhttp serve``, the agent's path, its bearer token)
     "built-in": ((), "/a2a", None),
     "example": ((str(ROOT / "examples" / "a2a" / "agent.yaml"),), "/", "tck-token"),
+    "open": ((str(ROOT / "examples" / "a2a" / "open.yaml"),), "/", None),
 }
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|error|errors)\b")
 _FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)

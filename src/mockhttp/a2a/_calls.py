@@ -28,7 +28,7 @@ from . import _validate as validate
 from ._push import Config, Push, config_from
 from ._script import Entry, Error, Message, Task
 from ._spec import ERRORS, INTERRUPTED, TERMINAL, Version, error, result
-from ._tasks import Due, Live, Tasks, Update
+from ._tasks import Due, Live, Tasks, Update, apply
 
 __all__ = ["Agent", "Call"]
 
@@ -121,8 +121,10 @@ class Call:
         if self.push_config is not None:
             self.agent.push.add(dataclasses.replace(self.push_config, task_id=task_id))
         before, planned = self.agent.state.run(task_id, user, self.agent.event_delay)
-        self._deliver(before, planned)
         now = self.agent.state.clock()
+        if planned:  # a run's notifications begin with the task, as its stream does
+            self._deliver_task(before, min(now, planned[0].at))
+        self._deliver(before, planned)
         if stream:
             return self._stream(before, before.pending, now)
         when = now if self._returns_immediately() else before.stops_at
@@ -241,8 +243,10 @@ class Call:
         push = self.agent.push
         config = config_from(self.params, self.version, live.id, push.number())
         push.add(config)
+        scratch = live.snapshot()
         for due in live.pending:
-            push.send(live.id, due.at, self._notification(live, due), config)
+            apply(scratch, due.event, due.at)
+            push.send(live.id, due.at, self._notification(scratch, due), config)
         return ok().json(result(self.id, config.render(self.version)))
 
     def _configured_push(self) -> Config | None:
@@ -297,14 +301,23 @@ class Call:
         push = self.agent.push
         if not self.agent.push_notifications or not push.of(live.id):
             return
+        scratch = live.snapshot()  # the task as each step leaves it (0.3 sends the task)
         for due in dues:
-            push.send(live.id, due.at, self._notification(live, due))
+            apply(scratch, due.event, due.at)
+            push.send(live.id, due.at, self._notification(scratch, due))
+
+    def _deliver_task(self, live: Live, when: float) -> None:
+        push = self.agent.push
+        if self.agent.push_notifications and push.of(live.id):
+            body = render.task(self.version, live)
+            push.send(live.id, when, render.wrap(self.version, "task", body))
 
     def _notification(self, live: Live, due: Due) -> Any:
-        """What the webhook gets for a step: 1.0 the update as a stream sends it, 0.3 the
-        task as the step leaves it."""
+        """What the webhook gets for a step (``live``: the task as the step leaves it): 1.0
+        the update as a stream sends it, 0.3 the task (a run's first notification is the
+        task as it starts)."""
         if self.version == "0.3":
-            return render.task(self.version, live.at(due.at))
+            return render.task(self.version, live)
         event = due.event
         if isinstance(event, Update):
             return render.wrap(
