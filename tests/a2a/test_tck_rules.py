@@ -199,10 +199,9 @@ def test_cancel_a_working_task_and_subscribe_during_a_run() -> None:
         first, second = run(server.url, start, streaming=False)
 
         async def watch(client: Client) -> Any:
-            request = pb.SubscribeToTaskRequest(id=first)
-            streamed = [(e.WhichOneof("payload"), e) async for e in client.subscribe(request)]
             canceled = await client.cancel_task(pb.CancelTaskRequest(id=second))
-            await asyncio.sleep(0.6)
+            request = pb.SubscribeToTaskRequest(id=first)  # until the run ends (3.3 s in)
+            streamed = [(e.WhichOneof("payload"), e) async for e in client.subscribe(request)]
             return streamed, canceled, await client.get_task(pb.GetTaskRequest(id=second))
 
         streamed, canceled, later = run(server.url, watch, streaming=True)
