@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -194,10 +193,11 @@ def test_timing_like_llm_replies(server: mockhttp.Server) -> None:
     server.mock(agui.run(agui.text("one two three"), ttft=0.3, chunks_per_second=20).mock("/t"))
     times = arrivals(server, "/t")
     assert len(times) == 7
-    assert 0.28 <= times[0] < 1.5  # a loaded machine adds to it, never takes away
-    gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert 6 * 0.05 * 0.9 <= times[-1] - times[0] < 6 * 0.05 + 0.5, gaps  # reads may merge
-    assert max(gaps) < 0.3, gaps
+    # A loaded machine delays reads and merges them (two events in one read), never makes
+    # them early: the schedule is a lower bound, measured from the request; the upper
+    # bounds only say nothing hung.
+    assert 0.28 <= times[0] < 5
+    assert 0.3 * 0.95 + 6 * 0.05 * 0.9 <= times[-1] < 0.6 + 5, times
 
 
 def test_a_pause_mid_run(server: mockhttp.Server) -> None:
