@@ -50,6 +50,8 @@ class ActiveMock:
         self._count = 0  # exact, even when a journal limit trims ``calls``
         self._limit = limit_of(mock)  # how many requests it answers (None: any number)
         self._hub: Hub | None = None  # a pushed() mock's streams, made when first needed
+        if mock.kind is not None:
+            mock.kind.forget()  # a conversation reused by another test counts anew
 
     @property
     def id(self) -> int:
@@ -77,6 +79,8 @@ class ActiveMock:
         (the open ones are closed), queue and log."""
         self.calls = CallList()
         self._count = 0
+        if self.mock.kind is not None:
+            self.mock.kind.forget()
         hub, self._hub = self._hub, None
         if hub is not None:
             hub.close()
