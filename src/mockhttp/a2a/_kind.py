@@ -157,6 +157,11 @@ class A2aAgent(ReplyKind):
         self.state.reset()
         self.push.reset()
 
+    def forget(self) -> None:
+        """Called when the mock is registered and when the server's journal is cleared: an
+        agent reused by another test starts with no tasks (``task-1`` again)."""
+        self.reset()
+
     def to_args(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         default = A2aAgent()
