@@ -24,7 +24,7 @@ import mockhttp
 from mockhttp import fault, match, mcp, verdicts
 
 NODE = Path(__file__).resolve().parents[2] / "scripts" / "mcp_node"
-RETRY_MS = 300
+RETRY_MS = 1000  # the bound is 2 x retry: wide enough for a loaded machine
 CALLS = match.json_path("$.method", match.equal("tools/call"))
 MCP_CLIENT = (
     verdicts.reconnected(on="GET"),
@@ -160,3 +160,10 @@ def test_the_typescript_sdk_client_passes() -> None:
         verdicts.assert_client(server.journal, *MCP_CLIENT)
     resumed = [c for c in server.journal if c.request.headers.get("last-event-id")]
     assert [(c.request.method, c.last_event_id) for c in resumed] == [("GET", "1-1")]
+
+
+def test_the_module_docstring_example_runs() -> None:
+    import re
+
+    (code,) = re.findall(r"```python\n(.*?)```", verdicts.__doc__ or "", re.S)
+    exec(compile(code, "mockhttp/verdicts.py", "exec"), {})
