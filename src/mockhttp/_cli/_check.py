@@ -23,6 +23,7 @@ from .._core._errors import ConfigError
 from .._core._redact import Redactor
 from ..contract._answer import parse_answer
 from ..contract._check import Outcome, evaluate
+from ..contract._html import format_html
 from ..contract._live import api_of, auth_headers, run_live
 from ..contract._mcp_live import run_mcp_live
 from ..contract._profiles import PROFILES
@@ -143,6 +144,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
     parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write an HTML report: the findings with the bytes around each, and the "
+        "stream's timeline",
+    )
+    parser.add_argument(
         "--save", type=Path, metavar="FILE", help="live mode: write the exchanges as a mock file"
     )
 
@@ -160,12 +168,17 @@ def run(args: argparse.Namespace) -> int:
     shown = format_table if args.verbose else format_summary
     redactor = _redactor(args)  # an endpoint may repeat the key: no report does
     print(redactor.text(format_json(outcomes) if args.json else shown(outcomes)), end="")
-    if args.junit is not None:
+    for option, path, made in (
+        ("--junit", args.junit, format_junit),
+        ("--html", args.html, format_html),
+    ):
+        if path is None:
+            continue
         try:
-            args.junit.write_text(redactor.text(format_junit(outcomes)), encoding="utf-8")
+            path.write_text(redactor.text(made(outcomes)), encoding="utf-8")
         except OSError as exc:
             print(
-                f"mockhttp check: error: cannot write --junit {args.junit}: {exc.strerror or exc}",
+                f"mockhttp check: error: cannot write {option} {path}: {exc.strerror or exc}",
                 file=sys.stderr,
             )
             return USAGE

@@ -28,6 +28,7 @@ from ._check import check as check
 from ._check import evaluate as evaluate
 from ._finding import Finding as Finding
 from ._finding import Severity as Severity
+from ._html import format_html as format_html
 from ._mcp_capture import Exchange as Exchange
 from ._mcp_capture import check_capture as check_capture
 from ._mcp_capture import loads_capture as loads_capture
@@ -58,6 +59,7 @@ __all__ = [
     "check",
     "check_capture",
     "evaluate",
+    "format_html",
     "format_json",
     "format_junit",
     "format_summary",
