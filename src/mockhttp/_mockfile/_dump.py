@@ -98,8 +98,8 @@ def to_dict(mock: Mock) -> dict[str, Any]:
         doc["name"] = mock.name
     if mock.priority:
         doc["priority"] = mock.priority
-    if mock.times is not None:
-        doc["times"] = mock.times
+    if mock.answers is not None:
+        doc["times"] = mock.answers
     own = mock.kind.own_mock() if mock.kind is not None and not mock.faults else None
     request = _request(mock, own)
     if request:
@@ -137,6 +137,8 @@ def _request(mock: Mock, own: Mock | None = None) -> dict[str, Any]:
     request: dict[str, Any] = {}
     if mock.method is not None and (own is None or mock.method != own.method):
         request["method"] = mock.method
+    elif mock.method_matcher is not None:
+        request["method"] = write_form(mock.method_matcher)
     if own is not None and mock.path == own.path:
         pass
     elif isinstance(mock.path, Matcher):
