@@ -74,12 +74,14 @@ class Answer(Generic[E]):
     the ``faults`` for that index, the scenario ``states`` after the call (the same
     mapping when no scenario moved), and ``error``: None, or why there is no reply (then
     ``reply`` is None and the request gets a 500), or why the request was refused (then
-    ``reply`` is the refusal the client gets)."""
+    ``reply`` is the refusal the client gets).  ``request`` is the request answered, and
+    ``params`` the values of its mock's path template (``{}``: none)."""
 
-    __slots__ = ("entry", "error", "faults", "index", "reply", "states")
+    __slots__ = ("entry", "error", "faults", "index", "params", "reply", "request", "states")
 
     def __init__(
         self,
+        request: Request,
         entry: E,
         index: int,
         reply: Reply | None,
@@ -87,6 +89,8 @@ class Answer(Generic[E]):
         states: Mapping[str, str],
         error: Exception | None = None,
     ) -> None:
+        self.request = request
+        self.params = entry.mock.path_params(request)
         self.entry = entry
         self.index = index
         self.reply = reply
@@ -221,14 +225,14 @@ def answer(
             f"mock {mock.describe()} was called {index + 1} times, and it has "
             f"{_count(len(mock.sequence), 'reply', 'replies')} (exhausted='error')"
         )
-        return Answer(entry, index, None, (), states, error)
+        return Answer(request, entry, index, None, (), states, error)
     try:
         reply = mock.reply_for(request, index)
     except RefusedRequest as refused:  # the client's fault: it gets the kind's refusal
-        return Answer(entry, index, refused.reply, (), states, refused)
+        return Answer(request, entry, index, refused.reply, (), states, refused)
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
-        return Answer(entry, index, None, (), states, exc)
-    return Answer(entry, index, reply, mock.faults_for(index), states)
+        return Answer(request, entry, index, None, (), states, exc)
+    return Answer(request, entry, index, reply, mock.faults_for(index), states)
 
 
 def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:

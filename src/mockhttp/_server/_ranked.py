@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .._core._paths import PathIndex
+from ._builtin import Builtin
 from ._verify import ActiveMock
 
 __all__ = ["Ranked"]
@@ -49,13 +50,16 @@ class _Version(NamedTuple):
 class Ranked:
     """The registered mocks: the highest priority first, then the most recently added."""
 
-    def __init__(self) -> None:
+    def __init__(self, front: Sequence[Builtin] = ()) -> None:
+        # the server's own endpoints, tried before every mock (``_builtin``): indexed with
+        # them, never in a snapshot
+        self.front = tuple(front)
         self._version = _Version((), None)
         # (the version it was built for, its sorted tuple): the cache readers share
         self._built: tuple[_Version, tuple[ActiveMock, ...]] = (self._version, ())
         self._members: dict[int, ActiveMock] = {}  # by id (``ActiveMock.id``)
         self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
-        self._indexed: PathIndex[ActiveMock] = PathIndex(())  # of the last tuple indexed
+        self._indexed: PathIndex[ActiveMock | Builtin] = PathIndex((), self.front)  # (the last)
 
     def snapshot(self) -> tuple[ActiveMock, ...]:
         """The mocks in the order they are tried, as of now; lock-free."""
@@ -67,11 +71,13 @@ class Ranked:
         self._built = (version, ordered)  # a racing reader may store an older one: rebuilt
         return ordered
 
-    def index(self, snapshot: tuple[ActiveMock, ...]) -> PathIndex[ActiveMock]:
-        """The index by path of ``snapshot`` (a tuple ``snapshot()`` gave); lock-free."""
+    def index(self, snapshot: tuple[ActiveMock, ...]) -> PathIndex[ActiveMock | Builtin]:
+        """The index by path of ``snapshot`` (a tuple ``snapshot()`` gave), the server's
+        own endpoints (``front``) first; lock-free."""
         indexed = self._indexed
         if indexed.entries is not snapshot:
-            indexed = self._indexed = PathIndex(snapshot)  # (a racing reader: built twice)
+            # (a racing reader: built twice)
+            indexed = self._indexed = PathIndex(snapshot, self.front)
         return indexed
 
     def __len__(self) -> int:

@@ -16,7 +16,6 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import errno
 import logging
 import socket
@@ -28,46 +27,36 @@ from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, overload
 
-from .._core._cors import cors_policy
+from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._mock import STARTED, Mock, as_mock
-from .._core._paths import PathIndex
-from .._core._pushed import Pushed
 from .._core._registry import ReplyKind
-from .._core._reply import Reply, error_reply, status
+from .._core._reply import Reply
 from .._core._request import Request
-from .._core._route import Answer, Miss, Tally, by_target, route, route_shared
+from .._core._route import Answer, Tally, by_target
 from ._accept import Listener
+from ._answer import EXPLAINED_ON_LOOP, Answers, Router
 from ._budget import LIBRARY_DEFAULT
+from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin, builtins
 from ._connection import Connection
 from ._fds import make_room
-from ._heap import BIG_BODY, release
 from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, seal, unmatched_calls
 from ._lane import Hit, Key, Lane
-from ._loop import LOOPS, LoopChoice, Worker, loop_factory, loop_name
+from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
-from ._push import open_stream
 from ._ranked import Ranked
-from ._runner import Deferred, Plan, Steps, Whole
+from ._runner import Plan, Whole
 from ._tls import ByAlpn, Certs, Handshake, TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
-from ._wires import Framing, WireCache
+from ._wires import Framing
 
-__all__ = ["HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
+__all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
-_ADMIN_PREFIX = "/__mockhttp/"
-#: The readiness probe: ``GET`` answers 200 and ``{"status": "ok", "mocks": N}`` once the
-#: server listens, with or without the admin API, and needs no token (it tells nothing else).
-HEALTH_PATH = "/__mockhttp/health"
 _LOG = logging.getLogger("mockhttp")
 _PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
 _UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
 _OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
-#: An unmatched request among at most this many mocks is explained on the loop (under
-#: a millisecond); among more, on the explainer thread, so that ranking them (~5 us a mock,
-#: and 64 compared field by field) never holds the other connections (docs/limits.md).
-EXPLAINED_ON_LOOP = 16
 
 
 class Server:
@@ -148,7 +137,6 @@ class Server:
         self.http2 = bool(http2)
         self._tls = certs_for(tls, host)
         self._handshakes: set[asyncio.Transport] = set()
-        self._cors = cors_policy(cors)
         self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
         if metrics:
@@ -175,21 +163,21 @@ class Server:
         self.backlog = backlog
         self.on_call_end = on_call_end
         self.errors: list[BaseException] = []
-        self.admin: Callable[[Request], Reply] | None = None
+        self._ranked = Ranked()  # the mocks (read them as ``self._active``)
+        self._router = Router(self._ranked)  # the route, the scenario states (_answer.py)
+        self._answers = Answers(self, None)  # what follows the route (_answer.py)
+        self._admin: Callable[[Request], Reply] | None = None
+        self._policy = cors_policy(cors)
+        self.admin = None
         if admin:
             from ._admin import AdminAPI
 
             self.admin = AdminAPI(self)
-        self._ranked = Ranked()  # the mocks (read them as ``self._active``)
-        # the mocks by literal path, for the snapshot they were indexed from (``_paths``)
-        self._index: PathIndex[ActiveMock] = PathIndex(self._ranked.snapshot())
         # answers kept for requests that get them again (``_lane.py``): not with CORS,
         # whose headers depend on the request's Origin
         self._lane: Lane | None = Lane() if self._cors is None and PACKS_PLAIN else None
-        # scenario name -> state (absent: "Started"); replaced, never changed (_route.py)
-        self._states: Mapping[str, str] = {}
-        # the state kept elsewhere (serve --workers: the supervisor's), or None: here
-        self.tally: Tally | None = None
+        if self._lane is not None:
+            self._answers.learn = self._learn
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._seq = 0
@@ -199,9 +187,6 @@ class Server:
         self._listener: asyncio.base_events.Server | Listener | None = None
         # (and, with http2, ``_h2.Http2Connection``s: the same sweep and shutdown methods)
         self._connections: set[Connection] = set()
-        self._wires = WireCache()  # the wire plans of fixed replies; loop thread only
-        self._admin_worker: Worker | None = None
-        self._explainer: Worker | None = None  # explains misses among many mocks
         self._fds_warned = -1.0  # when running out of descriptors was last logged
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -309,10 +294,7 @@ class Server:
 
         loop.call_soon_threadsafe(shutdown)
         thread.join(timeout)
-        for worker in (self._admin_worker, self._explainer):
-            if worker is not None:
-                worker.stop()
-        self._admin_worker = self._explainer = None
+        self._answers.stop()
         if self._tls is not None:
             self._tls.remove()
         return not thread.is_alive()
@@ -338,6 +320,43 @@ class Server:
         tb: TracebackType | None,
     ) -> None:
         await asyncio.to_thread(self.close)
+
+    @property
+    def admin(self) -> Callable[[Request], Reply] | None:
+        """The admin API under ``/__mockhttp/`` (None: none), a route of its own."""
+        return self._admin
+
+    @admin.setter
+    def admin(self, admin: Callable[[Request], Reply] | None) -> None:
+        self._admin = admin
+        self._front()
+
+    @property
+    def _cors(self) -> Cors | None:
+        """The CORS policy (``cors=``): preflights are a route of their own."""
+        return self._policy
+
+    @_cors.setter
+    def _cors(self, policy: Cors | None) -> None:
+        self._policy = policy
+        self._front()
+
+    def _front(self) -> None:
+        """Rank the server's own endpoints above the mocks, as configured now."""
+        count = lambda: len(self._ranked.snapshot())  # noqa: E731
+        metrics = metrics_reply if self.metrics else None
+        found = builtins(count, admin=self._admin is not None, cors=self._policy, metrics=metrics)
+        self._router.front(found)
+
+    @property
+    def tally(self) -> Tally | None:
+        """Who keeps the state of the mocks that keep one: None (here), or the
+        supervisor's channel (``serve --workers``)."""
+        return self._router.tally
+
+    @tally.setter
+    def tally(self, tally: Tally | None) -> None:
+        self._router.tally = tally
 
     @property
     def loop_name(self) -> str | None:
@@ -487,7 +506,7 @@ class Server:
     def _drop_wires(self, ids: set[int]) -> None:
         for key in ids:
             if not self._ranked.gives(key):  # given again since: keep it
-                self._wires.drop(key)
+                self._answers.wires.drop(key)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
@@ -505,7 +524,7 @@ class Server:
             self._forget(self._ranked.clear())
         self._journal = Journal(self.journal_limit, self.journal_bytes)
         self.errors = []
-        self._states = {}
+        self._router.states = {}
 
     def clear_journal(self) -> None:
         """Forget every call, keeping the mocks: the journal, the errors, and each mock's
@@ -518,18 +537,18 @@ class Server:
 
     def reset_scenarios(self) -> None:
         """Put every scenario back in its ``"Started"`` state (the mocks stay)."""
-        self._states = {}
+        self._router.states = {}
 
     def scenario_state(self, name: str) -> str:
         """The current state of scenario ``name`` (``"Started"`` at first)."""
-        states = self._states if self.shared_states is None else self.shared_states()
+        states = self._router.states if self.shared_states is None else self.shared_states()
         return states.get(name, STARTED)
 
     def set_scenario_state(self, name: str, state: str) -> None:
         """Move scenario ``name`` to ``state`` (a test that starts mid-conversation)."""
         if not (isinstance(name, str) and name and isinstance(state, str) and state):
             raise ConfigError(f"scenario name={name!r} and state={state!r} must be text")
-        self._states = {**self._states, name: state}
+        self._router.states = {**self._router.states, name: state}
 
     # -- verification ---------------------------------------------------------------------
 
@@ -629,97 +648,19 @@ class Server:
         loop.default_exception_handler(context)
 
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
-        """The call to journal and the wire plan to run for ``request``."""
+        """The call to journal and the wire plan to run for ``request``: route → journal →
+        plan (``_answer.py``; the server's own endpoints are routes: ``_builtin.py``)."""
+        routed = self._router.route(request)
+        call = self._answers.journal(routed)
         # HTTP/2 frames a body as HTTP/1.0 does, without transfer coding (``_h2.py``)
         framing = Framing(request.method == "HEAD", request.http_version in _UNCHUNKED, keep_alive)
-        if request.path == HEALTH_PATH and request.method in ("GET", "HEAD"):
-            return Call(request, None, 200), Steps(framing.frame(self._health().plan()))
-        if self.admin is not None and request.path.startswith(_ADMIN_PREFIX):
-            return Call(request, None, None), self._admin_reply(request, framing)
-        if self._cors is not None:
-            framing = framing._replace(cors=self._cors.headers(request))
-            preflight = self._cors.preflight(request)
-            if preflight is not None:
-                return self._preflight(request, preflight, framing)
-        if self.metrics and request.path == "/metrics" and request.method in ("GET", "HEAD"):
-            return Call(request, None, 200), Steps(framing.frame(metrics_reply().plan()))
-        if not request.body:
-            return self._answer(request, framing)
-        request._matching(True)  # parse a JSON body once for every matcher
-        try:
-            return self._answer(request, framing)
-        finally:  # the journal keeps the bytes, not the parsed tree
-            if request._matching(False) and len(request.body) >= BIG_BODY:
-                release()  # its cycles and the allocator's pages (_heap)
-
-    def _preflight(self, request: Request, reply: Reply, framing: Framing) -> tuple[Call, Plan]:
-        """A CORS preflight, answered by the server itself (``_core._cors``): kept in
-        :attr:`preflights`, not in the journal (no mock is involved)."""
-        call = Call(request, None, reply.status_code)
-        self.preflights.append(call)
-        return call, Steps(framing._replace(cors=()).frame(reply.plan()))
-
-    def _health(self) -> Reply:
-        return status(200).json({"status": "ok", "mocks": len(self._ranked.snapshot())})
-
-    def _admin_reply(self, request: Request, framing: Framing) -> Deferred:
-        """Admin work runs on a worker thread, so parsing a big body never stalls streams;
-        one worker, so admin requests still take effect in the order they came."""
-        if self._admin_worker is None:
-            self._admin_worker = Worker(f"mockhttp-admin:{self.port}")
-        admin = self.admin
-        assert admin is not None
-        return Deferred(self._admin_worker.submit(admin, request), framing.frame)
-
-    def _answer(self, request: Request, framing: Framing) -> tuple[Call, Plan]:
-        """Route ``request`` (``_core._route``), journal the answer, frame its reply."""
-        snapshot = self._ranked.snapshot()
-        index = self._index
-        if index.entries is not snapshot:  # the mocks changed: index them again (or
-            index = self._index = self._ranked.index(snapshot)  # take the writer's index)
-        entries = index.candidates(request.path)
-        if self.tally is None:
-            answer = route(request, entries, self._states, snapshot)
-        else:
-            try:
-                answer = route_shared(request, entries, self.tally, snapshot)
-            except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone
-                return self._no_state(request, exc, framing)
-        if isinstance(answer, Miss):
-            return self._missed(answer, framing)
-        active = answer.entry
-        mock = active.mock
-        call = Call(request, mock, None, mock.path_params(request))  # (None: {})
-        self._journal.answered(call, active)
-        self._states = answer.states
-        reply = answer.reply
-        if reply is None:
-            assert answer.error is not None
-            return call, self._failed(call, answer.error, framing)
-        if answer.error is not None:  # a refused request: its reply, and check() fails
-            self.errors.append(answer.error)
-        call.status = reply.status_code
-        fixed = mock.fixed
-        if reply.stream is not None and reply.stream.resumable:
-            reply = _resumed(call, active, reply)
-            fixed = fixed and reply is answer.reply
-        if isinstance(reply, Pushed):  # a stream the test feeds (``_push.py``)
-            reply, fixed = open_stream(call, active._pushes, reply), False
-        if type(reply) is not Reply:  # a subclass may hold something until the call ends
-            self._hold(call, reply)
-        try:
-            plan = self._wires.plan(reply, answer.faults, answer.index, fixed, framing)
-        except Exception as exc:  # a reply that cannot be framed
-            return call, self._failed(call, exc, framing)
-        if type(plan) is Whole and fixed and type(reply) is Reply and self._lane is not None:
-            self._learn(request, framing, answer, call, plan)
-        return call, plan
+        return call, self._answers.plan(routed, call, framing)
 
     def _learn(
         self,
         request: Request,
         framing: Framing,
-        answer: Answer[ActiveMock],
+        answer: Answer[ActiveMock | Builtin],
         call: Call,
         whole: Whole,
     ) -> None:
@@ -730,18 +671,23 @@ class Server:
             request.body
             or request.trailers
             or request.http_version not in ("1.1", "1.0")  # (HTTP/2 answers its own way)
-            or request.path.startswith(_ADMIN_PREFIX)
-            or request.path == "/metrics"
+            or request.path.startswith(ADMIN_PREFIX)
+            or request.path == METRICS_PATH
             or call.status is None
         ):
             return
-        index = self._index  # (the mocks that could match the path, as routed)
+        index = self._router.index  # (the mocks that could match the path, as routed)
         snapshot = index.entries
         key = (request.method, request.target, request.http_version, framing.keep_alive)
         entries = index.candidates(request.path)
-        if self._lane.again(key, snapshot) and by_target(request, entries, answer):
+        active = answer.entry
+        if (
+            isinstance(active, ActiveMock)
+            and self._lane.again(key, snapshot)
+            and by_target(request, entries, answer)
+        ):
             params = tuple(call.path_params.items())
-            hit = Hit(answer.entry, key, call.status, params, whole)
+            hit = Hit(active, key, call.status, params, whole)
             self._lane.learn(key, snapshot, hit)
 
     def _by_lane(self, key: Key, headers: list[tuple[str, str]]) -> Whole | None:
@@ -766,66 +712,6 @@ class Server:
                 self.errors.append(exc)
         return hit.whole
 
-    def _no_state(self, request: Request, exc: Exception, framing: Framing) -> tuple[Call, Plan]:
-        """The shared state could not be asked: a 503 that says why."""
-        call = Call(request, None, 503)
-        self._journal.add(call)
-        message = f"mockhttp: the state of the mocks is out of reach ({exc})\n"
-        reply = status(503).header("Content-Type", "text/plain; charset=utf-8").body(message)
-        return call, Steps(framing.frame(reply.plan()))
-
-    @staticmethod
-    def _hold(call: Call, reply: Reply) -> None:
-        """The end hook: a reply with an ``on_end(call)`` method (``mockhttp.llm``'s
-        capacity slot) has it called once when ``call`` ends, however it ends (complete,
-        cut by a fault, the client hung up, the server closed)."""
-        on_end = getattr(reply, "on_end", None)
-        if on_end is not None:
-            call._on_end = on_end
-
-    def _failed(self, call: Call, exc: Exception, framing: Framing) -> Plan:
-        """No reply for ``call`` (a handler raised, ...): keep the error for ``check()``;
-        the client gets a 500 with it."""
-        self.errors.append(exc)
-        call.status = 500
-        return Steps(framing.frame(error_reply(exc).plan()))
-
-    def _missed(self, miss: Miss, framing: Framing) -> tuple[Call, Plan]:
-        """Journal an unmatched request (here, so the journal keeps the order requests
-        came in) and answer with the closest mocks explained.  Among more than
-        ``EXPLAINED_ON_LOOP`` mocks the explanation is built on the explainer thread, one
-        miss after another, while the connection holds its place (``Deferred``); the
-        call has it before it ends."""
-        code = self.unmatched_status
-        call = Call(miss.request, None, code)
-        self._journal.add(call)
-        if len(miss.entries) <= EXPLAINED_ON_LOOP:
-            call.explanation = miss.explanation
-            return call, Steps(framing.frame(miss.reply(code).plan()))
-        if self._explainer is None:
-            self._explainer = Worker(f"mockhttp-explain:{self.port}")
-        return call, Deferred(
-            self._explainer.submit(lambda _: self._explained(call, miss), miss.request),
-            framing.frame,
-        )
-
-    def _explained(self, call: Call, miss: Miss) -> Reply:
-        """On the explainer thread: the miss's explanation, kept in ``call``, and its reply.
-
-        A JSON body is parsed once for every mock compared, as while matching (the loop
-        may still be dropping its own parse: both only drop, so no tree stays behind)."""
-        request = miss.request
-        request._matching(True)
-        try:
-            call.explanation = miss.explanation
-            return miss.reply(self.unmatched_status)
-        except Exception as exc:  # a matcher's explain() raised: check() says so
-            self.errors.append(exc)
-            return error_reply(exc)
-        finally:
-            if request._matching(False) and len(request.body) >= BIG_BODY:
-                release()
-
     def _finished(self, call: Call) -> None:
         if call.outcome != "complete" and call.mock is not None:
             call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
@@ -840,7 +726,7 @@ class Server:
             call,
             call.mock is not None
             or (self.admin is None and call.request.path != HEALTH_PATH)
-            or not call.request.path.startswith(_ADMIN_PREFIX),
+            or not call.request.path.startswith(ADMIN_PREFIX),
         )
         if self.on_call_end is not None:
             call._handed = True  # the callback may keep it
@@ -849,22 +735,6 @@ class Server:
             except Exception as exc:
                 self.errors.append(exc)
         seal(call)  # compact in the journal from now on (few objects for the collector)
-
-
-def _resumed(call: Call, active: ActiveMock, reply: Reply) -> Reply:
-    """A resumable stream's reply to ``call``: the events after its ``Last-Event-ID``;
-    the call notes how long after the previous call's cut it came."""
-    calls = active.calls
-    if len(calls) >= 2:
-        cut = calls[-2].cut_time
-        if cut is not None:
-            call.after_cut = call.time - cut
-    last = call.request.headers.get("last-event-id")
-    if last is None:
-        return reply
-    assert reply.stream is not None
-    stream = reply.stream.after(last)
-    return reply if stream is reply.stream else dataclasses.replace(reply, stream=stream)
 
 
 def _require_h2() -> None:
