@@ -29,7 +29,9 @@ user mock's call is journaled before its reply is framed, so the journal keeps t
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, Union
@@ -40,9 +42,9 @@ from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Answer, Miss, Tally, route, route_shared
-from ._builtin import Builtin
+from ._builtin import ADMIN_PREFIX, HEALTH_PATH, Builtin
 from ._heap import BIG_BODY, release
-from ._journal import Call, Journal
+from ._journal import Call, Journal, seal
 from ._loop import Worker
 from ._push import open_stream
 from ._ranked import Ranked
@@ -133,6 +135,7 @@ class Host(Protocol):
     errors: list[BaseException]
     _journal: Journal
     preflights: deque[Call]
+    on_call_end: Callable[[Call], None] | None
 
     @property
     def admin(self) -> Callable[[Request], Reply] | None: ...
@@ -159,6 +162,59 @@ class Answers:
             if worker is not None:
                 worker.stop()
         self._admin = self._explainer = None
+
+    def forget(
+        self,
+        ids: set[int],
+        gives: Callable[[int], bool],
+        loop: asyncio.AbstractEventLoop | None,
+    ) -> None:
+        """Drop the wire plans of the replies ``ids`` that no mock ``gives`` any more: on
+        ``loop`` (Rule 1), or here when no loop serves."""
+        if not ids:
+            return
+
+        def drop() -> None:
+            for key in ids:
+                if not gives(key):  # given again since: keep it
+                    self.wires.drop(key)
+
+        if loop is None or loop.is_closed():
+            return drop()
+        try:
+            loop.call_soon_threadsafe(drop)
+        except RuntimeError:  # the loop closed meanwhile: nothing is served any more
+            drop()
+
+    def finished(self, call: Call) -> None:
+        """``call``'s reply has ended, however it ended: its end hooks run once
+        (``hold``), the journal counts its bodies (not an admin call's), the server's
+        ``on_call_end`` has it, and it is sealed (compact in the journal from now on)."""
+        host = self.host
+        if call.outcome != "complete" and call.mock is not None:
+            call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
+        on_end = call._on_end
+        if on_end is not None:  # once, however the call ended (see Reply.on_end)
+            call._on_end = None
+            try:
+                on_end(call)
+            except Exception as exc:
+                host.errors.append(exc)
+        path = call.request.path
+        host._journal.ended(  # admin calls are not kept: only when there is an admin API
+            call,
+            call.mock is not None
+            or (host.admin is None and path != HEALTH_PATH)
+            or not path.startswith(ADMIN_PREFIX),
+        )
+        on_call_end = host.on_call_end
+        if on_call_end is not None:
+            call._handed = True  # the callback may keep it
+            try:
+                on_call_end(call)
+            except Exception as exc:
+                host.errors.append(exc)
+        seal(call)  # compact in the journal from now on (few objects for the collector)
 
     # -- journal ---------------------------------------------------------------------
 

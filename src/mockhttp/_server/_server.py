@@ -16,12 +16,8 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
-import errno
-import logging
-import socket
 import ssl
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
@@ -40,23 +36,29 @@ from ._answer import EXPLAINED_ON_LOOP, Answers, Router
 from ._budget import LIBRARY_DEFAULT
 from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin, builtins
 from ._connection import Connection
-from ._fds import make_room
-from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, seal, unmatched_calls
+from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, unmatched_calls
 from ._lane import Hit, Key, Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
 from ._ranked import Ranked
 from ._runner import Plan, Whole
-from ._tls import ByAlpn, Certs, Handshake, TLSChoice, certs_for, client_context
+from ._serving import (
+    bind,
+    certs_of,
+    check_args,
+    check_seconds,
+    require_h2,
+    serve,
+    shut_down,
+    url_of,
+)
+from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
-from ._wires import Framing
+from ._wires import Framing, framing_of
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
-_LOG = logging.getLogger("mockhttp")
 _PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
-_UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
-_OUT_OF_FDS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 class Server:
@@ -132,31 +134,21 @@ class Server:
         tls: TLSChoice = False,
         http2: bool = False,
     ) -> None:
+        counts = {"journal_limit": journal_limit, "journal_bytes": journal_bytes}
+        check_args(host, port, unmatched_status, counts)
+        check_seconds((("header_timeout", header_timeout), ("idle_timeout", idle_timeout)))
         if http2:
-            _require_h2()
-        self.http2 = bool(http2)
+            require_h2()
+        if metrics:
+            require()
+        self.http2, self.metrics, self.reuse_port = bool(http2), bool(metrics), reuse_port
         self._tls = certs_for(tls, host)
         self._handshakes: set[asyncio.Transport] = set()
         self.preflights: deque[Call] = deque(maxlen=journal_limit or _PREFLIGHTS)
         self._new_loop = loop_factory(loop)
-        if metrics:
-            require()
-        self.metrics = bool(metrics)
-        self.reuse_port = reuse_port
-        for name, value in (("journal_limit", journal_limit), ("journal_bytes", journal_bytes)):
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise ConfigError(f"{name}={value!r} must be a positive int or None")
-        for name, seconds in (("header_timeout", header_timeout), ("idle_timeout", idle_timeout)):
-            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
-                raise ConfigError(f"{name}={seconds!r} must be a positive number of seconds")
-        self.journal_limit = journal_limit
-        self.journal_bytes = journal_bytes
-        self.header_timeout = float(header_timeout)
-        self.idle_timeout = float(idle_timeout)
+        self.journal_limit, self.journal_bytes = journal_limit, journal_bytes
+        self.header_timeout, self.idle_timeout = float(header_timeout), float(idle_timeout)
         self._journal = Journal(journal_limit, journal_bytes)
-        _check_server_args(host, port, unmatched_status)
         self.host = host
         self.port = port
         self.unmatched_status = unmatched_status
@@ -199,77 +191,11 @@ class Server:
         """
         if self._thread is not None:
             raise ServerError("server is already running")
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            if self.reuse_port:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-            sock.bind((self.host, self.port))
-        except (OSError, UnicodeError) as exc:
-            sock.close()
-            raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc}") from None
+        sock = bind(self.host, self.port, self.reuse_port)
         self.port = sock.getsockname()[1]
         self._started = True
-        make_room()  # before the loop thread: growing the table later stalls it (_fds.py)
-        loop = self._new_loop()
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def serve() -> None:
-            asyncio.set_event_loop(loop)
-            loop.set_exception_handler(self._loop_error)
-            try:
-                if loop_name(loop) == "uvloop":  # (_accept.py)
-                    self._listener = self._accepting(loop, sock)
-                else:
-                    self._listener = loop.run_until_complete(
-                        loop.create_server(self._protocol(), sock=sock, backlog=self.backlog)
-                    )
-            except BaseException as exc:  # reported to start()
-                failure.append(exc)
-                ready.set()
-                return
-            ready.set()
-            self._sweep()
-            loop.run_forever()
-            loop.close()
-
-        self._loop = loop
-        self._thread = threading.Thread(target=serve, name=f"mockhttp:{self.port}", daemon=True)
-        self._thread.start()
-        ready.wait()
-        if failure:
-            self._thread = None
-            raise ServerError(f"cannot serve on {self.host}:{self.port}: {failure[0]}")
+        self._loop, self._thread = serve(self, sock)
         return self
-
-    def _accepting(self, loop: asyncio.AbstractEventLoop, sock: socket.socket) -> Listener:
-        """uvloop: every pending connection accepted each turn, https included."""
-        if self._tls is None:
-            return Listener(loop, sock, self._protocol(), self.backlog)
-        h2 = None
-        if self.http2:
-            from ._h2 import Http2Connection  # (h2 is an optional dependency)
-
-            h2 = lambda: Http2Connection(self)  # noqa: E731
-        context = self._tls.server_context(self.http2)
-        by_alpn = lambda: ByAlpn(lambda: Connection(self), h2)  # noqa: E731
-        return Listener(loop, sock, by_alpn, self.backlog, context, self.header_timeout)
-
-    def _protocol(self) -> Callable[[], asyncio.Protocol]:
-        """What serves a new connection: a Connection, or under TLS its handshake first."""
-        h2 = None
-        if self.http2:
-            from ._h2 import Http2Connection, Sniff  # (h2 is an optional dependency)
-
-            h2 = lambda: Http2Connection(self)  # noqa: E731
-        if self._tls is None:
-            if h2 is not None:
-                return lambda: Sniff(Connection(self), h2)
-            return lambda: Connection(self)
-        context, pending = self._tls.server_context(self.http2), self._handshakes
-        return lambda: Handshake(Connection(self), context, pending, self.header_timeout, h2)
 
     def close(self, timeout: float = 5.0) -> bool:
         """Stop serving: close the listener and every open connection (streams end).
@@ -282,22 +208,11 @@ class Server:
         if loop is None or thread is None:
             return True
         self._thread = None
-
-        def shutdown() -> None:
-            if self._listener is not None:
-                self._listener.close()
-            for conn in list(self._connections):
-                conn.shutdown()
-            for raw in list(self._handshakes):  # (TLS: not yet a Connection)
-                raw.abort()
-            loop.call_soon(loop.stop)
-
-        loop.call_soon_threadsafe(shutdown)
-        thread.join(timeout)
+        stopped = shut_down(self, loop, thread, timeout)
         self._answers.stop()
         if self._tls is not None:
             self._tls.remove()
-        return not thread.is_alive()
+        return stopped
 
     def __enter__(self) -> Server:
         return self.start()
@@ -375,13 +290,7 @@ class Server:
         Raises:
             ServerError: the server was never started (its port is not known yet).
         """
-        if not self._started:
-            raise ServerError(
-                "server.url is known once the server listens: call server.start() first "
-                "(or use `with mockhttp.Server() as server:`)"
-            )
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{'http' if self._tls is None else 'https'}://{host}:{self.port}"
+        return url_of(self.host, self.port if self._started else None, self._tls)
 
     @property
     def ca_path(self) -> str:
@@ -391,7 +300,7 @@ class Server:
         Raises:
             ServerError: the server does not serve https.
         """
-        return str(self._certs().ca_path)
+        return str(certs_of(self._tls).ca_path)
 
     def ssl_context(self) -> ssl.SSLContext:
         """A client's ``ssl.SSLContext`` that trusts the run's CA, e.g.
@@ -400,12 +309,7 @@ class Server:
         Raises:
             ServerError: the server does not serve https.
         """
-        return client_context(self._certs().ca_path)
-
-    def _certs(self) -> Certs:
-        if self._tls is None:
-            raise ServerError("this server serves plain http: Server(tls=True) serves https")
-        return self._tls
+        return client_context(certs_of(self._tls).ca_path)
 
     def url_for(self, path: str) -> str:
         """``url`` + ``path``."""
@@ -491,22 +395,9 @@ class Server:
 
     def _forget(self, ids: set[int]) -> None:
         """Drop the cached wire plans of the replies (by ``id``) no registered mock gives
-        any more."""
-        if not ids:
-            return
-        loop = self._loop
-        if loop is None or self._thread is None or loop.is_closed():
-            self._drop_wires(ids)
-            return
-        try:
-            loop.call_soon_threadsafe(self._drop_wires, ids)
-        except RuntimeError:  # the loop closed meanwhile: nothing is served any more
-            self._drop_wires(ids)
-
-    def _drop_wires(self, ids: set[int]) -> None:
-        for key in ids:
-            if not self._ranked.gives(key):  # given again since: keep it
-                self._answers.wires.drop(key)
+        any more (on the loop while it runs)."""
+        loop = self._loop if self._thread is not None else None
+        self._answers.forget(ids, self._ranked.gives, loop)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
@@ -605,56 +496,12 @@ class Server:
         lines.extend(f"  {i}. {c.summary()}" for i, c in enumerate(self.journal, 1))
         return "\n".join(lines)
 
-    # -- on the loop thread ----------------------------------------------------------
-
-    def _sweep(self) -> None:
-        """Time out connections whose head (or next request) is late; runs periodically."""
-        assert self._loop is not None
-        now = time.monotonic()
-        late = []
-        for conn in self._connections:
-            limit = conn.waiting()
-            if limit is None:
-                conn.mark = None
-            elif conn.mark is None or conn.mark[0] != conn.ticks:
-                conn.mark = (conn.ticks, now)  # a new wait: from now
-            elif now - conn.mark[1] >= limit:
-                late.append(conn)
-        for conn in late:
-            conn.timed_out()
-        every = min(1.0, self.header_timeout / 4, self.idle_timeout / 4)
-        self._loop.call_later(every, self._sweep)
-
-    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
-        """Out of file descriptors (EMFILE): asyncio retries accept() in a second; say so in
-        one line a second (no traceback).  The header and idle timeouts free the
-        descriptors that slow or idle clients hold."""
-        exc = context.get("exception")
-        if isinstance(exc, OSError) and exc.errno in _OUT_OF_FDS:
-            now = time.monotonic()
-            if now - self._fds_warned >= 1.0:
-                self._fds_warned = now
-                _LOG.warning(
-                    "mockhttp: cannot accept connections (%s; %d open), trying again",
-                    exc.strerror or exc,
-                    len(self._connections),
-                )
-            return
-        if self._thread is None and (
-            "_start_serving" in repr(context.get("handle"))  # accept() retried after close
-            or "Task was destroyed" in str(context.get("message"))  # an accept cut by close
-        ):
-            return
-        loop.default_exception_handler(context)
-
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``: route → journal →
         plan (``_answer.py``; the server's own endpoints are routes: ``_builtin.py``)."""
         routed = self._router.route(request)
         call = self._answers.journal(routed)
-        # HTTP/2 frames a body as HTTP/1.0 does, without transfer coding (``_h2.py``)
-        framing = Framing(request.method == "HEAD", request.http_version in _UNCHUNKED, keep_alive)
-        return call, self._answers.plan(routed, call, framing)
+        return call, self._answers.plan(routed, call, framing_of(request, keep_alive))
 
     def _learn(
         self,
@@ -713,47 +560,8 @@ class Server:
         return hit.whole
 
     def _finished(self, call: Call) -> None:
-        if call.outcome != "complete" and call.mock is not None:
-            call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
-        on_end = call._on_end
-        if on_end is not None:  # once, however the call ended (see Reply.on_end)
-            call._on_end = None
-            try:
-                on_end(call)
-            except Exception as exc:
-                self.errors.append(exc)
-        self._journal.ended(  # admin calls are not kept: only when there is an admin API
-            call,
-            call.mock is not None
-            or (self.admin is None and call.request.path != HEALTH_PATH)
-            or not call.request.path.startswith(ADMIN_PREFIX),
-        )
-        if self.on_call_end is not None:
-            call._handed = True  # the callback may keep it
-            try:
-                self.on_call_end(call)
-            except Exception as exc:
-                self.errors.append(exc)
-        seal(call)  # compact in the journal from now on (few objects for the collector)
-
-
-def _require_h2() -> None:
-    try:
-        import h2  # noqa: F401
-    except ImportError:
-        raise ConfigError(
-            "http2=True needs the h2 package: pip install 'mockhttp[http2]'"
-        ) from None
-
-
-def _check_server_args(host: object, port: object, unmatched_status: object) -> None:
-    """Refuse arguments that would fail later, or turn every unmatched request into a 500."""
-    if not isinstance(host, str) or not host:
-        raise ConfigError(f"host={host!r} must be an address such as '127.0.0.1'")
-    if type(port) is not int or not 0 <= port <= 65535:
-        raise ConfigError(f"port={port!r} must be an int from 0 to 65535 (0: a free port)")
-    if type(unmatched_status) is not int or not 100 <= unmatched_status <= 999:
-        raise ConfigError(f"unmatched_status={unmatched_status!r} must be an int from 100 to 999")
+        """``call``'s reply has ended, however it ended (``_answer.Answers.finished``)."""
+        self._answers.finished(call)
 
 
 def _count(n: int, noun: str) -> str:
