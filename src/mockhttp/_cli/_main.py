@@ -27,16 +27,16 @@ from .._core._errors import ConfigError, MockfileError, ServerError
 from .._core._mock import Mock
 from .._mockfile._load import Names, file_problems, files, load
 from .._server._admin import is_loopback
-from .._server._admission import join as join_admissions
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
+from .._server._shared import StateChannel
+from .._server._shared import join as join_admissions
 from .._server._tls import make_certs
 from .._server._tls import require as require_tls
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
-    StateChannel,
     Supervisor,
     take_secret,
     wait_for_listen,

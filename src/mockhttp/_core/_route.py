@@ -15,8 +15,9 @@ a clock or does I/O.
 Rule 2: the state may be held elsewhere (``serve --workers``: by the supervisor, for every
 worker): ``route_shared`` reads no entry's count, but asks ``tally`` for the first of the
 matching entries that answers, as ``Claim``s (data), and ``choose`` is what the keeper of
-the state runs on them, under its lock.  Mocks that keep no state (no ``times``, replies
-or scenario: ``keeps_state``) are answered without asking.
+the state runs on them, under its lock.  The keeper may hold the claim until the call
+ends (its ``ticket``, carried by the ``Answer``): the caller says when.  Mocks that keep
+no state (no ``times``, replies or scenario: ``keeps_state``) are answered without asking.
 Rule 3: a reply's errors are data too: a handler that raises, or a sequence used up with
 ``exhausted="error"``, gives an ``Answer`` whose ``error`` is set (the call still counts);
 a reply kind that refuses the request (``RefusedRequest``) gives both its ``reply`` (for
@@ -75,9 +76,23 @@ class Answer(Generic[E]):
     mapping when no scenario moved), and ``error``: None, or why there is no reply (then
     ``reply`` is None and the request gets a 500), or why the request was refused (then
     ``reply`` is the refusal the client gets).  ``request`` is the request answered, and
-    ``params`` the values of its mock's path template (``{}``: none)."""
+    ``params`` the values of its mock's path template (``{}``: none); ``ticket``: the
+    keeper's ticket for the claim this call holds when the state is held elsewhere (0:
+    none; the server says when the call ends: Rule 2)."""
 
-    __slots__ = ("entry", "error", "faults", "index", "params", "reply", "request", "states")
+    __slots__ = (
+        "entry",
+        "error",
+        "faults",
+        "index",
+        "params",
+        "reply",
+        "request",
+        "states",
+        "ticket",
+    )
+
+    ticket: int
 
     def __init__(
         self,
@@ -97,6 +112,7 @@ class Answer(Generic[E]):
         self.faults = faults
         self.states = states
         self.error = error
+        self.ticket = 0
 
 
 class Miss:
@@ -313,12 +329,14 @@ class Claim:
 @dataclass(frozen=True, slots=True)
 class Choice:
     """The keeper's answer: which claim answers (``position``, None: none), as its
-    ``index``-th call, the scenario ``states`` before the call and the ``counts`` after."""
+    ``index``-th call, the scenario ``states`` before the call and the ``counts`` after;
+    ``ticket``: what the keeper holds for the call until it ends (0: nothing)."""
 
     position: int | None
     index: int
     states: Mapping[str, str]
     counts: Mapping[int, int]
+    ticket: int = 0
 
 
 def choose(claims: Sequence[Claim], counts: Mapping[int, int], states: Mapping[str, str]) -> Choice:
@@ -369,7 +387,9 @@ def route_shared(
             return answer(request, candidates[0], {})
         choice = tally([Claim.of(e.id, e.mock) for e in candidates])
         if choice.position is not None:
-            return answer(request, candidates[choice.position], choice.states, choice.index)
+            found = answer(request, candidates[choice.position], choice.states, choice.index)
+            found.ticket = choice.ticket
+            return found
         states = choice.states
     return Miss(request, entries if every is None else every, states)
 

@@ -52,7 +52,16 @@ from ._runner import Deferred, Plan, Steps, Whole
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
-__all__ = ["EXPLAINED_ON_LOOP", "Answers", "Learn", "Routed", "Router", "Unreachable"]
+__all__ = [
+    "EXPLAINED_ON_LOOP",
+    "Answers",
+    "Learn",
+    "Routed",
+    "Router",
+    "Unreachable",
+    "hold",
+    "on_end",
+]
 
 #: An unmatched request among at most this many mocks is explained on the loop (under
 #: a millisecond); among more, on the explainer thread, so that ranking them (~5 us a mock,
@@ -147,11 +156,13 @@ class Host(Protocol):
 class Answers:
     """The journal entry and the plan of each routed request (see the module's docstring)."""
 
-    __slots__ = ("_admin", "_explainer", "host", "learn", "wires")
+    __slots__ = ("_admin", "_explainer", "done", "host", "learn", "wires")
 
     def __init__(self, host: Host, learn: Learn | None) -> None:
         self.host = host
         self.learn = learn  # the lane's hook: a fixed reply written in one call
+        # tells the keeper of the state that a claim's call ended (``_shared``), or None
+        self.done: Callable[[int], None] | None = None
         self.wires = WireCache()  # the wire plans of fixed replies
         self._admin: Worker | None = None  # admin work, in the order it came
         self._explainer: Worker | None = None  # misses among many mocks
@@ -226,6 +237,10 @@ class Answers:
                 return Call(routed.request, None, None)
             call = Call(routed.request, entry.mock, None, routed.params)
             self.host._journal.answered(call, entry)
+            ticket = routed.ticket
+            if ticket and self.done is not None:  # the keeper holds its claim until it ends
+                done = self.done
+                on_end(call, lambda _: done(ticket))
             return call
         code = self.host.unmatched_status if type(routed) is Miss else 503
         call = Call(routed.request, None, code)
@@ -361,20 +376,25 @@ def _with_cors(routed: Routed) -> bool:
 def hold(call: Call, reply: Reply) -> None:
     """The end hook: a reply with an ``on_end(call)`` method (``mockhttp.llm``'s
     capacity slot) has it called once when ``call`` ends, however it ends (complete,
-    cut by a fault, the client hung up, the server closed); several hooks run in turn."""
-    on_end = getattr(reply, "on_end", None)
-    if on_end is None:
-        return
+    cut by a fault, the client hung up, the server closed)."""
+    hook = getattr(reply, "on_end", None)
+    if hook is not None:
+        on_end(call, hook)
+
+
+def on_end(call: Call, hook: Callable[[Call], None]) -> None:
+    """Call ``hook`` once when ``call`` ends, after the hooks given before it (each runs
+    even when one before it raised)."""
     before = call._on_end
     if before is None:
-        call._on_end = on_end
+        call._on_end = hook
         return
 
     def both(ended: Call) -> None:
         try:
             before(ended)
         finally:
-            on_end(ended)
+            hook(ended)
 
     call._on_end = both
 

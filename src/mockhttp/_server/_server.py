@@ -52,6 +52,7 @@ from ._serving import (
     shut_down,
     url_of,
 )
+from ._shared import StateChannel
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, framing_of
@@ -272,6 +273,7 @@ class Server:
     @tally.setter
     def tally(self, tally: Tally | None) -> None:
         self._router.tally = tally
+        self._answers.done = tally.done if isinstance(tally, StateChannel) else None
 
     @property
     def loop_name(self) -> str | None:
