@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from typing import Any
 
 from mockhttp._core._route import Claim
 from mockhttp._server._shared import Admissions, Claims, Keeper, SharedGate, StateChannel
@@ -57,7 +58,7 @@ def test_a_reset_forgets_the_claims_held() -> None:
     assert claims.choose([Claim(1, limit=1)], session=2)[0].index == 0
 
 
-def admit(admissions: Admissions, session: int, limits: tuple[int, int] = (1, 0)) -> dict:
+def admit(admissions: Admissions, session: int, limits: tuple[int, int] = (1, 0)) -> dict[str, Any]:
     most, waiting = limits
     asked = {
         "max_running": most,
