@@ -32,6 +32,7 @@ from typing import Generic, Protocol, TypeVar
 
 from ._errors import RefusedRequest, VerificationError
 from ._explain import Explanation, explain
+from ._kept import Kept
 from ._mock import STARTED, Mock
 from ._plan import Fault
 from ._reply import Reply, status
@@ -193,10 +194,12 @@ def route(
     entries: Sequence[E],
     states: Mapping[str, str],
     every: Sequence[E] | None = None,
+    kept: Kept | None = None,
 ) -> Answer[E] | Miss:
     """Which of ``entries`` answers ``request``, with what (see the module's docstring).
     ``every``: all the entries, when ``entries`` are only those that could match its path
-    (``_paths.PathIndex``): a miss is explained against all of them."""
+    (``_paths.PathIndex``): a miss is explained against all of them.  ``kept``: the
+    state reply kinds declared (``_kept``), for the reply built."""
     method = request.method
     for entry in entries:  # find(request, entries, states, method), inlined: every request
         mock = entry.mock
@@ -205,11 +208,11 @@ def route(
             and mock.matches(request, method)
             and (mock.scenario_of is None or mock.in_state(states))
         ):
-            return answer(request, entry, states)
+            return answer(request, entry, states, None, kept)
     found = find(request, entries, states, "GET") if method == "HEAD" else None
     if found is None:
         return Miss(request, entries if every is None else every, states)
-    return answer(request, found, states)
+    return answer(request, found, states, None, kept)
 
 
 def find(
@@ -228,7 +231,11 @@ def find(
 
 
 def answer(
-    request: Request, entry: E, states: Mapping[str, str], index: int | None = None
+    request: Request,
+    entry: E,
+    states: Mapping[str, str],
+    index: int | None = None,
+    kept: Kept | None = None,
 ) -> Answer[E]:
     """What ``entry`` answers to ``request``, its ``index``-th call (None: its next)."""
     mock = entry.mock
@@ -243,7 +250,7 @@ def answer(
         )
         return Answer(request, entry, index, None, (), states, error)
     try:
-        reply = mock.reply_for(request, index)
+        reply = mock.reply_for(request, index, kept)
     except RefusedRequest as refused:  # the client's fault: it gets the kind's refusal
         return Answer(request, entry, index, refused.reply, (), states, refused)
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
@@ -372,7 +379,11 @@ Tally = Callable[[Sequence[Claim]], Choice]
 
 
 def route_shared(
-    request: Request, entries: Sequence[IE], tally: Tally, every: Sequence[IE] | None = None
+    request: Request,
+    entries: Sequence[IE],
+    tally: Tally,
+    every: Sequence[IE] | None = None,
+    kept: Kept | None = None,
 ) -> Answer[IE] | Miss:
     """``route`` with the state held elsewhere: the matching entries up to the first that
     keeps no state are the candidates; that one answers at once when it comes first, else
@@ -384,10 +395,10 @@ def route_shared(
         if not candidates:
             continue
         if not keeps_state(candidates[0].mock):
-            return answer(request, candidates[0], {})
+            return answer(request, candidates[0], {}, None, kept)
         choice = tally([Claim.of(e.id, e.mock) for e in candidates])
         if choice.position is not None:
-            found = answer(request, candidates[choice.position], choice.states, choice.index)
+            found = answer(request, candidates[choice.position], choice.states, choice.index, kept)
             found.ticket = choice.ticket
             return found
         states = choice.states

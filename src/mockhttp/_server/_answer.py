@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, Union
 
 from .._core._cors import Cors
+from .._core._kept import Kept, Memory
 from .._core._paths import PathIndex
 from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
@@ -88,7 +89,7 @@ class Router:
     """Which entry answers a request: the server's own endpoints first, then the mocks,
     with the state here (``states``) or held elsewhere (``tally``: ``serve --workers``)."""
 
-    __slots__ = ("index", "ranked", "states", "tally")
+    __slots__ = ("index", "kept", "ranked", "states", "tally")
 
     def __init__(self, ranked: Ranked) -> None:
         self.ranked = ranked
@@ -96,6 +97,8 @@ class Router:
         # scenario name -> state (absent: "Started"); replaced, never changed (_route.py)
         self.states: Mapping[str, str] = {}
         self.tally: Tally | None = None
+        # what reply kinds keep (``_core._kept``): here, or the supervisor's (--workers)
+        self.kept: Kept = Memory()
 
     def front(self, builtins: Sequence[Builtin]) -> None:
         """Rank ``builtins`` above every mock from now on."""
@@ -123,12 +126,12 @@ class Router:
     def _route(self, request: Request, entries: Sequence[Entry], every: Sequence[Entry]) -> Routed:
         tally = self.tally
         if tally is None:
-            found = route(request, entries, self.states, every)
+            found = route(request, entries, self.states, every, self.kept)
             if type(found) is Answer:
                 self.states = found.states
             return found
         try:
-            return route_shared(request, entries, tally, every)
+            return route_shared(request, entries, tally, every, self.kept)
         except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone
             return Unreachable(request, exc)
 

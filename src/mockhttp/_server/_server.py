@@ -26,6 +26,7 @@ from typing import Any, overload
 from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
+from .._core._kept import Memory
 from .._core._mock import STARTED, Mock, as_mock
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
@@ -52,7 +53,7 @@ from ._serving import (
     shut_down,
     url_of,
 )
-from ._shared import StateChannel
+from ._shared import SharedKept, StateChannel
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock
 from ._wires import Framing, framing_of
@@ -273,7 +274,10 @@ class Server:
     @tally.setter
     def tally(self, tally: Tally | None) -> None:
         self._router.tally = tally
-        self._answers.done = tally.done if isinstance(tally, StateChannel) else None
+        if isinstance(tally, StateChannel):  # (serve --workers: the supervisor keeps all)
+            self._answers.done, self._router.kept = tally.done, SharedKept(tally)
+        else:
+            self._answers.done, self._router.kept = None, Memory()
 
     @property
     def loop_name(self) -> str | None:
@@ -418,6 +422,8 @@ class Server:
         self._journal = Journal(self.journal_limit, self.journal_bytes)
         self.errors = []
         self._router.states = {}
+        if isinstance(self._router.kept, Memory):  # (the supervisor's: its own reset)
+            self._router.kept = Memory()
 
     def clear_journal(self) -> None:
         """Forget every call, keeping the mocks: the journal, the errors, and each mock's

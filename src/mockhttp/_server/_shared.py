@@ -48,6 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._core._kept import Change, Memory, R
 from .._core._mock import STARTED
 from .._core._route import Choice, Claim, next_states
 
@@ -58,6 +59,7 @@ __all__ = [
     "Claims",
     "Keeper",
     "SharedGate",
+    "SharedKept",
     "StateChannel",
     "check_buckets",
     "join",
@@ -385,6 +387,7 @@ class Keeper:
         self.lock = threading.Lock()
         self.claims = Claims()
         self.admissions = Admissions()  # the capacities' pools
+        self.kept = Memory()  # what reply kinds keep (``_core._kept``)
         self._sessions = itertools.count(1)
 
     @property
@@ -407,6 +410,8 @@ class Keeper:
                 path == "/__mockhttp/reset" or (path, method) == ("/__mockhttp/journal", "DELETE"),
                 path in ("/__mockhttp/reset", "/__mockhttp/scenarios/reset"),
             )
+            if path == "/__mockhttp/reset":
+                self.kept.clear()
 
     def answer(self, line: bytes, session: int = 0) -> bytes | None:
         """One question of ``session``'s worker (a JSON line), answered; None for a
@@ -422,6 +427,8 @@ class Keeper:
             return None
         if "admission" in asked:
             found = self.admissions.answer(asked["admission"], session)
+        elif "kept" in asked:
+            found = self._kept(asked["kept"])
         elif "claims" in asked:
             with self.lock:
                 choice, ticket = self.claims.choose([Claim(*c) for c in asked["claims"]], session)
@@ -435,6 +442,18 @@ class Keeper:
             with self.lock:
                 found = {"states": dict(self.claims.states)}
         return json.dumps(found, separators=(",", ":")).encode() + b"\n"
+
+    def _kept(self, asked: dict[str, Any]) -> dict[str, Any]:
+        """A ``kept`` question: ``get`` a key's version and value, or ``put`` a value if
+        the key is still at the version read (``_core._kept.Memory.put``)."""
+        with self.lock:
+            if "put" in asked:
+                ok, version, value = self.kept.put(
+                    str(asked["put"]), int(asked["version"]), asked["value"]
+                )
+                return {"ok": ok, "version": version, "value": value}
+            version, value = self.kept.read(str(asked["get"]))
+            return {"version": version, "value": value}
 
     def serve(self, sock: socket.socket) -> None:
         """Answer one worker's questions until it goes (a thread per worker); then give
@@ -523,3 +542,30 @@ class StateChannel:
     def states(self) -> dict[str, str]:
         """The scenario states now."""
         return dict(self._ask({"states": True})["states"])
+
+
+class SharedKept:
+    """What reply kinds keep (``_core._kept``), kept by the supervisor: a worker reads a
+    key's version and value, runs the kind's pure ``change`` here, and the supervisor
+    takes the new value only if nobody changed the key meanwhile; else the change runs
+    again on what is there now (``_core._kept`` Rule 2)."""
+
+    __slots__ = ("channel",)
+
+    TRIES = 64  # changes of one key by other workers, in a row, before giving up
+
+    def __init__(self, channel: StateChannel) -> None:
+        self.channel = channel
+
+    def get(self, key: str) -> Any:
+        return self.channel.ask({"kept": {"get": key}})["value"]
+
+    def update(self, key: str, change: Change[R]) -> R:
+        found = self.channel.ask({"kept": {"get": key}})
+        for _ in range(self.TRIES):
+            new, result = change(found["value"])
+            put = {"put": key, "version": found["version"], "value": new}
+            found = self.channel.ask({"kept": put})
+            if found["ok"]:
+                return result
+        raise ConnectionError(f"kept state {key!r}: changed by other workers {self.TRIES} times")
