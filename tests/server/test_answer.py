@@ -108,7 +108,7 @@ def test_an_unreachable_state_is_a_503_that_says_why() -> None:
     def gone(claims: Sequence[Claim]) -> Choice:
         raise ConnectionError("the supervisor is gone")
 
-    server.tally = gone
+    server._router.tally = gone
     routed = server._router.route(request("GET", "/t"))
     assert isinstance(routed, Unreachable)
     call, plan = dispatch(server, request("GET", "/t"))

@@ -346,7 +346,7 @@ def _serve(args: argparse.Namespace) -> int:
         _number, hub_port, fd = args.worker.split(":")
         secret = take_secret()
         channel = StateChannel(socket.socket(fileno=int(fd)))
-        server.tally, server.shared_states = channel, channel.states
+        server.share(channel)  # the state of the mocks, and the kinds', is the supervisor's
         join_admissions(channel.ask, channel.tell)  # capacities count in the supervisor
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)

@@ -27,11 +27,11 @@ from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
 from .._core._kept import Memory
-from .._core._mock import STARTED, Mock, as_mock
+from .._core._mock import STARTED, Mock
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
 from .._core._request import Request
-from .._core._route import Answer, Tally, by_target
+from .._core._route import Answer, by_target
 from ._accept import Listener
 from ._answer import EXPLAINED_ON_LOOP, Answers, Router
 from ._budget import LIBRARY_DEFAULT
@@ -41,7 +41,7 @@ from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, unmatched
 from ._lane import Hit, Key, Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
-from ._ranked import Ranked
+from ._ranked import Ranked, mocks_of
 from ._runner import Plan, Whole
 from ._serving import (
     bind,
@@ -55,7 +55,7 @@ from ._serving import (
 )
 from ._shared import SharedKept, StateChannel
 from ._tls import TLSChoice, certs_for, client_context
-from ._verify import ActiveMock
+from ._verify import ActiveMock, journal_text, uncalled_report
 from ._wires import Framing, framing_of
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
@@ -151,11 +151,8 @@ class Server:
         self.journal_limit, self.journal_bytes = journal_limit, journal_bytes
         self.header_timeout, self.idle_timeout = float(header_timeout), float(idle_timeout)
         self._journal = Journal(journal_limit, journal_bytes)
-        self.host = host
-        self.port = port
-        self.unmatched_status = unmatched_status
-        self.backlog = backlog
-        self.on_call_end = on_call_end
+        self.host, self.port, self.backlog = host, port, backlog
+        self.unmatched_status, self.on_call_end = unmatched_status, on_call_end
         self.errors: list[BaseException] = []
         self._ranked = Ranked()  # the mocks (read them as ``self._active``)
         self._router = Router(self._ranked)  # the route, the scenario states (_answer.py)
@@ -174,8 +171,6 @@ class Server:
             self._answers.learn = self._learn
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
-        self._seq = 0
-        self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._listener: asyncio.base_events.Server | Listener | None = None
@@ -265,19 +260,11 @@ class Server:
         found = builtins(count, admin=self._admin is not None, cors=self._policy, metrics=metrics)
         self._router.front(found)
 
-    @property
-    def tally(self) -> Tally | None:
-        """Who keeps the state of the mocks that keep one: None (here), or the
-        supervisor's channel (``serve --workers``)."""
-        return self._router.tally
-
-    @tally.setter
-    def tally(self, tally: Tally | None) -> None:
-        self._router.tally = tally
-        if isinstance(tally, StateChannel):  # (serve --workers: the supervisor keeps all)
-            self._answers.done, self._router.kept = tally.done, SharedKept(tally)
-        else:
-            self._answers.done, self._router.kept = None, Memory()
+    def share(self, channel: StateChannel) -> None:
+        """Keep the state of the mocks that keep one, and what reply kinds keep, in the
+        supervisor that ``channel`` reaches (``serve --workers``: ``_shared.py``)."""
+        self._router.tally, self.shared_states = channel, channel.states
+        self._answers.done, self._router.kept = channel.done, SharedKept(channel)
 
     @property
     def loop_name(self) -> str | None:
@@ -353,19 +340,8 @@ class Server:
         return added if several else added[0]
 
     def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:
-        """Register ``mocks`` in one step, in O(1) each (a new mock ranks first among its
-        priority; the ordered tuple is brought up to date when next read: ``_ranked.py``)."""
-        mocks = [as_mock(m) for m in mocks]
-        for mock in mocks:
-            if not isinstance(mock, Mock):
-                raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
-        with self._lock:
-            added = []
-            for mock in mocks:
-                self._seq += 1
-                added.append(ActiveMock(mock, self, self._seq))
-            self._ranked.change(added, ())  # O(1); sorted in when next read (_ranked.py)
-        return added
+        """Register ``mocks`` in one step, in O(1) each (``_ranked.py``)."""
+        return self._ranked.add(mocks_of(mocks), self)
 
     def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
         """Swap mocks at once: ``old`` go, ``new`` come in their place.
@@ -374,18 +350,8 @@ class Server:
         added after the old ones still win), so reloading a file does not put its mocks
         above those added since.  No request sees a moment with neither.
         """
-        for mock in new:
-            if not isinstance(mock, Mock):
-                raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
-        with self._lock:
-            base = min((a._rank for a in old), default=0.0)
-            created = []
-            for i, mock in enumerate(new, 1):
-                self._seq += 1
-                active = ActiveMock(mock, self, self._seq)
-                active._rank = base + i / (len(new) + 1)
-                created.append(active)
-            self._forget(self._ranked.change(created, old))
+        created, dropped = self._ranked.swap(old, mocks_of(new), self)
+        self._forget(dropped)
         return created
 
     @property
@@ -396,7 +362,7 @@ class Server:
 
     def remove(self, active: ActiveMock) -> None:
         """Unregister a mock (its calls stay readable)."""
-        with self._lock:
+        with self._ranked.lock:
             self._forget(self._ranked.change((), (active,)))
 
     def _forget(self, ids: set[int]) -> None:
@@ -417,18 +383,18 @@ class Server:
     def reset(self) -> None:
         """Remove every mock, clear the journal and errors, and put every scenario back
         in its ``"Started"`` state."""
-        with self._lock:
+        with self._ranked.lock:
             self._forget(self._ranked.clear())
         self._journal = Journal(self.journal_limit, self.journal_bytes)
         self.errors = []
         self._router.states = {}
-        if isinstance(self._router.kept, Memory):  # (the supervisor's: its own reset)
+        if type(self._router.kept) is Memory:  # (the supervisor's: its own reset)
             self._router.kept = Memory()
 
     def clear_journal(self) -> None:
         """Forget every call, keeping the mocks: the journal, the errors, and each mock's
         calls and count (so ``times`` and ``replies`` start over) are emptied."""
-        with self._lock:
+        with self._ranked.lock:
             for active in self._active:
                 active._forget()
         self._journal = Journal(self.journal_limit, self.journal_bytes)
@@ -488,21 +454,13 @@ class Server:
                 lists what the server received).
         """
         __tracebackhide__ = True
-        uncalled = [a for a in self._active if not a.called]
-        if uncalled:
-            names = "\n".join(f"  mock {a.mock.describe()}" for a in uncalled)
-            raise VerificationError(
-                f"{_count(len(uncalled), 'mock')} of {len(self._active)} never called:\n"
-                f"{names}\n{self.journal_text()}"
-            )
+        message = uncalled_report(self._active, self.journal_text())
+        if message is not None:
+            raise VerificationError(message)
 
     def journal_text(self) -> str:
         """Every request received, one per line (used in assertion messages)."""
-        if not self.journal:
-            return "the server received no requests"
-        lines = [f"the server received {len(self.journal)} request(s):"]
-        lines.extend(f"  {i}. {c.summary()}" for i, c in enumerate(self.journal, 1))
-        return "\n".join(lines)
+        return journal_text(self.journal)
 
     def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``: route → journal →
@@ -570,11 +528,6 @@ class Server:
     def _finished(self, call: Call) -> None:
         """``call``'s reply has ended, however it ended (``_answer.Answers.finished``)."""
         self._answers.finished(call)
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 mock``, ``2 mocks``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _mock_list(value: Any) -> list[Any]:
