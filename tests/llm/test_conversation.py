@@ -190,6 +190,25 @@ def test_repeat_last_answers_again_then_stops_a_tool_loop() -> None:
     assert "the agent is looping: the last turn" in body["error"]["message"]
 
 
+def test_repeat_last_gives_each_repeated_answer_fresh_tool_call_ids() -> None:
+    """Rule 4: the last turn answered again makes its calls with new ids (a scripted id
+    gets ``_2``, ``_3``); the same request gets the same ids (no state is kept)."""
+    conv = llm.conversation(
+        llm.turn(tool_calls=[CALL, llm.tool_call("get_time", {}, id="call_fixed")]),
+        repeat_last=True,
+        max_repeats=None,
+    )
+
+    def ids(turns: int) -> list[str]:
+        _, body = answer(conv, "/v1/chat/completions", _chat(turns, "r{i}"))
+        return [c["id"] for c in body["choices"][0]["message"]["tool_calls"]]
+
+    first, second, third = ids(0), ids(1), ids(2)
+    assert len({first[0], second[0], third[0]}) == 3
+    assert [first[1], second[1], third[1]] == ["call_fixed", "call_fixed_2", "call_fixed_3"]
+    assert ids(2) == third
+
+
 def test_the_same_call_with_the_same_result_again_and_again_is_a_loop() -> None:
     """A history ending with max_repeats identical calls and results stops the next one."""
     same = [llm.turn(tool_calls=[CALL])] * 5

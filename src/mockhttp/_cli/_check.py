@@ -190,18 +190,23 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
         return [_resume(args, profiles)]
     if args.body is not None:
         return [_offline(args, profiles)]
-    if "ag-ui" in profiles:
-        return _agui_live(args, profiles)
+    agui = next((p for p in profiles if p in ("ag-ui", "ag-ui-strict")), None)
+    if agui is not None:
+        return _agui_live(args, profiles, agui)
     if "a2a" in profiles:
         return _a2a_live(args, profiles)
     return _live(args, profiles or ["openai-chat"])
 
 
-def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
-    """``--profile ag-ui`` live: one RunAgentInput POSTed to the URL (no --model)."""
+def _agui_live(args: argparse.Namespace, profiles: list[str], profile: str) -> list[Outcome]:
+    """``--profile ag-ui`` (or ``ag-ui-strict``) live: one RunAgentInput POSTed to the URL
+    (no --model)."""
     from ..contract._agui_live import run_agui_live
 
-    return _posted_live(args, profiles, "ag-ui", run_agui_live)
+    def run(*given: Any, **options: Any) -> list[Outcome]:
+        return run_agui_live(*given, **options, profile=profile)
+
+    return _posted_live(args, profiles, profile, run)
 
 
 def _a2a_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:

@@ -255,7 +255,9 @@ def answer(
         return Answer(request, entry, index, refused.reply, (), states, refused)
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
         return Answer(request, entry, index, None, (), states, exc)
-    return Answer(request, entry, index, reply, mock.faults_for(index), states)
+    faults = mock.faults_for(index)
+    faults = (*reply.faults, *faults) if reply.faults else faults
+    return Answer(request, entry, index, reply, faults, states)
 
 
 def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:

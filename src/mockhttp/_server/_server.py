@@ -233,6 +233,10 @@ class Server:
     ) -> None:
         await asyncio.to_thread(self.close)
 
+    def _on_its_loop(self) -> bool:
+        """True on the server's own loop thread (a blocking wait there would freeze it)."""
+        return self._thread is not None and threading.current_thread() is self._thread
+
     @property
     def admin(self) -> Callable[[Request], Reply] | None:
         """The admin API under ``/__mockhttp/`` (None: none), a route of its own."""

@@ -32,6 +32,8 @@ class Registry(Protocol):
 
     def journal_text(self) -> str: ...
 
+    def _on_its_loop(self) -> bool: ...
+
 
 class ActiveMock:
     """A mock registered on a server: its calls, and assertions on them.
@@ -90,11 +92,12 @@ class ActiveMock:
                 the server received.
         """
         __tracebackhide__ = True
-        _refuse_inside_a_loop("wait_for_calls", "wait_for_calls_async")
+        self._refuse_on_its_loop("wait_for_calls", "wait_for_calls_async")
         deadline = time.monotonic() + timeout
         while self._count < n:
             if time.monotonic() >= deadline:
-                self._fail(f"to be called {_times(n)} within {timeout} s", self._count)
+                expected = f"to be called {_times(n)} within {timeout} s"
+                self._fail(expected + _blocked_a_loop("wait_for_calls_async"), self._count)
             time.sleep(0.005)
         return self.calls
 
@@ -216,8 +219,11 @@ class ActiveMock:
         """
         __tracebackhide__ = True
         self._pushed("wait_connected")
-        _refuse_inside_a_loop("wait_connected", "wait_connected_async")
-        return wait_stream(self._pushes, self.mock.describe(), n, timeout)
+        self._refuse_on_its_loop("wait_connected", "wait_connected_async")
+        try:
+            return wait_stream(self._pushes, self.mock.describe(), n, timeout)
+        except VerificationError as exc:
+            raise VerificationError(str(exc) + _blocked_a_loop("wait_connected_async")) from None
 
     async def wait_connected_async(self, n: int = 1, timeout: float = 5.0) -> PushedStream:
         """``wait_connected`` for async code, without blocking the event loop."""
@@ -242,6 +248,17 @@ class ActiveMock:
             asked[0] if asked else None
         )
 
+    def _refuse_on_its_loop(self, name: str, instead: str) -> None:
+        """A blocking wait on the server's own loop thread (a handler's) would freeze the
+        server it waits for: refuse it.  Any other thread may block, a running loop of its
+        own or not (Playwright's sync API, Jupyter: their clients are elsewhere)."""
+        if self._server._on_its_loop():
+            raise ConfigError(
+                f"{name}() blocks, and it was called on the server's own event loop (in a "
+                f"handler?), which it would freeze: the requests it waits for could not "
+                f"arrive; call it from the test, or `await mock.{instead}(n, timeout)`"
+            )
+
     def _fail(self, expected: str, count: int) -> None:
         lines = [f"expected mock {self.mock.describe()} {expected}, it was called {_times(count)}"]
         lines.append(self._server.journal_text())
@@ -251,17 +268,17 @@ class ActiveMock:
         return f"<ActiveMock {self.mock.describe()} calls={self._count}>"
 
 
-def _refuse_inside_a_loop(name: str, instead: str) -> None:
-    """A blocking wait on a thread that runs an event loop would freeze every client on
-    that loop (and report "called 0 times"): refuse it, naming the awaitable form."""
+def _blocked_a_loop(instead: str) -> str:
+    """What a timed-out blocking wait adds when its thread has a running event loop: a
+    client on that loop could not send meanwhile (the wait is allowed there: Playwright's
+    sync API and Jupyter mark a loop running whose clients are elsewhere)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return
-    raise ConfigError(
-        f"{name}() blocks, and it was called inside a running event loop, which it would "
-        f"freeze (a client on that loop could not make its requests); "
-        f"use `await mock.{instead}(n, timeout)`"
+        return ""
+    return (
+        " (this wait blocked the event loop running on its thread: a client on that loop "
+        f"could not send meanwhile; there, use `await mock.{instead}(n, timeout)`)"
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .._core._registry import Registry
 from ._a2a import A2A
-from ._agui import AG_UI
+from ._agui import AG_UI, AG_UI_STRICT
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import BUFFERED_RECEIVED, STREAM_EQUALS_BUFFERED
 from ._common import COMMON
@@ -35,6 +35,7 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "a2a": COMMON + A2A,
         "mcp": MCP,
         "ag-ui": COMMON + AG_UI,
+        "ag-ui-strict": COMMON + AG_UI + AG_UI_STRICT,
         "sse-resume": SSE_RESUME,
     },
 )

@@ -34,6 +34,9 @@ arguments) each followed by the same tool results, so the agent is getting the s
 answer to the same call with no progress; or (b) with ``repeat_last``, when the last turn
 (making tool calls) has been answered ``max_repeats`` times already (the turn index says
 so).  ``max_repeats=None`` turns the rule off.
+Rule 4 (fresh ids): a turn answered again past the script (``repeat_last``) makes its tool
+calls with ids of their own, never the ids of an earlier answer: an agent that keeps calls
+by id (openai-agents) would drop a repeated id, answer nothing, and never reach Rule 2.
 Rule 3 (refusals): a refused request gets a 400 in its API's error shape whose message
 says which turn and why (what was expected, what arrived), and ``server.check()`` (the
 pytest fixture at teardown) raises it as a :class:`ConversationError`.
@@ -282,12 +285,13 @@ class Conversation(ReplyKind):
 
     # -- the replies of each turn in each API ----------------------------------------------
 
-    def _make(self, i: int, api: str) -> LLMReply:
-        """Turn ``i`` as ``api``'s reply (built once, at construction: bad options fail now)."""
+    def _make(self, i: int, api: str, at: int | None = None) -> LLMReply:
+        """Turn ``i`` as ``api``'s reply (built once, at construction: bad options fail now),
+        or as answered again at turn ``at`` past the script (``repeat_last``: fresh ids)."""
         t = self.turns[i]
         options: dict[str, Any] = {
             "tool_calls": [
-                {"name": c.name, "arguments": c.arguments, "id": c.id or self.call_id(i, j, api)}
+                {"name": c.name, "arguments": c.arguments, "id": self._id_of(c, i, j, api, at)}
                 for j, c in enumerate(t.calls)
             ],
             "usage": _usage(api, t.usage),
@@ -315,6 +319,24 @@ class Conversation(ReplyKind):
         """The id of call ``j`` of turn ``i`` in ``api`` (when the script gives none)."""
         return _CALL_PREFIX[api] + make_id("", f"{self.salt}:{i}:{j}", 0, 24)
 
+    def _id_of(self, call: ToolCall, i: int, j: int, api: str, at: int | None) -> str:
+        """Call ``j`` of turn ``i``'s id, answered at turn ``at`` (None: ``i``).  Rule 4: a
+        turn answered again past the script gets fresh ids (the turn's number in them; a
+        scripted id gets ``_2``, ``_3`` ... for its second, third answer)."""
+        if at is None or at == i:
+            return call.id or self.call_id(i, j, api)
+        return f"{call.id}_{at - i + 1}" if call.id else self.call_id(at, j, api)
+
+    def _ids(self, upto: int, api: str) -> dict[str, str]:
+        """The ids of every call of turns 0 .. ``upto`` (past the script: the last turn's,
+        answered again), to their tool's name."""
+        last = len(self.turns) - 1
+        return {
+            self._id_of(c, min(at, last), j, api, at): c.name
+            for at in range(max(upto, last) + 1)
+            for j, c in enumerate(self.turns[min(at, last)].calls)
+        }
+
     @property
     def salt(self) -> str:
         """Ten characters drawn from the script: this conversation's mark in its ids."""
@@ -334,6 +356,8 @@ class Conversation(ReplyKind):
         at = self._turn_at(history, api)
         index = self._check(at, history, api)
         reply = self._replies[(index, api)]
+        if at > index and reply.calls:  # Rule 4
+            reply = self._make(index, api, at)
         if api == "openai_responses" and reply.id is None:
             reply = dataclasses.replace(reply, id=self.response_id(at, request.body))
         return reply.build(request)
@@ -376,7 +400,7 @@ class Conversation(ReplyKind):
         self._check_loop(at, index, history, api)
         expect: Expect = self.turns[index].expect
         if expect:
-            self._name_results(history, api)
+            self._name_results(at, history, api)
         misses = expect.misses(history) if expect else []
         if misses:
             lines = "\n".join(f"  {m}" for m in misses)
@@ -387,14 +411,10 @@ class Conversation(ReplyKind):
             )
         return index
 
-    def _name_results(self, history: History, api: str) -> None:
+    def _name_results(self, at: int, history: History, api: str) -> None:
         """Name the tool results whose call is not in the request (a Responses request
         after ``previous_response_id``) from this conversation's own call ids."""
-        ids = {
-            c.id or self.call_id(i, j, api): c.name
-            for i, t in enumerate(self.turns)
-            for j, c in enumerate(t.calls)
-        }
+        ids = self._ids(at, api)
         history.pending = [
             r if r.name or r.call_id not in ids else dataclasses.replace(r, name=ids[r.call_id])
             for r in history.pending
