@@ -5,14 +5,14 @@ index (``_core._paths`` Rule 2), and keep no state."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 import mockhttp
 from mockhttp._core._cors import cors_policy
-from mockhttp._core._paths import FEW, PathIndex
 from mockhttp._core._request import Headers, Request
-from mockhttp._core._route import Answer, Miss, keeps_state, route
+from mockhttp._core._route import Answer, Miss, keeps_state, route, route_front
 from mockhttp._server._builtin import ADMIN_PREFIX, HEALTH_PATH, Builtin, builtins
 
 from ..core.test_route import Entry
@@ -27,18 +27,18 @@ def request(method: str, path: str, *headers: tuple[str, str]) -> Request:
 
 
 def test_only_the_readiness_probe_unless_asked() -> None:
-    assert kinds(builtins(lambda: 0)) == ["health"]
+    assert kinds(builtins(lambda: 0)) == ["health", "health"]  # GET and HEAD
     every = builtins(lambda: 0, admin=True, cors=cors_policy(True), metrics=lambda: mockhttp.ok())
-    assert kinds(every) == ["health", "admin", "preflight", "metrics"]
-    assert [b.cors for b in every] == [False, False, False, True]
-    assert len({b.id for b in every}) == 4
+    assert kinds(every) == ["health", "health", "admin", "preflight", "metrics"]
+    assert [b.cors for b in every] == [False, False, False, False, True]
+    assert len({b.id for b in every}) == 5
     assert all(b.id < 0 for b in every)
     assert not any(keeps_state(b.mock) or b.call_count or b.exhausted for b in every)
 
 
 def test_health_answers_the_count_it_reads_when_asked() -> None:
     count = [3]
-    [health] = builtins(lambda: count[0])
+    health, head_only = builtins(lambda: count[0])
     count[0] = 7
     found = route(request("GET", HEALTH_PATH), [health], {})
     assert isinstance(found, Answer)
@@ -48,6 +48,9 @@ def test_health_answers_the_count_it_reads_when_asked() -> None:
     head = route(request("HEAD", HEALTH_PATH), [health], {})  # HEAD is answered as GET
     assert isinstance(head, Answer)
     assert head.entry is health
+    head = route(request("HEAD", HEALTH_PATH), [health, head_only], {})
+    assert isinstance(head, Answer)
+    assert head.entry is head_only  # (before an admin API that takes any method)
 
 
 @pytest.mark.parametrize(
@@ -95,17 +98,14 @@ def test_a_preflight_is_answered_by_the_cors_policy() -> None:
     assert refused.reply.status_code == 403
 
 
-@pytest.mark.parametrize("mocks", [1, FEW + 5])
-def test_builtins_rank_above_every_mock_and_a_miss_is_not_explained_by_them(mocks: int) -> None:
-    user = [Entry(mockhttp.request(None, "*")) for _ in range(mocks - 1)]
-    user.append(Entry(mockhttp.get(HEALTH_PATH).reply(mockhttp.status(418))))
-    front = builtins(lambda: 0, admin=True)
-    index = PathIndex(user, front)
-    assert index.entries is user  # the tuple it was built for, without them
-    found = route(request("GET", HEALTH_PATH), index.candidates(HEALTH_PATH), {}, user)
-    assert isinstance(found, Answer)
-    assert found.entry is front[0]
-    plain = route(request("GET", "/nothing"), index.candidates("/nothing"), {}, user)
-    assert isinstance(plain, Answer if mocks > 1 else Miss)
-    if isinstance(plain, Miss):
-        assert list(plain.entries) == user
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_builtins_are_tried_before_the_mocks_and_never_explain_a_miss(method: str) -> None:
+    front: list[Any] = list(builtins(lambda: 0, admin=True))
+    user: list[Any] = [Entry(mockhttp.get(HEALTH_PATH).reply(mockhttp.status(418)))]
+    found = route_front(request(method, HEALTH_PATH), front, {})
+    assert found is not None
+    assert found.entry.kind == "health"
+    assert route_front(request(method, "/nothing"), front, {}) is None
+    plain = route(request(method, "/nothing"), user, {})
+    assert isinstance(plain, Miss)
+    assert list(plain.entries) == user  # explained against the mocks alone

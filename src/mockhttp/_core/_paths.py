@@ -11,9 +11,6 @@ matcher or any path.  Routing them gives the same answer as routing them all
 
 Rule 1: built once per ordered tuple of entries (the caller keeps it with the tuple);
 immutable after that except for its cache of candidate tuples, which only grows (bounded).
-Rule 2: ``front`` entries (the server's own endpoints, ``_server/_builtin.py``) rank above
-every entry: they come first among the candidates of the paths they could match, and
-``entries`` stays the tuple the index was built for (without them).
 """
 
 from __future__ import annotations
@@ -33,17 +30,15 @@ _CACHED = 4096  # candidate tuples kept, by path (emptied when full)
 
 
 class PathIndex(Generic[E]):
-    """The entries in order (after ``front``), and the ones a request for a given path
-    could match."""
+    """The entries in order, and the ones a request for a given path could match."""
 
-    __slots__ = ("_all", "_by_path", "_cache", "_other", "entries")
+    __slots__ = ("_by_path", "_cache", "_other", "entries")
 
-    def __init__(self, entries: Sequence[E], front: Sequence[E] = ()) -> None:
+    def __init__(self, entries: Sequence[E]) -> None:
         self.entries = entries
-        self._all: Sequence[E] = (*front, *entries) if front else entries
         by_path: dict[str, list[int]] = {}
         other: list[int] = []
-        for at, entry in enumerate(self._all):
+        for at, entry in enumerate(entries):
             path = entry.mock.literal_path
             if path is None:
                 other.append(at)
@@ -56,12 +51,12 @@ class PathIndex(Generic[E]):
     def candidates(self, path: str) -> Sequence[E]:
         """The entries a request for ``path`` could match, in their order."""
         if len(self.entries) <= FEW:
-            return self._all
+            return self.entries
         found = self._cache.get(path)
         if found is None:
             if len(self._cache) >= _CACHED:
                 self._cache = {}
-            entries = self._all
+            entries = self.entries
             named = self._by_path.get(path, ())
             found = self._cache[path] = tuple(entries[at] for at in heapq.merge(named, self._other))
         return found

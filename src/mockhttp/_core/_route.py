@@ -51,6 +51,7 @@ __all__ = [
     "limit_of",
     "next_states",
     "route",
+    "route_front",
     "route_shared",
 ]
 
@@ -213,6 +214,20 @@ def route(
     if found is None:
         return Miss(request, entries if every is None else every, states)
     return answer(request, found, states, None, kept)
+
+
+def route_front(
+    request: Request, front: Sequence[E], states: Mapping[str, str], kept: Kept | None = None
+) -> Answer[E] | None:
+    """What the entries ranked above all the others answer (the server's own endpoints,
+    which keep no state: ``_server/_builtin.py``), as ``route`` would, or None: route the
+    request among the others.  Tried before the others are even looked up."""
+    method = request.method
+    for entry in front:
+        if entry.mock.matches(request, method):
+            return answer(request, entry, states, None, kept)
+    found = find(request, front, states, "GET") if method == "HEAD" and front else None
+    return None if found is None else answer(request, found, states, None, kept)
 
 
 def find(

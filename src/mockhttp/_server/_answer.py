@@ -42,7 +42,7 @@ from .._core._paths import PathIndex
 from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
-from .._core._route import Answer, Miss, Tally, route, route_shared
+from .._core._route import Answer, Miss, Tally, route, route_front, route_shared
 from ._builtin import ADMIN_PREFIX, HEALTH_PATH, Builtin
 from ._heap import BIG_BODY, release
 from ._journal import Call, Journal, seal
@@ -89,47 +89,48 @@ class Router:
     """Which entry answers a request: the server's own endpoints first, then the mocks,
     with the state here (``states``) or held elsewhere (``tally``: ``serve --workers``)."""
 
-    __slots__ = ("index", "kept", "ranked", "states", "tally")
+    __slots__ = ("front", "index", "kept", "ranked", "states", "tally")
 
     def __init__(self, ranked: Ranked) -> None:
         self.ranked = ranked
-        self.index: PathIndex[Entry] = ranked.index(ranked.snapshot())
+        self.front: Sequence[Entry] = ()  # the server's own endpoints, first (_builtin)
+        self.index: PathIndex[ActiveMock] = ranked.index(ranked.snapshot())
         # scenario name -> state (absent: "Started"); replaced, never changed (_route.py)
         self.states: Mapping[str, str] = {}
         self.tally: Tally | None = None
         # what reply kinds keep (``_core._kept``): here, or the supervisor's (--workers)
         self.kept: Kept = Memory()
 
-    def front(self, builtins: Sequence[Builtin]) -> None:
-        """Rank ``builtins`` above every mock from now on."""
-        ranked = self.ranked
-        ranked.front = tuple(builtins)
-        self.index = ranked._indexed = PathIndex(ranked.snapshot(), ranked.front)
-
     def route(self, request: Request) -> Routed:
         """Route ``request``; a JSON body is parsed once for every matcher, and its tree
         dropped after (a big one's pages given back: ``_heap``)."""
-        snapshot = self.ranked.snapshot()
-        index = self.index
-        if index.entries is not snapshot:  # the mocks changed: index them again (or
-            index = self.index = self.ranked.index(snapshot)  # take the writer's index)
-        entries = index.candidates(request.path)
         if not request.body:
-            return self._route(request, entries, snapshot)
+            return self._route(request)
         request._matching(True)
         try:
-            return self._route(request, entries, snapshot)
+            return self._route(request)
         finally:  # the journal keeps the bytes, not the parsed tree
             if request._matching(False) and len(request.body) >= BIG_BODY:
                 release()  # its cycles and the allocator's pages (_heap)
 
-    def _route(self, request: Request, entries: Sequence[Entry], every: Sequence[Entry]) -> Routed:
+    def _route(self, request: Request) -> Routed:
+        """The server's own endpoints first (before the mocks are even indexed: an admin
+        write after another never waits for an index), then the mocks."""
+        found = route_front(request, self.front, self.states, self.kept)
+        if found is not None:
+            return found
+        snapshot = self.ranked.snapshot()
+        index = self.index
+        if index.entries is not snapshot:  # the mocks changed: index them again (or
+            index = self.index = self.ranked.index(snapshot)  # take the writer's index)
+        entries: Sequence[Entry] = index.candidates(request.path)
+        every: Sequence[Entry] = snapshot
         tally = self.tally
         if tally is None:
-            found = route(request, entries, self.states, every, self.kept)
-            if type(found) is Answer:
-                self.states = found.states
-            return found
+            routed = route(request, entries, self.states, every, self.kept)
+            if type(routed) is Answer:
+                self.states = routed.states
+            return routed
         try:
             return route_shared(request, entries, tally, every, self.kept)
         except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone

@@ -73,7 +73,10 @@ def builtins(
     def health(request: Request) -> Reply:
         return status(200).json({"status": "ok", "mocks": count()})
 
-    found = [Builtin("health", Mock("GET", HEALTH_PATH, handler=health), 1)]
+    found = [  # (HEAD too, before the admin API takes any method)
+        Builtin("health", Mock("GET", HEALTH_PATH, handler=health), 1),
+        Builtin("health", Mock("HEAD", HEALTH_PATH, handler=health), 5),
+    ]
     if admin:  # (its reply is made on the admin thread: this one is never sent)
         taken = Mock(None, _Under(ADMIN_PREFIX), response=ok())
         found.append(Builtin("admin", taken, 2))

@@ -26,7 +26,6 @@ from typing import NamedTuple
 from .._core._errors import ConfigError
 from .._core._mock import Mock, as_mock
 from .._core._paths import PathIndex
-from ._builtin import Builtin
 from ._verify import ActiveMock, Registry
 
 __all__ = ["Ranked", "mocks_of"]
@@ -53,16 +52,13 @@ class _Version(NamedTuple):
 class Ranked:
     """The registered mocks: the highest priority first, then the most recently added."""
 
-    def __init__(self, front: Sequence[Builtin] = ()) -> None:
-        # the server's own endpoints, tried before every mock (``_builtin``): indexed with
-        # them, never in a snapshot
-        self.front = tuple(front)
+    def __init__(self) -> None:
         self._version = _Version((), None)
         # (the version it was built for, its sorted tuple): the cache readers share
         self._built: tuple[_Version, tuple[ActiveMock, ...]] = (self._version, ())
         self._members: dict[int, ActiveMock] = {}  # by id (``ActiveMock.id``)
         self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
-        self._indexed: PathIndex[ActiveMock | Builtin] = PathIndex((), self.front)  # (the last)
+        self._indexed: PathIndex[ActiveMock] = PathIndex(())  # of the last tuple indexed
         self.lock = threading.Lock()  # the writers' (test threads, the admin worker)
         self._seq = 0  # the number of the last mock added (``ActiveMock.id``)
 
@@ -102,13 +98,11 @@ class Ranked:
         self._built = (version, ordered)  # a racing reader may store an older one: rebuilt
         return ordered
 
-    def index(self, snapshot: tuple[ActiveMock, ...]) -> PathIndex[ActiveMock | Builtin]:
-        """The index by path of ``snapshot`` (a tuple ``snapshot()`` gave), the server's
-        own endpoints (``front``) first; lock-free."""
+    def index(self, snapshot: tuple[ActiveMock, ...]) -> PathIndex[ActiveMock]:
+        """The index by path of ``snapshot`` (a tuple ``snapshot()`` gave); lock-free."""
         indexed = self._indexed
         if indexed.entries is not snapshot:
-            # (a racing reader: built twice)
-            indexed = self._indexed = PathIndex(snapshot, self.front)
+            indexed = self._indexed = PathIndex(snapshot)  # (a racing reader: built twice)
         return indexed
 
     def __len__(self) -> int:

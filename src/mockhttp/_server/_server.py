@@ -262,7 +262,7 @@ class Server:
         count = lambda: len(self._ranked.snapshot())  # noqa: E731
         metrics = metrics_reply if self.metrics else None
         found = builtins(count, admin=self._admin is not None, cors=self._policy, metrics=metrics)
-        self._router.front(found)
+        self._router.front = found
 
     def share(self, channel: StateChannel) -> None:
         """Keep the state of the mocks that keep one, and what reply kinds keep, in the
