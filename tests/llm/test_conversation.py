@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from typing import Any
 
@@ -417,3 +418,50 @@ def test_a_file_request_narrows_the_conversation() -> None:
     assert mock.method == "POST"
     assert mock.path == WEATHER.own_mock().path
     assert len(mock.criteria) == 1
+
+
+def test_an_error_turn_with_times_answers_that_many_requests_then_the_next_turn() -> None:
+    """Rule 5: the first ``times`` requests of the same body get the error; the next gets
+    the turn after it; another body (another conversation) is counted apart."""
+    conv = llm.conversation(
+        llm.turn(error="rate_limit", retry_after="2s", times=2), llm.turn("Hi"), name="busy"
+    )
+    first = {"messages": [{"role": "user", "content": "one"}]}
+    other = {"messages": [{"role": "user", "content": "two"}]}
+    assert [answer(conv, "/v1/chat/completions", first)[0] for _ in range(3)] == [429, 429, 200]
+    assert answer(conv, "/v1/chat/completions", other)[0] == 429
+    conv.forget()
+    assert answer(conv, "/v1/chat/completions", first)[0] == 429
+    rendered = conv.build(
+        Request("POST", "/v1/messages", Headers(()), json.dumps({"messages": []}).encode())
+    )
+    assert (rendered.status_code, dict(rendered.headers)["retry-after"]) == (429, "2")
+
+
+@pytest.mark.parametrize(
+    ("turns", "message"),
+    [
+        ([llm.turn("Hi"), {"error": "rate_limit", "times": 1}], "turns[1]: an error turn with"),
+        ([{"text": "Hi", "times": 1}], "times=1 needs error"),
+        ([{"error": "rate_limit", "times": 0}, "Hi"], "times=0 must be a positive int"),
+    ],
+)
+def test_error_turns_with_times_that_cannot_be_placed_are_refused(
+    turns: list[Any], message: str
+) -> None:
+    with pytest.raises(mockhttp.ConfigError, match=re.escape(message)):
+        llm.conversation(*[llm.turn(t) if isinstance(t, str) else t for t in turns])
+
+
+def test_error_turns_with_times_from_a_file() -> None:
+    text = """
+request: {method: POST, path: /v1/chat/completions}
+response:
+  conversation:
+    - {error: rate_limit, retry_after: 500ms, times: 1}
+    - text: Hello
+"""
+    (mock,) = mockhttp.loads(text)
+    assert isinstance(mock.kind, llm.Conversation)
+    assert mock.kind.turns[0].times == 1
+    assert mockhttp.loads(mock.to_yaml())[0].kind == mock.kind

@@ -4,7 +4,6 @@ journaled as its kind says, and planned by the kind chosen in one place."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -103,7 +102,7 @@ def test_a_miss_among_many_mocks_is_explained_off_the_loop() -> None:
 
 def test_an_unreachable_state_is_a_503_that_says_why() -> None:
     server = Server()
-    server.mock(dataclasses.replace(mockhttp.get("/t"), times=1))
+    server.mock(mockhttp.get("/t").times(1))
 
     def gone(claims: Sequence[Claim]) -> Choice:
         raise ConnectionError("the supervisor is gone")

@@ -327,7 +327,7 @@ def _takes_target(mock: Mock, request: Request, method: str) -> bool:
 def keeps_state(mock: Mock) -> bool:
     """True when what ``mock`` answers depends on its calls so far or on a scenario (its
     ``times``, its replies, its scenario): such a mock is answered through the state."""
-    return mock.times is not None or bool(mock.sequence) or mock.scenario_of is not None
+    return mock.answers is not None or bool(mock.sequence) or mock.scenario_of is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,7 +436,7 @@ def _candidates(request: Request, entries: Sequence[IE], method: str) -> list[IE
 def limit_of(mock: Mock) -> int | None:
     """How many requests ``mock`` answers (its ``times``, or its replies when they end
     unmatched); None: no limit.  An entry is ``exhausted`` once it has answered these."""
-    limits = [mock.times] if mock.times is not None else []
+    limits = [mock.answers] if mock.answers is not None else []
     if mock.sequence and mock.exhausted == "unmatched":
         limits.append(len(mock.sequence))
     return min(limits) if limits else None

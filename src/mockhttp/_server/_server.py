@@ -55,7 +55,7 @@ from ._serving import (
 )
 from ._shared import SharedKept, StateChannel
 from ._tls import TLSChoice, certs_for, client_context
-from ._verify import ActiveMock, journal_text, uncalled_report
+from ._verify import ActiveMock, journal_text, named, uncalled_report
 from ._wires import Framing, framing_of
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
@@ -379,6 +379,16 @@ class Server:
     def mocks(self) -> tuple[ActiveMock, ...]:
         """The registered mocks, in the order they are tried."""
         return self._active
+
+    def named(self, name: str) -> ActiveMock:
+        """The handle of the mock named ``name`` (``name:`` in a mock file, ``name=`` in
+        Python): ``server.named("chat").assert_called_once()`` for mocks loaded from files.
+
+        Raises:
+            UnknownNameError: no registered mock has that name (did you mean ...).
+            ConfigError: several have.
+        """
+        return named(self._active, name)
 
     def _registered(self, mock_id: int) -> ActiveMock | None:
         """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""

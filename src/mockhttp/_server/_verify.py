@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from .._core._errors import ConfigError, VerificationError
+from .._core._errors import ConfigError, UnknownNameError, VerificationError
 from .._core._pushed import Pushed
 from .._core._route import limit_of
 from .._core._sse import Event
@@ -21,7 +21,7 @@ from ._resume import resume_problems
 if TYPE_CHECKING:
     from .._core._mock import Mock
 
-__all__ = ["ActiveMock", "Registry"]
+__all__ = ["ActiveMock", "Registry", "named"]
 
 
 class Registry(Protocol):
@@ -50,6 +50,8 @@ class ActiveMock:
         self._count = 0  # exact, even when a journal limit trims ``calls``
         self._limit = limit_of(mock)  # how many requests it answers (None: any number)
         self._hub: Hub | None = None  # a pushed() mock's streams, made when first needed
+        if mock.kind is not None:
+            mock.kind.forget()  # a conversation reused by another test counts anew
 
     @property
     def id(self) -> int:
@@ -77,6 +79,8 @@ class ActiveMock:
         (the open ones are closed), queue and log."""
         self.calls = CallList()
         self._count = 0
+        if self.mock.kind is not None:
+            self.mock.kind.forget()
         hub, self._hub = self._hub, None
         if hub is not None:
             hub.close()
@@ -266,6 +270,25 @@ class ActiveMock:
 
     def __repr__(self) -> str:
         return f"<ActiveMock {self.mock.describe()} calls={self._count}>"
+
+
+def named(actives: Sequence[ActiveMock], name: str) -> ActiveMock:
+    """The handle of the one mock in ``actives`` named ``name`` (``Server.named``).
+
+    Raises:
+        UnknownNameError: none is (the message names the closest, and those there are).
+        ConfigError: several are.
+    """
+    found = [a for a in actives if a.mock.name == name]
+    if not found:
+        known = sorted({a.mock.name for a in actives if a.mock.name})
+        raise UnknownNameError("mock name", name, known)
+    if len(found) > 1:
+        raise ConfigError(
+            f"{len(found)} mocks are named {name!r}; give each its own name, or pick one "
+            "from server.mocks"
+        )
+    return found[0]
 
 
 def _blocked_a_loop(instead: str) -> str:

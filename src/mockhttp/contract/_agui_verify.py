@@ -108,7 +108,7 @@ def _walk(stream: Stream) -> Iterator[Found]:
         try:
             event, stripped = enforce(data)
         except Invalid as error:
-            yield _invalid(p.message, kind, error)
+            yield _invalid(p.message, kind, error, data)
             continue
         yield from _stripped(p.message, kind, stripped)
         try:
@@ -123,7 +123,7 @@ def _walk(stream: Stream) -> Iterator[Found]:
                 yield wrong.rule, hit(p.message, wrong.text)
 
 
-def _invalid(message: Message, kind: str, error: Invalid) -> Found:
+def _invalid(message: Message, kind: str, error: Invalid, data: dict[str, Any]) -> Found:
     patch = {"STATE_DELTA": "/delta", "ACTIVITY_DELTA": "/patch"}.get(kind)
     rule = "ag-ui.state-delta" if patch and error.path.startswith(patch + "/") else "ag-ui.fields"
     where = error.path.lstrip("/").replace("/", ".")
@@ -131,9 +131,10 @@ def _invalid(message: Message, kind: str, error: Invalid) -> Found:
     if error.problem == "is missing":
         name = error.path.rsplit("/", 1)[-1]
         snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
-        text = f"{kind} has no {where}" + (
-            f" (it has {snake}: AG-UI names are camelCase)" if snake != name else ""
-        )
+        renamed = snake != name and error.path.count("/") == 1 and snake in data
+        text = f"{kind} has no {where}"
+        if renamed:
+            text += f" (it has {snake}: AG-UI names are camelCase)"
     return rule, hit(message, text)
 
 

@@ -25,6 +25,7 @@ function per JSON-RPC method), ``_sessions`` (the state), ``_kind`` (the transpo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -74,6 +75,28 @@ def server(
     return McpServer(tools, **options).mock(path)
 
 
+def allowing(
+    mocks: Sequence[Mock], hosts: Sequence[str] = (), origins: Sequence[str] = ()
+) -> list[Mock]:
+    """``mocks`` with each MCP server's ``allow_hosts`` and ``allow_origins`` widened by
+    ``hosts`` and ``origins`` (what ``mockhttp serve --allow-host/--allow-origin`` does);
+    the other mocks as they are."""
+    if not hosts and not origins:
+        return list(mocks)
+    out = []
+    for mock in mocks:
+        kind = mock.kind
+        if isinstance(kind, McpServer):
+            wider = dataclasses.replace(
+                kind,
+                allow_hosts=(*kind.allow_hosts, *hosts),
+                allow_origins=(*kind.allow_origins, *origins),
+            )
+            mock = dataclasses.replace(mock, kind=wider)
+        out.append(mock)
+    return out
+
+
 __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks)
     "Answer",
     "Cancelled",
@@ -85,6 +108,7 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "Resource",
     "ResourceTemplate",
     "Tool",
+    "allowing",
     "answer",
     "audio",
     "elicitation",

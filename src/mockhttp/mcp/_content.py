@@ -47,7 +47,7 @@ def check_block(block: Any, where: str) -> dict[str, Any]:
     assert isinstance(block, Mapping)
     for name in BLOCKS[kind]:
         if name not in block:
-            raise fail(where, f"a {kind} block needs {name!r} ({block!r})")
+            raise fail(where, f"a block of type {kind} needs {name!r} ({block!r})")
     if kind in ("image", "audio"):
         check_base64(block["data"], f"{where}.data")
     if kind == "resource":
