@@ -313,6 +313,8 @@ def _takes_target(mock: Mock, request: Request, method: str) -> bool:
     target and not others.  False: no request of this method and target matches it."""
     if mock.method is not None and mock.method != method:
         return False
+    if mock.method_matcher is not None and not mock.method_matcher.matches(method):
+        return False
     if mock.path_params(request) is None:
         return False
     for c in mock.criteria:

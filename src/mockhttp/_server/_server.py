@@ -37,8 +37,9 @@ from ._answer import EXPLAINED_ON_LOOP, Answers, Router
 from ._budget import LIBRARY_DEFAULT
 from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin, builtins
 from ._connection import Connection
+from ._http1 import Message, request_of
 from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, unmatched_calls
-from ._lane import Hit, Key, Lane
+from ._lane import Hit, Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
 from ._ranked import Ranked, mocks_of
@@ -517,27 +518,29 @@ class Server:
             hit = Hit(active, key, call.status, params, whole)
             self._lane.learn(key, snapshot, hit)
 
-    def _by_lane(self, key: Key, headers: list[tuple[str, str]]) -> Whole | None:
-        """The kept answer to a request of ``key`` without a body, journaled, or None: the
-        request goes the long way (``_lane.py``)."""
+    def _serve(self, message: Message) -> tuple[Call | None, Plan]:
+        """The call and plan for an HTTP/1 request (``_connection.py``): the kept answer
+        to a request without a body whose key the lane knows (``_lane.py``), journaled
+        here (no ``Request`` or ``Call`` built for it: the call is None), or else
+        ``_dispatch``'s."""
         lane = self._lane
-        assert lane is not None
-        ranked = self._ranked
-        built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
-        if built[0] is ranked._version and built[1] is lane._for:
-            hit = lane._hits.get(key)
-        else:
-            hit = lane.get(key, ranked.snapshot())
-        if hit is None:
-            return None
-        record = self._journal.answered_whole(hit.active, hit.entry, headers)
-        on_call_end = self.on_call_end
-        if on_call_end is not None:  # (``serve`` logs each call): the call read back
-            try:
-                on_call_end(read_back(record, hit.entry.mock))
-            except Exception as exc:
-                self.errors.append(exc)
-        return hit.whole
+        if lane is not None and not message.body and not message.trailers:
+            ranked = self._ranked
+            built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
+            if built[0] is ranked._version and built[1] is lane._for:
+                hit = lane._hits.get(message[:4])
+            else:
+                hit = lane.get(message[:4], ranked.snapshot())
+            if hit is not None:  # journaled here, as ``_dispatch`` journals its calls
+                record = self._journal.answered_whole(hit.active, hit.entry, message.headers)
+                on_call_end = self.on_call_end
+                if on_call_end is not None:  # (``serve`` logs each call): the call read back
+                    try:
+                        on_call_end(read_back(record, hit.entry.mock))
+                    except Exception as exc:
+                        self.errors.append(exc)
+                return None, hit
+        return self._dispatch(request_of(message), message.keep_alive)
 
     def _finished(self, call: Call) -> None:
         """``call``'s reply has ended, however it ended (``_answer.Answers.finished``)."""

@@ -21,6 +21,7 @@ from .._core._reply import Reply
 from .._core._request import Request
 from .._core._wire import frame
 from ._runner import Paced, Steps, Whole
+from ._upgrade import Switch, Switching, plan_of
 
 __all__ = ["CACHE_SIZE", "CACHE_STEPS", "Framing", "WireCache", "framing_of"]
 
@@ -70,9 +71,12 @@ class WireCache:
 
     def plan(
         self, reply: Reply, faults: tuple[Fault, ...], index: int, fixed: bool, framing: Framing
-    ) -> Steps | Whole | Paced:
+    ) -> Steps | Whole | Paced | Switch:
         """The wire plan of ``reply`` as the ``index``-th call's, ``faults`` applied;
-        ``fixed``: the reply is the mock's own (not a handler's), so it may be cached."""
+        ``fixed``: the reply is the mock's own (not a handler's), so it may be cached.
+        A ``Switching`` reply's plan hands the connection over (``_upgrade.py``)."""
+        if type(reply) is not Reply and isinstance(reply, Switching):
+            return plan_of(reply, lambda refusal: Steps(framing.frame(refusal.plan())))
         if faults:
             return Steps(_faulted(reply, faults, index, framing))
         if fixed:
