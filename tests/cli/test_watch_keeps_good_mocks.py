@@ -3,6 +3,12 @@
 A wrong-typed value, bad YAML, a folder nested too deep: the server logs why (file:line)
 and goes on answering with the previous mocks, in one process and with ``--workers 2``;
 the file fixed, the new mocks answer.
+
+Waiting for "every worker serves the new mocks" is a condition on the workers' answers, not a
+count of "reloaded" lines: a save that is fine on its own (the first mocks written back while the
+deep folder is made, or once it is removed) also reloads, so the lines do not say *what* each
+worker loaded.  The new mock is named, and the journal (each call tagged with the worker that
+answered it) shows it answering on every worker.
 """
 
 from __future__ import annotations
@@ -21,6 +27,29 @@ from tests.helpers.folders import deep_folder, remove_deep
 def _get(url: str) -> httpx.Response:
     with httpx.Client() as client:  # a fresh connection: any worker may answer
         return client.get(url, headers={"Connection": "close"})
+
+
+def _write_at_once(path: Path, text: str) -> None:
+    """Replace ``path``'s content in one step: the watcher never sees half a save.  (The
+    new content is written beside the watched folder, not in it.)"""
+    part = path.parent.parent / f"{path.parent.name}-{path.name}.part"
+    part.write_text(text)
+    os.replace(part, path)
+
+
+def _wait_every_worker_answers_with(serving: Serving, name: str, workers: int) -> None:
+    """Until every worker (one without ``--workers``) has answered ``/x`` with the mock
+    named ``name``: the files do not change after, so each keeps serving it."""
+    deadline = time.monotonic() + 30
+    while True:
+        _get(serving.url + "/x")
+        calls = httpx.get(serving.url + "/__mockhttp/journal").json()["calls"]
+        answered = {c.get("worker") for c in calls if c["mock_describe"] == repr(name)}
+        if len(answered) == workers:
+            return
+        assert time.monotonic() < deadline, (answered, "".join(serving.log))
+        assert serving.proc.poll() is None, "".join(serving.log)
+        time.sleep(0.05)
 
 
 def _wait_count(serving: Serving, text: str, count: int, timeout: float = 20) -> None:
@@ -57,8 +86,8 @@ def test_a_bad_save_keeps_the_previous_mocks(tmp_path: Path, workers: list[str])
         assert {_get(serving.url + "/x").text for _ in range(6)} == {"v1"}
         remove_deep(deep)
 
-        mocks.write_text("request: {path: /x}\nresponse: {body: v2}\n")
-        _wait_count(serving, "reloaded 1 mock", 2 if workers else 1)
+        _write_at_once(mocks, "name: v2\nrequest: {path: /x}\nresponse: {body: v2}\n")
+        _wait_every_worker_answers_with(serving, "v2", 2 if workers else 1)
         assert {_get(serving.url + "/x").text for _ in range(6)} == {"v2"}
         assert sum("not reloaded" in line for line in serving.log) == 3
         assert serving.proc.poll() is None
