@@ -40,7 +40,7 @@ def _write_at_once(path: Path, text: str) -> None:
 def _wait_every_worker_answers_with(serving: Serving, name: str, workers: int) -> None:
     """Until every worker (one without ``--workers``) has answered ``/x`` with the mock
     named ``name``: the files do not change after, so each keeps serving it."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while True:
         _get(serving.url + "/x")
         calls = httpx.get(serving.url + "/__mockhttp/journal").json()["calls"]
@@ -52,7 +52,7 @@ def _wait_every_worker_answers_with(serving: Serving, name: str, workers: int) -
         time.sleep(0.05)
 
 
-def _wait_count(serving: Serving, text: str, count: int, timeout: float = 20) -> None:
+def _wait_count(serving: Serving, text: str, count: int, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while sum(text in line for line in serving.log) < count:
         assert time.monotonic() < deadline, "".join(serving.log)
