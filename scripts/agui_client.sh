@@ -9,7 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 python="${PYTHON:-python3}"
 if [ ! -d "$here/agui/node_modules/@ag-ui/client" ]; then
-  (cd "$here/agui" && npm install --no-audit --no-fund --no-package-lock --silent)
+  (cd "$here/agui" && npm ci --no-audit --no-fund --silent)
 fi
 # shellcheck source=serve.sh
 . "$here/serve.sh"

@@ -3,7 +3,7 @@
 import { HttpAgent } from "@ag-ui/client";
 
 const base = process.argv[2];
-const cases = ["full", "error", "drop", "cut", "stall", "twice"];
+const cases = ["full", "error", "drop", "cut", "stall", "twice", "everything", "runs", "error-first"];
 let failed = 0;
 // the client also rejects a promise nobody awaits when the stream breaks: counted, not fatal
 let stray = [];
@@ -34,6 +34,7 @@ async function run(name) {
     );
     const said = newMessages.map((m) =>
       m.role === "tool" ? `tool: ${m.content}` :
+      m.role === "activity" ? `activity: ${m.activityType} ${JSON.stringify(m.content)}` :
       m.toolCalls ? `${m.role}: ${m.content ?? ""} [calls ${m.toolCalls.map((c) => `${c.function.name}(${c.function.arguments})`).join(", ")}]` :
       `${m.role}: ${m.content}`);
     return `resolved, ${seen.length} events (last ${seen.at(-1)}); messages: ${said.join(" | ")}; state: ${JSON.stringify(agent.state)}`;
@@ -47,6 +48,9 @@ async function run(name) {
 const expected = {
   full: /^resolved/, error: /RUN_ERROR: weather service down/, drop: /^rejected/,
   cut: /^rejected/, stall: /RUN_ERROR: This operation was aborted/, twice: /already finished/,
+  everything: /^resolved, \d+ events \(last RUN_FINISHED\)/,
+  runs: /^resolved, \d+ events \(last RUN_FINISHED\).*Third run/,
+  "error-first": /^resolved, \d+ events \(last \(RUN_ERROR: agent unavailable\)\)/,
 };
 for (const name of cases) {
   stray = [];

@@ -39,6 +39,7 @@ from ._core._fault import (
     CloseAfterEvents,
     Count,
     EmptyResponse,
+    EndAfterEvents,
     First,
     FirstByteDelay,
     Garbage,
@@ -67,6 +68,7 @@ __all__ = [
     "FaultContext",
     "close_after_events",
     "empty_response",
+    "end_after_events",
     "first",
     "first_byte_delay",
     "from_args",
@@ -129,6 +131,18 @@ def close_after_events(k: int) -> CloseAfterEvents:
         ConfigError: ``k`` is negative or not an int.
     """
     return CloseAfterEvents(k)
+
+
+def end_after_events(k: int) -> EndAfterEvents:
+    """Send ``k`` whole events, then end the body cleanly (its last chunk sent, the
+    connection kept).  The stream ends early but well formed, as when an MCP server ends
+    an SSE stream so that its client polls (SEP-1699); a plain body and a stream of ``k``
+    events or fewer go out untouched.
+
+    Raises:
+        ConfigError: ``k`` is negative or not an int.
+    """
+    return EndAfterEvents(k)
 
 
 def reset_after_events(k: int) -> ResetAfterEvents:
@@ -294,6 +308,7 @@ FAULTS: Registry[Callable[..., Fault]] = Registry(
     {
         "close_after_events": close_after_events,
         "empty_response": empty_response,
+        "end_after_events": end_after_events,
         "first": first,
         "first_byte_delay": first_byte_delay,
         "garbage": garbage,

@@ -317,3 +317,83 @@ def test_a_stall_between_events_is_the_shells_fault() -> None:
         "status-update",
     ]
     assert kind.task_states() == {"task-1": "completed"}  # the run was decided on arrival
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "id_"),
+    [
+        ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "GetTask"}, -32600, None),
+        ({"jsonrpc": "2.0", "id": True, "method": "GetTask"}, -32600, None),
+        ({"id": "r1", "method": "GetTask"}, -32600, "r1"),
+        ({"jsonrpc": "2.0", "id": 5}, -32600, 5),
+        ({"jsonrpc": "2.0", "id": 6, "method": 7}, -32600, 6),
+        ([{"jsonrpc": "2.0", "id": 1, "method": "GetTask"}], -32600, None),
+        ({"jsonrpc": "2.0", "id": "r2", "method": "GetTask", "params": [1]}, -32602, "r2"),
+        ({"jsonrpc": "2.0", "id": "r3", "method": "Nope"}, -32601, "r3"),
+    ],
+)
+def test_errors_carry_the_request_id_when_it_is_readable(
+    client: httpx.Client, body: Any, code: int, id_: Any
+) -> None:
+    """JSON-RPC 2.0 §5: the request's id on its error whenever it could be read; an id that
+    is an object or a boolean is -32600 with id null."""
+    answer = client.post("/", json=body).json()
+    assert (answer["error"]["code"], answer["id"]) == (code, id_)
+
+
+@pytest.mark.parametrize(
+    ("message", "why"),
+    [
+        ({"messageId": "m1", "role": "ROLE_USER", "parts": []}, "at least one part"),
+        ({"role": "ROLE_USER", "parts": [{"text": "hi"}]}, "messageId is required"),
+        ({"messageId": "m1", "parts": [{"text": "hi"}]}, "role must be ROLE_USER"),
+        ({"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "a", "url": "b"}]}, "one of"),
+        ({"messageId": "m1", "role": "ROLE_USER", "parts": [{}]}, "exactly one of"),
+    ],
+)
+def test_a_message_the_spec_refuses(client: httpx.Client, message: Any, why: str) -> None:
+    """Empty parts, no messageId, no role, a part with two contents: -32602, the request's
+    id, and what is wrong."""
+    answer = client.post("/", json=rpc("SendMessage", "x", message=message)).json()
+    assert (answer["id"], answer["error"]["code"]) == ("x", -32602)
+    assert why in answer["error"]["message"]
+
+
+def test_history_length_must_be_a_whole_number_0_or_more(client: httpx.Client) -> None:
+    client.post("/", json=rpc("message/send", message=said("hi")))
+    for bad in (-1, 1.5, "2", True):
+        answer = client.post("/", json=rpc("GetTask", id="task-1", historyLength=bad)).json()
+        assert answer["error"]["code"] == -32602, bad
+    config = {"historyLength": -1}
+    sent = rpc("SendMessage", message=said("hi", "1.0"), configuration=config)
+    assert client.post("/", json=sent).json()["error"]["code"] == -32602
+    kept = client.post("/", json=rpc("GetTask", id="task-1", historyLength=0)).json()
+    assert "history" not in kept["result"]
+
+
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        ({"pageSize": 0}, "pageSize must be 1 to 100"),
+        ({"pageSize": 101}, "pageSize must be 1 to 100"),
+        ({"pageToken": "nope"}, "pageToken"),
+        ({"status": "TASK_STATE_DONE"}, "not a task state"),
+        ({"statusTimestampAfter": "-1"}, "ISO 8601"),
+        ({"historyLength": -2}, "0 or more"),
+    ],
+)
+def test_list_tasks_refuses_bad_params(client: httpx.Client, params: Any, why: str) -> None:
+    answer = client.post("/", json=rpc("ListTasks", 3, **params)).json()
+    assert (answer["id"], answer["error"]["code"]) == (3, -32602)
+    assert why in answer["error"]["message"]
+
+
+def test_the_card_under_the_agent_path_and_at_the_root() -> None:
+    """One URL: an agent at /a2a serves its card at /a2a/.well-known/... and at the root."""
+    kind = a2a.A2aAgent(path="/a2a")
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as http:
+        server.mock(kind.mock())
+        cards = [http.get(p + "/.well-known/agent-card.json").json() for p in ("", "/a2a")]
+        assert http.get("/a2a/.well-known/agent.json").status_code == 200
+    assert cards[0] == cards[1]
+    assert cards[0]["supportedInterfaces"][0]["url"] == server.url + "/a2a"

@@ -58,6 +58,8 @@ def test_live_mode(server: mockhttp.Server, capsys: pytest.CaptureFixture[str]) 
     sent = server.journal[-1].request.json()
     assert (sent["threadId"], sent["runId"]) == (THREAD_ID, RUN_ID)
     assert server.journal[-1].request.headers["accept"] == "text/event-stream"
+    assert main([server.url + "/full", "--profile", "ag-ui-strict"]) == 0
+    assert "ag-ui-strict: 26 rules checked" in capsys.readouterr().out
     assert main([server.url + "/drop", "--profile", "ag-ui"]) == 1
     out = capsys.readouterr().out
     assert "ag-ui.run-error" in out
@@ -69,8 +71,8 @@ def test_live_mode(server: mockhttp.Server, capsys: pytest.CaptureFixture[str]) 
 def test_offline_mode(
     server: mockhttp.Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Offline: a saved stream is recognised as AG-UI and checked; with its request, the
-    run ids are checked against it."""
+    """Offline: a saved stream is recognised as AG-UI and checked; with its request and
+    ``ag-ui-strict``, the run ids are checked against it (the reference client does not)."""
     saved = tmp_path / "run.sse"
     request = tmp_path / "input.json"
     request.write_text(json.dumps({"threadId": "other", "runId": "r"}))
@@ -81,5 +83,7 @@ def test_offline_mode(
     assert "ag-ui.terminal" in captured.out
     saved.write_bytes(httpx.post(server.url + "/full", json={"threadId": "t"}).content)
     assert main(["--body", str(saved), "--profile", "ag-ui"]) == 0
-    assert main(["--body", str(saved), "--request", str(request)]) == 1
+    assert main(["--body", str(saved), "--request", str(request)]) == 0
+    strict = ["--profile", "ag-ui-strict"]
+    assert main(["--body", str(saved), "--request", str(request), *strict]) == 1
     assert "ag-ui.run-ids" in capsys.readouterr().out

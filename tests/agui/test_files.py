@@ -74,7 +74,7 @@ def test_round_trip() -> None:
         ("- delta: [{op: set, path: /a}]", "4:20 at response.agui[0].delta[0].op", "add, remove"),
         ("- tool_call: {name: f, args: {}}", "4:18 at response.agui[0].tool_call", "'args'"),
         ("- text: {role: bot}", "4:13 at response.agui[0].text", "content is missing"),
-        ("- error: x\n    - text: y", "4:5 at response.agui", "must be the last entry"),
+        ("- error: x\n    - text: y", "4:5 at response.agui", "must be the run's last entry"),
         ("- pause: soon", "4:14 at response.agui[0].pause", "not a duration"),
     ],
 )
@@ -105,7 +105,7 @@ def test_errors_at_their_place(entry: str, place: str, words: str) -> None:
         ),
         (lambda: agui.messages({"role": "user"}), "messages[0]="),
         (lambda: agui.pause(-1), "pause"),
-        (lambda: agui.run(agui.error("x"), agui.text("y")), "must be the last entry"),
+        (lambda: agui.run(agui.error("x"), agui.text("y")), "must be the run's last entry"),
         (lambda: agui.run({"text": "a", "state": 1}), "events[0]="),
         (lambda: agui.run(chunk_size=0), "chunk_size=0 must be a positive int"),
         (lambda: agui.run(jitter=2), "jitter=2 must be a number from 0 to 1"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -194,20 +193,19 @@ def test_timing_like_llm_replies(server: mockhttp.Server) -> None:
     server.mock(agui.run(agui.text("one two three"), ttft=0.3, chunks_per_second=20).mock("/t"))
     times = arrivals(server, "/t")
     assert len(times) == 7
-    assert 0.28 <= times[0] < 1.5  # a loaded machine adds to it, never takes away
-    gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert 6 * 0.05 * 0.9 <= times[-1] - times[0] < 6 * 0.05 + 0.5, gaps  # reads may merge
-    # no gap as long as the ttft in between (the total above bounds them all); one thread
-    # scheduled late on a loaded machine made a 0.3 s gap
-    assert max(gaps) < 0.3 + 0.3, gaps
+    # A loaded machine delays reads and merges them (two events in one read), never makes
+    # them early: the schedule is a lower bound, measured from the request; the upper
+    # bounds only say nothing hung.
+    assert 0.28 <= times[0] < 5
+    assert 0.3 * 0.95 + 6 * 0.05 * 0.9 <= times[-1] < 0.6 + 5, times
 
 
 def test_a_pause_mid_run(server: mockhttp.Server) -> None:
     """``pause`` holds the next event back (a stall that ends): here before the tool call."""
-    server.mock(agui.run(agui.text("Hi"), agui.pause("400ms"), agui.tool_call("f")).mock("/p"))
+    server.mock(agui.run(agui.text("Hi"), agui.pause("1.5s"), agui.tool_call("f")).mock("/p"))
     times = arrivals(server, "/p")
-    assert times[3] - times[0] < 0.35  # TEXT_MESSAGE_END: no pause before it
-    assert times[4] >= 0.4  # TOOL_CALL_START: after the pause
+    assert times[3] < 1.2  # TEXT_MESSAGE_END: no pause before it (generous: a loaded machine)
+    assert times[4] >= 1.5  # TOOL_CALL_START: after the pause
 
 
 def test_run_error(server: mockhttp.Server) -> None:

@@ -29,7 +29,7 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
     (tmp_path / "mine.yaml").write_text(MINE)
     with Serving("--defaults", str(tmp_path)) as serving:
         line = serving.wait_for_log("serving")
-        assert f"serving 8 mocks from {tmp_path} and the built-in mocks" in line
+        assert f"serving 13 mocks from {tmp_path} and the built-in mocks" in line
         chat = httpx.post(serving.url + "/v1/chat/completions", json={})
         assert chat.json() == {"mine": True}
         assert httpx.get(serving.url + "/v1/models").json() == {"mine": True}
@@ -38,8 +38,8 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
         assert answer.output_text == "Hello, world"
         names = [m["name"] for m in httpx.get(serving.url + "/__mockhttp/mocks").json()["mocks"]]
         assert sorted(names) == [
-            "a2a", "anthropic-messages", "gemini", "late", "mcp", "models", "openai-chat",
-            "openai-responses",
+            "a2a", "anthropic-messages", "embeddings", "gemini", "images", "late", "mcp",
+            "models", "moderation", "openai-chat", "openai-responses", "speech", "transcription",
         ]  # fmt: skip
         assert serving.stop() == 0
 

@@ -147,17 +147,17 @@ def test_unmatched_explanations_redact_secret_headers_in_the_journal_and_the_log
         line = serving.wait_for_log("no match")
         journal = httpx.get(serving.url + "/__mockhttp/journal?mock=none").json()
     assert "sk-live-123" not in line
-    assert "header 'authorization': got 'Bearer [redacted]', expected 'Bearer good'" in line
+    assert "header 'authorization': got 'Bearer [redacted]', expected 'Bearer [redacted]'" in line
     [call] = journal["calls"]
     shown = json.dumps(call)
     assert "sk-live-123" not in shown
     assert "zz-key-456" not in shown
     explanation = call["explanation"]
-    assert "got 'Bearer [redacted]', expected 'Bearer good'" in explanation["message"]
+    assert "got 'Bearer [redacted]', expected 'Bearer [redacted]'" in explanation["message"]
     assert "got '[redacted]', expected regex('^k-')" in explanation["message"]
     auth, key = explanation["closest"][0]["differences"]
     assert auth["actual"] == "Bearer [redacted]"
-    assert auth["reason"] == "got 'Bearer [redacted]', expected 'Bearer good'"
+    assert auth["reason"] == "got 'Bearer [redacted]', expected 'Bearer [redacted]'"
     assert key["actual"] == "[redacted]"
     with Serving(str(tmp_path), "--no-redact") as serving:
         httpx.post(serving.url + "/v1/chat", headers=SENT)

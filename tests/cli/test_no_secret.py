@@ -32,10 +32,13 @@ HEADERS = {
     "x-auth": "xauth0011secret",
     "x-amz-credential": "AKIA0012secret",
     "Cookie": "session=cookie0013secret; theme=dark",
+    "OpenAI-Organization": "org-orgid0017secret",
+    "OpenAI-Project": "proj_project0018secret",
 }
 QUERY = "?key=AIzaQuery0014secret&api_key=qapi0015secret&alt=sse"
 SECRETS = [v.partition(" ")[2] or v for v in HEADERS.values()]
 SECRETS += ["cookie0013secret", "AIzaQuery0014secret", "qapi0015secret"]
+SECRETS += ["user-replyorg0019secret"]  # what OpenAI answers in openai-organization
 #: a body that repeats one of them (a user pasting the key into a prompt)
 BODY = {"model": "m", "messages": [{"role": "user", "content": "my key is sk-xapikey0003secret"}]}
 
@@ -93,7 +96,12 @@ def test_the_unmatched_reply_in_every_shape_and_server_check(path: str) -> None:
 def test_recordings_and_the_proxy_log(tmp_path: Path) -> None:
     def echo(request: mockhttp.Request) -> mockhttp.Reply:
         said = json.dumps([request.target, request.headers.items_list, request.text])
-        return mockhttp.ok().header("Set-Cookie", "session=cookie0013secret").body(said)
+        return (
+            mockhttp.ok()
+            .header("Set-Cookie", "session=cookie0013secret")
+            .header("openai-organization", "user-replyorg0019secret")
+            .body(said)
+        )
 
     log = io.StringIO()
     with mockhttp.Server() as upstream:

@@ -18,8 +18,9 @@ SCRIPT = a2a.task(a2a.status("working"), a2a.artifact("Hi"), a2a.status("complet
 
 
 def ask(method: str, id_: Any = 1) -> dict[str, Any]:
-    part = {"text": "hi"} if method[0].isupper() else {"kind": "text", "text": "hi"}
-    message = {"messageId": "m1", "role": "user", "parts": [part]}
+    new = method[0].isupper()  # 1.0's method names
+    part = {"text": "hi"} if new else {"kind": "text", "text": "hi"}
+    message = {"messageId": "m1", "role": "ROLE_USER" if new else "user", "parts": [part]}
     return {"jsonrpc": "2.0", "id": id_, "method": method, "params": {"message": message}}
 
 

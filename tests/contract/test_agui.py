@@ -13,6 +13,7 @@ from pydantic.alias_generators import to_camel
 
 from mockhttp.contract import check
 from mockhttp.contract._agui import EVENT_FIELDS
+from mockhttp.contract._agui_schema import EVENT_SCHEMAS
 from mockhttp.contract._recognise import recognise
 from mockhttp.contract._transcript import Transcript
 
@@ -45,10 +46,22 @@ def body(events: list[Any]) -> bytes:
     )
 
 
-def found(events: list[Any], request: Any = REQUEST) -> dict[str, list[str]]:
+def found(
+    events: list[Any], request: Any = REQUEST, profile: str = "ag-ui-strict"
+) -> dict[str, list[str]]:
+    """The violations ``profile`` finds, by rule (warnings: see ``warned``)."""
     out: dict[str, list[str]] = {}
-    for f in check(Transcript.from_body(body(events), request=request), "ag-ui"):
-        out.setdefault(f.rule, []).append(f.message)
+    for f in check(Transcript.from_body(body(events), request=request), profile):
+        if f.severity == "violation":
+            out.setdefault(f.rule, []).append(f.message)
+    return out
+
+
+def warned(events: list[Any], profile: str = "ag-ui") -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in check(Transcript.from_body(body(events), request=REQUEST), profile):
+        if f.severity == "warning":
+            out.setdefault(f.rule, []).append(f.message)
     return out
 
 
@@ -65,6 +78,7 @@ def test_the_field_table_is_the_sdks() -> None:
         table[kind] = [to_camel(k) for k, f in model.model_fields.items() if f.is_required()]
     assert {k: [name for name, _ in v] for k, v in EVENT_FIELDS.items()} == table
     assert set(EVENT_FIELDS) == {e.value for e in sdk.EventType}
+    assert set(EVENT_SCHEMAS) == set(EVENT_FIELDS)  # the TypeScript schemas: the same types
 
 
 def test_the_reference_passes() -> None:
@@ -74,9 +88,65 @@ def test_the_reference_passes() -> None:
     assert found([START, TEXT[0], {"type": "RUN_ERROR", "message": "x"}]) == {}
 
 
+ERROR = {"type": "RUN_ERROR", "message": "x"}
+SECOND = {"type": "RUN_STARTED", "threadId": "t", "runId": "r2"}
+SECOND_END = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"}
+ACCEPTED: dict[str, tuple[list[Any], str | None]] = {
+    "several runs": ([START, *TEXT, FINISH, SECOND, *TEXT, *TOOL, SECOND_END], "ag-ui.one-run"),
+    "RUN_ERROR first": ([ERROR], None),
+    "a run after RUN_ERROR first": ([ERROR, SECOND, SECOND_END], None),
+    "a new run after RUN_ERROR": (
+        [START, TEXT[0], ERROR, SECOND, *TEXT, SECOND_END],
+        "ag-ui.one-run",
+    ),
+    "RUN_ERROR after RUN_FINISHED": ([START, FINISH, ERROR], None),
+    "ids reused by the next run": (
+        [START, *TOOL, FINISH, SECOND, *TOOL, SECOND_END],
+        "ag-ui.one-run",
+    ),
+    "an unknown event type": ([START, {"type": "FOO"}, FINISH], None),
+    "a chunked message and call": (
+        [
+            START,
+            {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m", "delta": "Hi"},
+            {"type": "TEXT_MESSAGE_CHUNK", "delta": " there"},
+            {"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "toolCallName": "f", "delta": "{}"},
+            FINISH,
+        ],
+        None,
+    ),
+    "an unknown JSON Patch op": (
+        [START, {"type": "STATE_DELTA", "delta": [{"op": "set", "path": "/a"}]}, FINISH],
+        None,
+    ),
+}
+"""Streams @ag-ui/client 1.0 accepts (tests/agui/test_differential.py runs it on them)
+that the profile passed as violations before it followed the client; the rule of
+``ag-ui-strict`` that still reports them, if any."""
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_what_the_reference_accepts_is_no_violation(name: str) -> None:
+    events, strict = ACCEPTED[name]
+    assert found(events, profile="ag-ui") == {}
+    assert set(found(events)) == ({strict} if strict else set())
+
+
+def test_what_the_client_drops_is_a_warning() -> None:
+    assert "ag-ui.event" in warned([START, {"type": "FOO"}, FINISH])
+    assert "ag-ui.state-delta" in warned(ACCEPTED["an unknown JSON Patch op"][0])
+    snake = warned([START, {**TEXT[0], "message_id": "m"}, *TEXT[1:], FINISH])
+    assert snake["ag-ui.fields"] == [
+        'TEXT_MESSAGE_START has the snake_case key "message_id"; AG-UI names are camelCase '
+        "(the client drops it)"
+    ]
+    ended = warned([START, *TEXT])["ag-ui.run-error"]
+    assert "the reference client accepts this" in ended[0]
+
+
 BROKEN: list[tuple[list[Any], str, str]] = [
     ([START, b"not json", FINISH], "ag-ui.event", "not a JSON object"),
-    ([START, {"type": "THINKING_START"}, FINISH], "ag-ui.event", "not an AG-UI event"),
+    ([START, b"[1]", FINISH], "ag-ui.event", "not a JSON object"),
     (
         [{"type": "RUN_STARTED", "thread_id": "t", "run_id": "r"}, FINISH],
         "ag-ui.fields",
@@ -85,41 +155,64 @@ BROKEN: list[tuple[list[Any], str, str]] = [
     (
         [START, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": 1}, FINISH],
         "ag-ui.fields",
-        "delta is 1, expected text",
+        "delta is 1, expected a string",
+    ),
+    (
+        [START, {**TEXT[0], "role": "tool"}, *TEXT[1:], FINISH],
+        "ag-ui.fields",
+        'role is "tool", expected one of developer, system, assistant, user',
     ),
     ([*TEXT, START, FINISH], "ag-ui.run-started", "first event is TEXT_MESSAGE_START"),
-    ([START, START, FINISH], "ag-ui.run-started", "second RUN_STARTED"),
-    ([START, FINISH, FINISH], "ag-ui.terminal", "second terminal event"),
-    (
-        [START, {"type": "RUN_ERROR", "message": "x"}, FINISH],
-        "ag-ui.terminal",
-        "second terminal event (RUN_FINISHED) after RUN_ERROR",
-    ),
+    ([START, SECOND, FINISH], "ag-ui.run-started", "RUN_STARTED while a run is still active"),
+    ([START, FINISH, FINISH], "ag-ui.terminal", "RUN_FINISHED after RUN_FINISHED"),
+    ([START, ERROR, FINISH], "ag-ui.terminal", "RUN_FINISHED after RUN_ERROR"),
     ([START, FINISH, *STEP], "ag-ui.terminal", "the run had ended"),
-    ([START, *TEXT], "ag-ui.run-error", "without RUN_FINISHED or RUN_ERROR"),
+    ([START, *TEXT], "ag-ui.run-ended", "without RUN_FINISHED or RUN_ERROR"),
+    ([START, *TEXT], "ag-ui.run-error", "the reference client accepts this"),  # a warning
     ([START, TEXT[1], FINISH], "ag-ui.text-pairing", "which is not open"),
     ([START, TEXT[0], TEXT[0], FINISH], "ag-ui.text-pairing", "already open"),
     ([START, TEXT[0], FINISH], "ag-ui.text-pairing", "never closed with TEXT_MESSAGE_END"),
+    (
+        [START, {"type": "TEXT_MESSAGE_CHUNK", "delta": "x"}, FINISH],
+        "ag-ui.text-pairing",
+        "the first TEXT_MESSAGE_CHUNK of a text message has no messageId",
+    ),
     ([START, TOOL[1], FINISH], "ag-ui.tool-call-pairing", "which is not open"),
-    ([START, TOOL[4], FINISH], "ag-ui.tool-call-pairing", "never started"),
     ([START, TOOL[0], FINISH], "ag-ui.tool-call-pairing", "never closed"),
+    ([START, TOOL[4], FINISH], "ag-ui.tool-result", "never started in this run"),
     (
         [START, {"type": "REASONING_MESSAGE_END", "messageId": "x"}, FINISH],
         "ag-ui.reasoning-pairing",
         "not open",
     ),
+    (
+        [START, {"type": "REASONING_START", "messageId": "x"}, FINISH],
+        "ag-ui.reasoning-pairing",
+        "reasoning span",
+    ),
     ([START, STEP[1], FINISH], "ag-ui.step-pairing", 'step "s", which is not open'),
     ([START, STEP[0], FINISH], "ag-ui.step-pairing", "never closed with STEP_FINISHED"),
+    (
+        [START, {"type": "SUBAGENT_FINISHED", "subagentRunId": "s1"}, FINISH],
+        "ag-ui.subagents",
+        "which is not active",
+    ),
+    (
+        [START, TEXT[0], {**TEXT[1], "subagentRunId": "s1"}, TEXT[2], FINISH],
+        "ag-ui.attribution",
+        "owned by the parent agent",
+    ),
     (
         [{**START, "runId": "other"}, {**FINISH, "runId": "other"}],
         "ag-ui.run-ids",
         'the request\'s RunAgentInput sent "r"',
     ),
     ([START, {**FINISH, "threadId": "u"}], "ag-ui.run-ids", 'RUN_STARTED\'s was "t"'),
+    ([START, FINISH, SECOND, SECOND_END], "ag-ui.one-run", "2 runs in one stream"),
     (
-        [START, {"type": "STATE_DELTA", "delta": [{"op": "set", "path": "/a"}]}, FINISH],
+        [START, {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/a"}]}, FINISH],
         "ag-ui.state-delta",
-        'has op "set"',
+        "STATE_DELTA has no delta.0.value",
     ),
     (
         [START, {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "a"}]}, FINISH],
@@ -133,7 +226,7 @@ BROKEN: list[tuple[list[Any], str, str]] = [
 
 @pytest.mark.parametrize(("events", "rule", "words"), BROKEN)
 def test_each_rule_names_what_breaks_it(events: list[Any], rule: str, words: str) -> None:
-    hits = found(events)
+    hits = {**warned(events, "ag-ui-strict"), **found(events)}
     assert rule in hits, hits
     assert any(words in m for m in hits[rule]), hits[rule]
 

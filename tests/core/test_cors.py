@@ -138,3 +138,27 @@ def test_exposed_names_leave_out_safelisted_and_cors_headers() -> None:
     names = ["Content-Type", "x-request-id", "Retry-After", "Vary", "Access-Control-Max-Age"]
     assert exposed_names([*names, "X-Request-Id"]) == "x-request-id, retry-after"
     assert exposed_names(["content-type"]) == ""
+
+
+def test_origin_null_is_never_echoed_with_credentials() -> None:
+    """Rule 5: ``Origin: null`` (sandboxed iframes, ``file://`` pages) gets ``*`` and no
+    credentials with any origin allowed; a list refuses it like any other origin."""
+    assert Cors().headers(_request(Origin="null")) == (
+        ("Access-Control-Allow-Origin", "*"),
+        ("Vary", "Origin"),
+    )
+    asked = Cors().preflight(
+        _request("OPTIONS", Origin="null", Access_Control_Request_Method="POST")
+    )
+    assert asked is not None
+    assert ("Access-Control-Allow-Credentials", "true") not in asked.headers
+    assert ("Access-Control-Allow-Origin", "*") in asked.headers
+    listed = Cors(frozenset({PAGE}))
+    assert listed.headers(_request(Origin="null")) == (("Vary", "Origin"),)
+    refused = listed.preflight(
+        _request("OPTIONS", Origin="null", Access_Control_Request_Method="GET")
+    )
+    assert refused is not None
+    assert refused.status_code == 403
+    with pytest.raises(ConfigError, match="scheme://host"):
+        cors_policy(["null"])

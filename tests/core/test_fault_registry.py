@@ -19,6 +19,7 @@ EXAMPLES: list[tuple[fault.Fault, list[Any], str]] = [
         "limit_data(100, count='wire')",
     ),
     (fault.close_after_events(2), ["close_after_events", 2], "close_after_events(2)"),
+    (fault.end_after_events(3), ["end_after_events", 3], "end_after_events(3)"),
     (fault.reset_after_events(0), ["reset_after_events", 0], "reset_after_events(0)"),
     (fault.reset_after_bytes(9), ["reset_after_bytes", 9], "reset_after_bytes(9)"),
     (fault.empty_response(), ["empty_response"], "empty_response()"),

@@ -61,3 +61,14 @@ def test_each_cookie_value_and_more_names() -> None:
         [("Cookie", "session=s3cr3tv; theme=darkmode"), ("X-Team", "team1234")], names=["x-team"]
     )
     assert r.text("s3cr3tv darkmode team1234") == "[redacted] [redacted] [redacted]"
+
+
+def test_adding_hides_the_values_a_mock_expects() -> None:
+    """``adding``: a secret header's expected value becomes a secret (its token after the
+    scheme too); a header that is no secret adds nothing."""
+    base = Redactor.of([("authorization", "Bearer sk-sent-1234")])
+    more = base.adding([("Authorization", "Bearer sk-expected-99"), ("accept", "text/plain")])
+    assert more.text("equal('Bearer sk-expected-99') text/plain sk-sent-1234") == (
+        "equal('Bearer [redacted]') text/plain [redacted]"
+    )
+    assert base.adding([("accept", "text/plain")]) is base

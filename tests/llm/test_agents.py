@@ -87,6 +87,39 @@ def test_openai_agents_sdk() -> None:
         server.check()
 
 
+def test_openai_agents_sdk_meets_the_loop_guard_with_repeat_last() -> None:
+    """A last turn that keeps calling a tool (``repeat_last``): each answer has fresh call
+    ids, so openai-agents runs every call and the guard stops it at turn 3 with a clear
+    400 (repeated ids were dropped by the SDK: it ran out of turns, never told why)."""
+    pytest.importorskip("agents")
+    import openai
+    from agents import Agent, OpenAIResponsesModel, Runner, function_tool, set_tracing_disabled
+
+    set_tracing_disabled(True)
+    polling = llm.conversation(
+        llm.turn(tool_calls=[llm.tool_call("get_weather", {"city": "Paris"})]),
+        repeat_last=True,
+        max_repeats=2,
+        name="poll",
+    )
+
+    async def run(url: str) -> Any:
+        async with openai.AsyncOpenAI(
+            base_url=url + "/v1", api_key="sk-test", max_retries=0
+        ) as client:
+            model = OpenAIResponsesModel("gpt-4o", openai_client=client)
+            agent = Agent(name="weather", model=model, tools=[function_tool(get_weather)])
+            return await Runner.run(agent, "Weather in Paris?", max_turns=8)
+
+    with mockhttp.Server() as server:
+        server.mock(polling)
+        with pytest.raises(openai.BadRequestError, match="the agent is looping"):
+            asyncio.run(run(server.url))
+        assert len(server.journal) == 3
+        with pytest.raises(llm.ConversationError, match="turn 3: the agent is looping"):
+            server.check()
+
+
 def test_langchain_openai_tool_loop() -> None:
     """LangChain's ChatOpenAI with a bound tool, looped by hand to the final answer."""
     pytest.importorskip("langchain_openai")

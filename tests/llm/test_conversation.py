@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from typing import Any
 
@@ -188,6 +189,25 @@ def test_repeat_last_answers_again_then_stops_a_tool_loop() -> None:
     code, body = answer(conv, "/v1/chat/completions", _chat(2, "r{i}"))
     assert code == 400
     assert "the agent is looping: the last turn" in body["error"]["message"]
+
+
+def test_repeat_last_gives_each_repeated_answer_fresh_tool_call_ids() -> None:
+    """Rule 4: the last turn answered again makes its calls with new ids (a scripted id
+    gets ``_2``, ``_3``); the same request gets the same ids (no state is kept)."""
+    conv = llm.conversation(
+        llm.turn(tool_calls=[CALL, llm.tool_call("get_time", {}, id="call_fixed")]),
+        repeat_last=True,
+        max_repeats=None,
+    )
+
+    def ids(turns: int) -> list[str]:
+        _, body = answer(conv, "/v1/chat/completions", _chat(turns, "r{i}"))
+        return [c["id"] for c in body["choices"][0]["message"]["tool_calls"]]
+
+    first, second, third = ids(0), ids(1), ids(2)
+    assert len({first[0], second[0], third[0]}) == 3
+    assert [first[1], second[1], third[1]] == ["call_fixed", "call_fixed_2", "call_fixed_3"]
+    assert ids(2) == third
 
 
 def test_the_same_call_with_the_same_result_again_and_again_is_a_loop() -> None:
@@ -398,3 +418,50 @@ def test_a_file_request_narrows_the_conversation() -> None:
     assert mock.method == "POST"
     assert mock.path == WEATHER.own_mock().path
     assert len(mock.criteria) == 1
+
+
+def test_an_error_turn_with_times_answers_that_many_requests_then_the_next_turn() -> None:
+    """Rule 5: the first ``times`` requests of the same body get the error; the next gets
+    the turn after it; another body (another conversation) is counted apart."""
+    conv = llm.conversation(
+        llm.turn(error="rate_limit", retry_after="2s", times=2), llm.turn("Hi"), name="busy"
+    )
+    first = {"messages": [{"role": "user", "content": "one"}]}
+    other = {"messages": [{"role": "user", "content": "two"}]}
+    assert [answer(conv, "/v1/chat/completions", first)[0] for _ in range(3)] == [429, 429, 200]
+    assert answer(conv, "/v1/chat/completions", other)[0] == 429
+    conv.forget()
+    assert answer(conv, "/v1/chat/completions", first)[0] == 429
+    rendered = conv.build(
+        Request("POST", "/v1/messages", Headers(()), json.dumps({"messages": []}).encode())
+    )
+    assert (rendered.status_code, dict(rendered.headers)["retry-after"]) == (429, "2")
+
+
+@pytest.mark.parametrize(
+    ("turns", "message"),
+    [
+        ([llm.turn("Hi"), {"error": "rate_limit", "times": 1}], "turns[1]: an error turn with"),
+        ([{"text": "Hi", "times": 1}], "times=1 needs error"),
+        ([{"error": "rate_limit", "times": 0}, "Hi"], "times=0 must be a positive int"),
+    ],
+)
+def test_error_turns_with_times_that_cannot_be_placed_are_refused(
+    turns: list[Any], message: str
+) -> None:
+    with pytest.raises(mockhttp.ConfigError, match=re.escape(message)):
+        llm.conversation(*[llm.turn(t) if isinstance(t, str) else t for t in turns])
+
+
+def test_error_turns_with_times_from_a_file() -> None:
+    text = """
+request: {method: POST, path: /v1/chat/completions}
+response:
+  conversation:
+    - {error: rate_limit, retry_after: 500ms, times: 1}
+    - text: Hello
+"""
+    (mock,) = mockhttp.loads(text)
+    assert isinstance(mock.kind, llm.Conversation)
+    assert mock.kind.turns[0].times == 1
+    assert mockhttp.loads(mock.to_yaml())[0].kind == mock.kind

@@ -152,6 +152,38 @@ def test_check_cli_as_provider(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main([*args, "--as", "nope"]) == 2
 
 
+PAIR = ["Q-TOOL-NO-INDEX", "Q-TOOL-ARGS-WHOLE"]
+TWO_CALLS = [{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {"b": "two"}}]
+
+
+@pytest.mark.parametrize("order", [PAIR, PAIR[::-1]], ids=["no-index-first", "whole-first"])
+def test_tool_no_index_and_args_whole_compose_in_either_order(
+    server: mockhttp.Server, order: list[str]
+) -> None:
+    """Both quirks show on the wire whatever their order (the first used to drop the
+    second: no index left for it to join the fragments by), and so in the gemini-openai
+    preset, which lists them in that order."""
+    for options in ({"quirks": order}, {"as_": "gemini-openai"}):
+        reply = llm.openai_chat(tool_calls=TWO_CALLS, chunk_size=2, **options)
+        server.mock(mockhttp.post("/v1/chat/completions").reply(reply))
+        request = {"model": "m", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
+        seen = record(server.url + "/v1/chat/completions", request, timeout=10)
+        server.reset()
+        calls = [
+            call
+            for line in seen.body.decode().splitlines()
+            if line.startswith("data: {")
+            for choice in json.loads(line[6:])["choices"]
+            for call in (choice.get("delta") or {}).get("tool_calls") or []
+        ]
+        assert calls == [
+            {"id": calls[0]["id"], "function": {"name": "f", "arguments": '{"a": 1}'}},
+            {"id": calls[1]["id"], "function": {"name": "g", "arguments": '{"b": "two"}'}},
+        ], options
+        rules = {f.rule for f in check(seen)}
+        assert {"openai.tool-call-index", "openai.tool-call-whole"} <= rules, options
+
+
 def test_provider_preset_on_the_wire(server: mockhttp.Server) -> None:
     """``as: openrouter`` from a mock file sends OpenRouter's comments, roles and usage."""
     text = "request: {method: POST, path: /v1/chat/completions}\n"

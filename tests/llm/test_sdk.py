@@ -152,6 +152,55 @@ def test_openai_chat_rate_limit_before_stream(server: mockhttp.Server) -> None:
     assert caught.value.response.headers["x-ratelimit-remaining-requests"] == "0"
 
 
+LIMITED = llm.conversation(
+    llm.turn(error="rate_limit", retry_after=0.1, times=1),
+    llm.turn("Hello after a wait"),
+    name="limited",
+)
+
+
+def test_a_429_then_the_answer_within_one_turn_passes_the_sdks_retry(
+    server: mockhttp.Server,
+) -> None:
+    """``turn(error="rate_limit", retry_after=..., times=1)`` then the answer: each SDK gets
+    the 429 (with its retry-after), retries on its own, and gets the answer."""
+    server.mock(LIMITED)
+    chat = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=2)
+    answer = chat.chat.completions.create(model="m", messages=MESSAGES)
+    assert answer.choices[0].message.content == "Hello after a wait"
+    messages = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=2)
+    reply = messages.messages.create(
+        model="claude", max_tokens=10, messages=[{"role": "user", "content": "Hi"}]
+    )
+    assert reply.content[0].text == "Hello after a wait"  # type: ignore[union-attr]
+    assert [c.status for c in server.journal] == [429, 200, 429, 200]
+    assert server.journal[0].request.json() == server.journal[1].request.json()
+    server.check()
+    no_retry = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+    server.clear_journal()  # counts start over: the first request is refused again
+    with pytest.raises(openai.RateLimitError) as caught:
+        no_retry.chat.completions.create(model="m", messages=MESSAGES)
+    assert caught.value.response.headers["retry-after"] == "0.1"
+
+
+def test_times_in_method_style_answers_once_then_the_next_mock(server: mockhttp.Server) -> None:
+    """``.times(1)`` as a method (it was a field, so calling it raised TypeError): a 429
+    once, then the mock beneath answers the SDK's retry."""
+    path = "/v1/chat/completions"
+    server.mock(mockhttp.post(path).reply(llm.openai_chat("Hello")))
+    limited = server.mock(
+        mockhttp.post(path).reply(llm.openai_chat(error="rate_limit", retry_after=0.1)).times(1)
+    )
+    chat = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=1)
+    answer = chat.chat.completions.create(model="m", messages=MESSAGES)
+    assert answer.choices[0].message.content == "Hello"
+    assert [c.status for c in server.journal] == [429, 200]
+    assert limited.exhausted
+    assert mockhttp.get("/x").times(2).to_yaml() == mockhttp.get("/x", times=2).to_yaml()
+    with pytest.raises(mockhttp.ConfigError, match="times=0 must be a positive int"):
+        mockhttp.get("/x").times(0)
+
+
 def test_openai_chat_error_mid_stream(server: mockhttp.Server) -> None:
     """error_after: the SDK reads the first pieces, then raises on the error chunk."""
     server.mock(

@@ -48,10 +48,17 @@ def test_notifications_only_and_bad_members(client: httpx.Client) -> None:
     headers = start(client, "2025-03-26")
     notes = [rpc("notifications/initialized", None), rpc("notifications/cancelled", None)]
     assert client.post("/mcp", json=notes, headers=headers).status_code == 202
-    answer = client.post("/mcp", json=[1, rpc("ping", 5)], headers=headers)
+    bad_method = {"jsonrpc": "2.0", "id": 6, "method": 6}
+    answer = client.post("/mcp", json=[1, rpc("ping", 5), bad_method], headers=headers)
+    invalid = {"code": -32600, "message": "Invalid Request: a message is a JSON object"}
     assert answer.json() == [
-        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}},
+        {"jsonrpc": "2.0", "id": None, "error": invalid},
         {"jsonrpc": "2.0", "id": 5, "result": {}},
+        {  # the id could be read: the error carries it
+            "jsonrpc": "2.0",
+            "id": 6,
+            "error": {"code": -32600, "message": "Invalid Request: method must be a string"},
+        },
     ]
     for bad in ([], [rpc("initialize", 9, protocolVersion="2025-03-26")]):
         refused = client.post("/mcp", json=bad, headers=headers)

@@ -96,6 +96,28 @@ def test_session_rules(served: Any) -> None:
     assert client.post("/mcp", json=rpc("ping"), headers=headers).status_code == 404
 
 
+def test_errors_carry_the_request_id_when_it_could_be_read(served: Any) -> None:
+    """Each refusal of one message answers with its id (the shared JSON-RPC envelope);
+    null only for a body that is not JSON or an id that is no id."""
+    _, client = served
+    headers = start(client)
+    cases = [
+        (rpc("ping", 41), ACCEPT, 400, -32600),  # no session
+        (rpc("ping", 42), {**headers, "Mcp-Session-Id": "x"}, 404, -32001),
+        (rpc("ping", 43), {**headers, "MCP-Protocol-Version": "1999-01-01"}, 400, -32600),
+        (rpc("ping", 44), {"Accept": "text/html"}, 406, -32600),
+        ({"jsonrpc": "2.0", "id": 45, "method": 1}, headers, 400, -32600),
+        ({"jsonrpc": "1.0", "id": "s", "method": "ping"}, headers, 400, -32600),
+    ]
+    for message, sent, http, code in cases:
+        answer = client.post("/mcp", json=message, headers=sent)
+        assert (answer.status_code, answer.json()["error"]["code"]) == (http, code)
+        assert answer.json()["id"] == message["id"]
+    for body in ('{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', "{not json"):
+        answer = client.post("/mcp", content=body, headers=headers)
+        assert (answer.status_code, answer.json()["id"]) == (400, None)
+
+
 def test_negotiation_and_accept() -> None:
     """``initialize`` answers the client's revision when the mock speaks it, else its
     newest; a client that accepts neither JSON nor SSE gets 406."""

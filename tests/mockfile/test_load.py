@@ -284,7 +284,7 @@ BAD: dict[str, tuple[str, str]] = {
     "misspelt fault": (
         "response:\n  pipe: [[limit_dat, 100]]\n",
         "bad.yaml:2:11 at response.pipe[0][0]: unknown fault 'limit_dat' — did you mean "
-        "'limit_data'?\nknown faults: close_after_events, empty_response, first, "
+        "'limit_data'?\nknown faults: close_after_events, empty_response, end_after_events, first, "
         "first_byte_delay, garbage, latency, limit_data, malformed_chunk, reset, "
         "reset_after_bytes, reset_after_events, slice, sometimes, stall, throttle, "
         "truncate_event",

@@ -85,6 +85,34 @@ def test_mockfile_marker_loads_mock_files(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1)
 
 
+def test_a_mock_from_a_file_is_verified_by_its_name(pytester: pytest.Pytester) -> None:
+    """``mockhttp_server.named(...)``: the handle of a mock the marker loaded from a file."""
+    pytester.makefile(
+        ".yaml",
+        mocks="name: models\nrequest: {method: GET, path: /v1/models}\n"
+        "response: {json: {data: []}}\n---\n"
+        "name: chat\nrequest: {method: POST, path: /v1/chat}\nresponse: {status: 204}\n",
+    )
+    pytester.makepyfile(
+        """
+        import threading
+
+        import httpx
+        import pytest
+
+        @pytest.mark.mockhttp(mockfile="mocks.yaml")
+        def test_models(mockhttp_server):
+            url = mockhttp_server.url
+            threading.Thread(target=httpx.post, args=(url + "/v1/chat",)).start()
+            mockhttp_server.named("chat").wait_for_calls(1)
+            httpx.get(url + "/v1/models")
+            mockhttp_server.named("models").assert_called_once()
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
 def test_misspelled_marker_option_fails_the_test(pytester: pytest.Pytester) -> None:
     """An unknown @pytest.mark.mockhttp option is an error, not silently ignored."""
     pytester.makepyfile(

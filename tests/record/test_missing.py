@@ -124,6 +124,52 @@ def test_the_recording_serves_again_after_a_restart_and_numbering_goes_on(tmp_pa
     ]
 
 
+def test_a_path_that_climbs_out_of_the_upstreams_base_path_is_refused(tmp_path: Path) -> None:
+    """N7: ``..`` (``%2e%2e`` in any case) would leave ``--upstream``'s base path: a 400
+    that says why, nothing forwarded, nothing recorded; a plain path still goes through."""
+    upstream = mockhttp.Server().start()
+    upstream.mock(mockhttp.request(None, None).reply(mockhttp.ok().body("upstream")))
+    base = upstream.url + "/openai"
+    try:
+        with Serving(str(tmp_path), "--record-missing", "--upstream", base) as serving:
+            for path in (b"/v1/../../admin", b"/v1/%2E%2e/%2e%2E/admin"):
+                raw = raw_exchange(
+                    serving.url,
+                    b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                )
+                assert raw.startswith(b"HTTP/1.1 400 "), raw
+                assert b"a path with a '..' segment" in raw
+            assert httpx.get(serving.url + "/v1/models").text == "upstream"
+            serving.wait_for_log("recorded GET /v1/models -> 200")
+            assert serving.stop() == 0
+    finally:
+        upstream.close()
+    assert [c.request.path for c in upstream.journal] == ["/openai/v1/models"]
+    assert [p.name for p in tmp_path.iterdir()] == ["001-get-v1-models.yaml"]
+
+
+def test_a_miss_too_large_to_load_is_answered_kept_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recording over the mock-file limit: the client gets the whole reply, the file is
+    on disk, and the log says it is not served and how to raise the limit."""
+    monkeypatch.setenv("MOCKHTTP_MAX_FILE_BYTES", "100000")
+    body = b"z" * 300_000
+    upstream = mockhttp.Server().start()
+    upstream.mock(mockhttp.get("/big").reply(mockhttp.ok().body(body)))
+    try:
+        with Serving(str(tmp_path), "--record-missing", "--upstream", upstream.url) as serving:
+            assert httpx.get(serving.url + "/big", timeout=30).content == body
+            line = serving.wait_for_log("recorded, not served: too large")
+            assert "raise the limit: MOCKHTTP_MAX_FILE_BYTES=" in line
+            serving.wait_for_log("over the 100,000-byte limit of a mock file")
+            assert serving.stop() == 0
+    finally:
+        upstream.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["001-get-big.yaml"]
+    assert "Traceback" not in "".join(serving.log)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -192,7 +192,7 @@ def test_repeats_of_one_request_replay_in_order(tmp_path: Path) -> None:
             recorder.wait(4)
     assert [a["call"] for a in live] == [1, 2, 1, 3]  # type: ignore[index]
     mocks = mockhttp.load(tmp_path)
-    assert [(m.times, m.priority) for m in mocks] == [(1, 0), (1, -1), (None, 0), (None, -2)]
+    assert [(m.answers, m.priority) for m in mocks] == [(1, 0), (1, -1), (None, 0), (None, -2)]
     assert [m.name for m in mocks] == [  # unique, from what they hold: names address mocks
         'openai chat "hi" #1',
         'openai chat "hi" #2',

@@ -127,3 +127,30 @@ def test_close_does_not_raise_when_a_thread_could_not_start(
         assert rec.close() == []
     assert [type(e) for e in rec.errors] == [RuntimeError]
     assert "internal error: RuntimeError: can't start new thread" in log.getvalue()
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/../../admin", "/v1/%2e%2e/%2E%2E/admin", "/v1/.%2E/admin", "/v1/%2e%2e%2fadmin",
+     "/v1/%252e%252e/admin", "/v1/..\\admin", "/v1/..?q=1"],
+)  # fmt: skip
+def test_a_path_that_climbs_out_of_the_base_path_is_refused(path: str) -> None:
+    """``..`` in any spelling would leave the upstream's base path: a 400, nothing sent."""
+    log = io.StringIO()
+    with mockhttp.Server() as upstream, Recorder(upstream.url + "/base", log=log) as rec:
+        upstream.mock(mockhttp.request(None, None).reply(mockhttp.ok().body("upstream")))
+        reply = _send(rec.server.host, rec.server.port, f"GET {path} HTTP/1.1")
+        assert reply.startswith(b"HTTP/1.1 400 Bad Request\r\n"), reply
+        assert b"a path with a '..' segment" in reply
+        assert len(upstream.journal) == 0
+    assert f"refused GET {path}: " in log.getvalue()
+
+
+@pytest.mark.parametrize("path", ["/v1/..x/a", "/v1/a..b", "/v1/.../a", "/v1/a?next=../b"])
+def test_dots_that_do_not_climb_still_reach_the_upstream(path: str) -> None:
+    with mockhttp.Server() as upstream, Recorder(upstream.url + "/base", log=io.StringIO()) as rec:
+        upstream.mock(mockhttp.request(None, None).reply(mockhttp.ok().body("upstream")))
+        reply = _send(rec.server.host, rec.server.port, f"GET {path} HTTP/1.1")
+        assert reply.endswith(b"\r\n\r\nupstream"), reply
+        [call] = upstream.journal
+    assert call.request.target == "/base" + path

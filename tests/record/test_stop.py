@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 import mockhttp
+from mockhttp._cli._main import main
 from mockhttp.record import Recording
 from tests.helpers.cli_process import ROOT, mockhttp_command
 
@@ -37,14 +38,14 @@ def _no_recorder_left() -> Iterator[None]:
         proc.communicate(timeout=10)
 
 
-def _record(out: Path, *more: str) -> subprocess.Popen[str]:
+def _record(out: Path, *more: str, **env: str) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         mockhttp_command("record", "--upstream", UPSTREAM[0], "--out", str(out), *more),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
     )
     STARTED.append(proc)
     return proc
@@ -149,3 +150,38 @@ def test_an_exchange_unfinished_at_the_deadline_is_named(tmp_path: Path) -> None
     assert "not finished within 0.5 s, not written: POST /v1/chat/completions?key=[redacted]" in err
     assert "AIzaStop99" not in err
     assert list((tmp_path / "rec").iterdir()) == []
+
+
+def test_a_recording_over_the_mock_file_limit_stops_cleanly_and_says_how_to_replay_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A recording larger than a mock file may be (the limit lowered here, as a 67 MB one
+    is over the default): ``record`` stops with status 0 and no traceback (it counts what it
+    recorded, it does not read the files back), its log line warns, and ``serve``'s error
+    names the setting that replays it; with it set, the recording loads."""
+    limit = 200_000
+    body = b"y" * 400_000
+    with mockhttp.Server() as upstream:
+        upstream.mock(mockhttp.get("/big").reply(mockhttp.ok().body(body)))
+        UPSTREAM[0] = upstream.url
+        proc = _record(tmp_path / "rec", MOCKHTTP_MAX_FILE_BYTES=str(limit))
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert httpx.get(url + "/big", timeout=30).content == body
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err
+    assert proc.returncode == 0, err
+    assert "recorded 1 exchanges" in err
+    (path,) = (tmp_path / "rec").iterdir()
+    size = path.stat().st_size
+    assert f"over the {limit:,}-byte limit of a mock file" in err
+    assert f"MOCKHTTP_MAX_FILE_BYTES={size} in the environment" in err
+    monkeypatch.setenv("MOCKHTTP_MAX_FILE_BYTES", str(limit))
+    assert main(["validate", str(path)]) == 1
+    said = capsys.readouterr()
+    assert f"raise the limit: MOCKHTTP_MAX_FILE_BYTES={size} in the environment" in said.err
+    monkeypatch.setenv("MOCKHTTP_MAX_FILE_BYTES", str(size))
+    (mock,) = mockhttp.load(path)
+    assert isinstance(mock.response, Recording)
+    assert mock.response.body_bytes == body

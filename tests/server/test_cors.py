@@ -135,3 +135,21 @@ def test_without_cors_nothing_changes(server: mockhttp.Server) -> None:
     assert "access-control-allow-origin" not in got.headers
     assert asked.status_code == 404
     server.reset()  # (the unmatched preflight is not this test's subject)
+
+
+def test_origin_null_gets_no_credentials_from_any_origin_cors() -> None:
+    """``cors=True`` (``--cors`` with no list): a page with ``Origin: null`` (a sandboxed
+    iframe, a ``file://`` page) may read a reply without credentials, never with them."""
+    with mockhttp.Server(cors=True) as server:
+        server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hi")))
+        url = server.url_for("/v1/chat/completions")
+        asked = httpx.options(url, headers={**PREFLIGHT, "Origin": "null"})
+        got = httpx.post(url, json={}, headers={"Origin": "null"})
+        page = httpx.post(url, json={}, headers={"Origin": PAGE})
+    for reply in (asked, got):
+        assert reply.headers["access-control-allow-origin"] == "*"
+        assert "access-control-allow-credentials" not in reply.headers
+    assert asked.status_code == 204
+    assert got.status_code == 200
+    assert page.headers["access-control-allow-origin"] == PAGE
+    assert page.headers["access-control-allow-credentials"] == "true"

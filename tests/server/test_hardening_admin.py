@@ -278,7 +278,9 @@ def test_long_secrets_and_a_users_own_wording_are_redacted(server: mockhttp.Serv
     assert "sss" not in shown
     assert "abc123" not in shown
     message = call["explanation"]["message"]
-    assert "header 'authorization': got 'Bearer [redacted]', expected 'Bearer good'" in message
+    assert (
+        "header 'authorization': got 'Bearer [redacted]', expected 'Bearer [redacted]'" in message
+    )
     assert "header 'cookie': got '[redacted]', expected <_Odd>" in message
 
 

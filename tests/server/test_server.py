@@ -199,7 +199,7 @@ def test_path_templates_regex_and_query(server: mockhttp.Server) -> None:
 
 def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) -> None:
     """A 404 says which field differed, in text and (asked for JSON) as JSON; the
-    request's secrets are hidden."""
+    request's secrets are hidden, and so is what the mock expects of a secret header."""
     server.mock(
         mockhttp.post("/v1/chat", name="chat")
         .header("Authorization", "Bearer sk-test")
@@ -215,7 +215,7 @@ def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) ->
     assert response.text == (
         "no mock matched POST /v1/chat\n"
         "  closest: mock 'chat'\n"
-        "    header 'authorization': got 'Bearer [redacted]', expected 'Bearer sk-test'\n"
+        "    header 'authorization': got 'Bearer [redacted]', expected 'Bearer [redacted]'\n"
         "    body: $.stream: got false, expected true\n"
         "  also tried: mock 'models'\n"
         "    method: got 'POST', expected 'GET'\n"
@@ -233,8 +233,8 @@ def test_unmatched_request_explains_the_closest_mock(server: mockhttp.Server) ->
         "differences": [
             {
                 "field": "header 'authorization'",
-                "reason": "got nothing (absent), expected 'Bearer sk-test'",
-                "expected": "equal('Bearer sk-test')",
+                "reason": "got nothing (absent), expected 'Bearer [redacted]'",
+                "expected": "equal('Bearer [redacted]')",
                 "actual": None,
             }
         ],

@@ -177,3 +177,25 @@ def test_unmatched_calls_are_found_among_many_compact_ones() -> None:
         assert server.unmatched[0] is server.journal[-1]
         with pytest.raises(mockhttp.UnmatchedRequestError, match="GET /missing"):
             server.check()
+
+
+def test_named_finds_a_mock_by_its_name_or_says_which_there_are() -> None:
+    """``server.named``: the one mock of that name; none (did you mean) or two are errors."""
+    text = "name: models\nrequest: {method: GET, path: /v1/models}\nresponse: {status: 200}\n"
+    with mockhttp.Server() as server:
+        loaded = server.mock(mockhttp.loads(text))
+        server.mock(mockhttp.get("/a", name="twice"), mockhttp.get("/b", name="twice"))
+        server.mock(mockhttp.get("/c"))  # no name: not among the names
+        assert server.named("models") is loaded[0]
+        httpx.get(server.url + "/v1/models")
+        server.named("models").assert_called_once()
+        with pytest.raises(mockhttp.ConfigError) as unknown:
+            server.named("model")
+        assert str(unknown.value) == (
+            "unknown mock name 'model' — did you mean 'models'?\nknown mock names: models, twice"
+        )
+        with pytest.raises(mockhttp.ConfigError, match="2 mocks are named 'twice'"):
+            server.named("twice")
+        loaded[0].remove()
+        with pytest.raises(mockhttp.ConfigError, match="unknown mock name 'models'"):
+            server.named("models")

@@ -23,6 +23,7 @@ from .._core._errors import ConfigError
 from .._core._redact import Redactor
 from ..contract._answer import parse_answer
 from ..contract._check import Outcome, evaluate
+from ..contract._html import format_html
 from ..contract._live import api_of, auth_headers, run_live
 from ..contract._mcp_live import run_mcp_live
 from ..contract._profiles import PROFILES
@@ -111,6 +112,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="live mode: read at most N lines of one response body (100000)",
     )
     parser.add_argument("--body", type=Path, help="offline mode: the raw response body")
+    parser.add_argument(
+        "--capture",
+        type=Path,
+        metavar="FILE",
+        help="offline, --profile mcp: a recorded MCP session (JSON, as scripts/mcp_capture.py "
+        "writes it): each answer and the transport's rules over the session",
+    )
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
     parser.add_argument(
         "--request",
@@ -136,6 +144,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print findings as JSON")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML")
     parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write an HTML report: the findings with the bytes around each, and the "
+        "stream's timeline",
+    )
+    parser.add_argument(
         "--save", type=Path, metavar="FILE", help="live mode: write the exchanges as a mock file"
     )
 
@@ -153,12 +168,17 @@ def run(args: argparse.Namespace) -> int:
     shown = format_table if args.verbose else format_summary
     redactor = _redactor(args)  # an endpoint may repeat the key: no report does
     print(redactor.text(format_json(outcomes) if args.json else shown(outcomes)), end="")
-    if args.junit is not None:
+    for option, path, made in (
+        ("--junit", args.junit, format_junit),
+        ("--html", args.html, format_html),
+    ):
+        if path is None:
+            continue
         try:
-            args.junit.write_text(redactor.text(format_junit(outcomes)), encoding="utf-8")
+            path.write_text(redactor.text(made(outcomes)), encoding="utf-8")
         except OSError as exc:
             print(
-                f"mockhttp check: error: cannot write --junit {args.junit}: {exc.strerror or exc}",
+                f"mockhttp check: error: cannot write {option} {path}: {exc.strerror or exc}",
                 file=sys.stderr,
             )
             return USAGE
@@ -184,24 +204,31 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
             args.as_ = provider(args.as_).name
         except ConfigError as exc:
             raise UsageError(f"--as: {exc}") from None
+    if getattr(args, "capture", None) is not None:
+        return _capture(args, profiles)
     if (args.url is None) == (args.body is None):
         raise UsageError("give either a URL (live mode) or --body FILE (offline mode)")
     if RESUME in profiles:
         return [_resume(args, profiles)]
     if args.body is not None:
         return [_offline(args, profiles)]
-    if "ag-ui" in profiles:
-        return _agui_live(args, profiles)
+    agui = next((p for p in profiles if p in ("ag-ui", "ag-ui-strict")), None)
+    if agui is not None:
+        return _agui_live(args, profiles, agui)
     if "a2a" in profiles:
         return _a2a_live(args, profiles)
     return _live(args, profiles or ["openai-chat"])
 
 
-def _agui_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
-    """``--profile ag-ui`` live: one RunAgentInput POSTed to the URL (no --model)."""
+def _agui_live(args: argparse.Namespace, profiles: list[str], profile: str) -> list[Outcome]:
+    """``--profile ag-ui`` (or ``ag-ui-strict``) live: one RunAgentInput POSTed to the URL
+    (no --model)."""
     from ..contract._agui_live import run_agui_live
 
-    return _posted_live(args, profiles, "ag-ui", run_agui_live)
+    def run(*given: Any, **options: Any) -> list[Outcome]:
+        return run_agui_live(*given, **options, profile=profile)
+
+    return _posted_live(args, profiles, profile, run)
 
 
 def _a2a_live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
@@ -284,6 +311,21 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     )  # fmt: skip
     _save(args.save, seen, headers)
     return outcomes
+
+
+def _capture(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
+    """``--capture FILE``: an MCP session recorded exchange by exchange (offline)."""
+    from ..contract._mcp_capture import check_capture, loads_capture
+
+    if profiles not in ([], ["mcp"]) or args.url is not None or args.body is not None:
+        raise UsageError("--capture is checked with --profile mcp alone (no URL, no --body)")
+    try:
+        text = args.capture.read_text(encoding="utf-8")
+        return check_capture(loads_capture(text, str(args.capture)))
+    except OSError as exc:
+        raise UsageError(f"cannot read --capture {args.capture}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _live_mcp(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:

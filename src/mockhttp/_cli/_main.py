@@ -42,6 +42,7 @@ from .._server._workers import (
     wait_for_listen,
     worker_count,
 )
+from ..mcp import allowing
 from . import _argtypes as argtypes
 from . import _missing as missing
 from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
@@ -197,7 +198,16 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="also accept this Host name on the admin API (IP addresses and localhost are)",
+        help="also accept this Host name on the admin API and on MCP endpoints (IP addresses "
+        "and localhost are); '*': any",
+    )
+    admin.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="also answer MCP requests from web pages of this Origin (http://app.example:3000; "
+        "loopback ones are); '*': any",
     )
     admin.add_argument(
         "--no-redact",
@@ -317,6 +327,7 @@ def _serve(args: argparse.Namespace) -> int:
     )
     if args.variants:
         mocks = _variants(mocks)
+    mocks = allowing(mocks, args.allow_host, args.allow_origin)
     recorder = None
     if args.record_missing:
         try:
@@ -338,6 +349,8 @@ def _serve(args: argparse.Namespace) -> int:
     )  # fmt: skip
     if args.defaults or args.variants:
         served.expand = _expander(args.defaults, args.variants)
+    if args.allow_host or args.allow_origin:
+        served.expand = _allowing(served.expand, args.allow_host, args.allow_origin)
     served.with_defaults = args.defaults
     if recorder is not None:
         served.expand = missing.with_fallback(served.expand, mocks[-1])
@@ -419,6 +432,7 @@ def _supervise(
     argv += ["--journal-bytes", str(args.journal_bytes), "--header-timeout"]
     argv += [str(args.header_timeout), "--idle-timeout", str(args.idle_timeout)]
     argv += [f"--allow-host={name}" for name in args.allow_host]
+    argv += [f"--allow-origin={origin}" for origin in args.allow_origin]
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
     argv += [] if args.cors is None else [f"--cors={origin}" for origin in args.cors or ["*"]]
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
@@ -536,6 +550,14 @@ def _with_defaults(mocks: list[Mock], defaults: bool) -> list[Mock]:
         if m.name not in names
     ]
     return built_in + mocks
+
+
+def _allowing(
+    expand: Callable[[list[Mock]], list[Mock]], hosts: list[str], origins: list[str]
+) -> Callable[[list[Mock]], list[Mock]]:
+    """``expand``, then the MCP endpoints widened by --allow-host and --allow-origin (what
+    a reload serves)."""
+    return lambda mocks: allowing(expand(mocks), hosts, origins)
 
 
 def _expander(defaults: bool, variants: bool) -> Callable[[list[Mock]], list[Mock]]:

@@ -11,6 +11,11 @@ Rule 2: every reply says ``Vary: Origin`` (its CORS headers depend on the origin
 Rule 3: a preflight is answered for exactly the method and headers it asks for: a mock
 server should let the client under test send what it sends, and its mocks decide.
 Rule 4: the admin API never gets CORS (the server does not ask this module for it).
+Rule 5: ``Origin: null`` (an opaque origin: every sandboxed iframe, ``file://`` page and
+redirected request sends it alike) is never echoed with credentials: with no origin list it
+gets ``Access-Control-Allow-Origin: *`` and no ``Access-Control-Allow-Credentials``, so such a
+page can read a reply fetched without credentials and nothing more; with a list it is
+refused like any origin not in it (a list cannot name it).
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from ._errors import ConfigError
 from ._reply import Reply, status
 from ._request import Request
 
-__all__ = ["Cors", "cors_policy", "exposed_names"]
+__all__ = ["OPAQUE", "Cors", "cors_policy", "exposed_names"]
+
+OPAQUE = "null"  # the serialisation of an opaque origin (HTML, "origin" §7.5)
 
 # Fetch §3.2.3: response headers a page may read without them being exposed
 _SAFELISTED = frozenset(
@@ -54,6 +61,8 @@ class Cors:
         origin = request.headers.get("origin")
         if origin is None or not self.allows(origin):
             return (("Vary", "Origin"),)
+        if origin.strip().lower() == OPAQUE:  # Rule 5
+            return (("Access-Control-Allow-Origin", "*"), ("Vary", "Origin"))
         return (
             ("Access-Control-Allow-Origin", origin),
             ("Access-Control-Allow-Credentials", "true"),

@@ -128,6 +128,7 @@ class Explanation:
         of ``to_json()``.  The explanation itself is unchanged."""
         if redactor is None:
             redactor = Redactor.of_request(self.request)
+        redactor = redactor.adding(_expected_secrets(self.closest))
         hide = redactor.header
         closest = tuple(
             redactor.value(
@@ -291,15 +292,41 @@ def _hidden(difference: dict[str, Any], request: Request, hide: Hide) -> dict[st
     return {**difference, "reason": reason, "actual": _bounded(shown)}
 
 
-def _header_name(label: str) -> str | None:
-    """``header 'x-api-key'`` (a ``Mismatch.field``) → ``x-api-key``; None for another field."""
-    if not label.startswith("header "):
+def _header_name(label: str, kind: str = "header ") -> str | None:
+    """``header 'x-api-key'`` (a ``Mismatch.field``) → ``x-api-key``; None for another field
+    (``kind``: ``"query "`` reads a query parameter's label)."""
+    if not label.startswith(kind):
         return None
     try:
-        name = ast.literal_eval(label[len("header ") :])
+        name = ast.literal_eval(label[len(kind) :])
     except (ValueError, SyntaxError):
         return None
     return name if isinstance(name, str) else None
+
+
+def _expected_secrets(shown: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """What the closest mocks expect of a header or query parameter, as ``(name, text)``:
+    every text in each matcher (``equal('Bearer sk-…')``), for the redactor to hide the
+    secret ones (a mock's own ``Authorization`` is as secret as the request's)."""
+    found: list[tuple[str, str]] = []
+    for entry in shown:
+        for difference in entry["differences"]:
+            label = str(difference["field"])
+            name = _header_name(label) or _header_name(label, "query ")
+            if name is not None:
+                found.extend((name, text) for text in _texts(str(difference["expected"])))
+    return found
+
+
+def _texts(expected: str) -> list[str]:
+    """The string constants in a matcher's ``repr`` (none when it is not an expression)."""
+    try:
+        tree = ast.parse(expected, mode="eval")
+    except (SyntaxError, ValueError):
+        return []
+    return [
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def _says(text: str, value: str) -> bool:

@@ -39,6 +39,7 @@ __all__ = [
     "CloseAfterEvents",
     "Count",
     "EmptyResponse",
+    "EndAfterEvents",
     "First",
     "FirstByteDelay",
     "Garbage",
@@ -315,6 +316,15 @@ class CloseAfterEvents(_EventsCut):
 
     name: ClassVar[str] = "close_after_events"
     end: ClassVar[EndHow] = "close"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class EndAfterEvents(_EventsCut):
+    """``k`` whole events reach the client, then the body ends as a complete one (the
+    last chunk sent, the connection kept): a server closing a stream on purpose."""
+
+    name: ClassVar[str] = "end_after_events"
+    end: ClassVar[EndHow] = "complete"
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -132,7 +132,8 @@ class Mock:
         faults: faults applied to the reply, in order.
         name: a name for messages and the journal.
         priority: higher wins; equal priorities go to the most recently added mock.
-        times: how many requests the mock answers (None: unlimited).
+        answers: how many requests the mock answers (None: unlimited): ``times=`` of
+            :func:`get`, ``post`` ..., or ``.times(n)``.
     """
 
     method: str | None
@@ -142,7 +143,7 @@ class Mock:
     faults: tuple[Fault, ...] = ()
     name: str | None = None
     priority: int = 0
-    times: int | None = None
+    answers: int | None = None
     handler: Callable[..., Reply | ReplyKind] | None = None
     kind: ReplyKind | None = None
     sequence: tuple[tuple[Reply | ReplyKind, tuple[Fault, ...]], ...] = ()
@@ -171,10 +172,10 @@ class Mock:
             raise ConfigError(f"path={self.path!r} must be text or a matcher such as match.regex")
         if isinstance(self.priority, bool) or not isinstance(self.priority, int):
             raise ConfigError(f"priority={self.priority!r} must be an int")
-        if self.times is not None and (
-            isinstance(self.times, bool) or not isinstance(self.times, int) or self.times < 1
+        if self.answers is not None and (
+            isinstance(self.answers, bool) or not isinstance(self.answers, int) or self.answers < 1
         ):
-            raise ConfigError(f"times={self.times!r} must be a positive int or None")
+            raise ConfigError(f"times={self.answers!r} must be a positive int or None")
         if self.name is not None and not isinstance(self.name, str):
             raise ConfigError(f"name={self.name!r} must be text")
         if self.kind is not None and not isinstance(self.kind, ReplyKind):
@@ -204,6 +205,12 @@ class Mock:
     def body(self, matcher: Matcher | Any) -> Mock:
         """Match the body, e.g. ``match.json_path("$.stream", match.equal(True))``."""
         return self._add("body", None, matcher)
+
+    def times(self, n: int | None) -> Mock:
+        """Answer at most ``n`` requests (None: any number), the method form of
+        ``times=``: ``mockhttp.post(path).reply(...).times(1)``; past it the mock is
+        exhausted and another mock (or the 404) answers."""
+        return dataclasses.replace(self, answers=n)
 
     def reply(self, response: Reply | ReplyKind) -> Mock:
         """Answer with ``response``: a fixed reply, or a reply kind built per request
@@ -543,7 +550,7 @@ def request(
     ``path`` is exact text (``"/v1/models"``), a template (``"/v1/models/{id}"``) or a
     matcher (``match.regex(r"^/v1/")``).
     """
-    return Mock(method, path, name=name, priority=priority, times=times)
+    return Mock(method, path, name=name, priority=priority, answers=times)
 
 
 class _MethodMock(Protocol):
@@ -565,7 +572,7 @@ def _method(verb: str) -> _MethodMock:
         priority: int = 0,
         times: int | None = None,
     ) -> Mock:
-        return Mock(verb, path, name=name, priority=priority, times=times)
+        return Mock(verb, path, name=name, priority=priority, answers=times)
 
     build.__name__ = verb.lower()
     build.__qualname__ = verb.lower()

@@ -6,7 +6,8 @@ admin journal, miss explanations, ``server.check()``, recordings and the recordi
 log, ``mockhttp check --save`` files and ``mockhttp check`` reports.
 
 Rule 1 (names): a header or query parameter is a secret when its name says so
-(``is_secret``): a known name (``Authorization``, ``x-api-key``, ``Cookie``, ``key`` ...) or
+(``is_secret``): a known name (``Authorization``, ``x-api-key``, ``Cookie``, ``key``,
+``OpenAI-Organization``, ``OpenAI-Project`` ...) or
 a name with a secret word in it (``token``, ``secret``, ``password``, ``api-key``,
 ``auth``, ``key``, ``credential``, ``signature``), ``_`` read as ``-``.  Its value is shown
 as ``[redacted]`` (``Bearer [redacted]``: an auth scheme stays).
@@ -50,6 +51,9 @@ SECRET_NAMES = frozenset(
         "x-amz-signature",
         "x-amz-security-token",
         "sig",
+        # who pays: OpenAI's account ids, sent by its SDKs and answered back by the API
+        "openai-organization",
+        "openai-project",
     }
 )
 _SECRET_WORDS = frozenset(
@@ -110,7 +114,11 @@ class Redactor:
         for name, value in query:
             if is_secret(name) or name.lower() in extra:
                 found.update((value, quote(value, safe=""), quote(value)))
-        secrets = tuple(sorted((s for s in found if len(s) >= MIN_SECRET), key=len, reverse=True))
+        return cls._made(found, extra, mark)
+
+    @classmethod
+    def _made(cls, found: Iterable[str], extra: frozenset[str], mark: str) -> Redactor:
+        secrets = tuple(sorted({s for s in found if len(s) >= MIN_SECRET}, key=len, reverse=True))
         if not secrets:
             return cls((), extra, mark)
         alternatives = "|".join(re.escape(s) for s in secrets)
@@ -124,6 +132,14 @@ class Redactor:
     def of_request(cls, request: Any, *, names: Iterable[str] = (), mark: str = MARK) -> Redactor:
         """The redactor of a ``Request`` (its headers and query)."""
         return cls.of(request.headers.items_list, request.query, names=names, mark=mark)
+
+    def adding(self, headers: Iterable[tuple[str, str]]) -> Redactor:
+        """This redactor with the values of these secret ``headers`` as secrets too (Rule 2),
+        e.g. the value a mock expects of ``Authorization``, for its explanation of a miss."""
+        found = [v for name, value in headers if self.is_secret(name) for v in _values(name, value)]
+        if not found:
+            return self
+        return self._made((*self.secrets, *found), self.names, self.mark)
 
     def is_secret(self, name: str) -> bool:
         """Rule 1, with this redactor's own ``names``."""

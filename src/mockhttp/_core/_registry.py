@@ -190,6 +190,11 @@ class ReplyKind(ABC):
         """A short summary for messages: ``openai_chat reply``."""
         return f"{self.file_key} reply"
 
+    def forget(self) -> None:  # noqa: B027 (a hook: most kinds count nothing)
+        """Forget what the kind counted of past requests, if anything: called when its mock
+        is registered and when the server's journal is cleared (a conversation's error
+        turns with ``times``)."""
+
 
 @dataclass(frozen=True)
 class KindEntry:

@@ -15,7 +15,7 @@ from http import HTTPStatus
 from typing import Any
 
 from ._errors import ConfigError
-from ._plan import Data, End, Head, Pause, Step
+from ._plan import Data, End, Fault, Head, Pause, Step
 from ._sse import Event, LineEnding, dumps_compact
 from ._units import Duration, seconds
 
@@ -144,6 +144,7 @@ class Reply:
     content: bytes = b""
     stream: EventStream | None = None
     head_delay: float = 0.0
+    faults: tuple[Fault, ...] = ()
 
     def header(self, name: str, value: str | int) -> Reply:
         """Add a header (repeat the call to send a name several times).
@@ -253,6 +254,11 @@ class Reply:
     def delay(self, value: Duration) -> Reply:
         """Wait ``value`` before sending the status line."""
         return dataclasses.replace(self, head_delay=seconds(value, "delay"))
+
+    def pipe(self, *faults: Fault) -> Reply:
+        """Apply ``faults`` to this reply alone, before the mock's own: how a reply kind
+        aims a fault at one answer (``mcp``: the faults of one JSON-RPC method)."""
+        return dataclasses.replace(self, faults=(*self.faults, *faults))
 
     def _has(self, name: str) -> bool:
         lower = name.lower()

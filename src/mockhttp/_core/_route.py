@@ -228,7 +228,8 @@ def answer(
         return Answer(entry, index, refused.reply, (), states, refused)
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
         return Answer(entry, index, None, (), states, exc)
-    return Answer(entry, index, reply, mock.faults_for(index), states)
+    faults = mock.faults_for(index)
+    return Answer(entry, index, reply, (*reply.faults, *faults) if reply.faults else faults, states)
 
 
 def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:
@@ -283,7 +284,7 @@ def _takes_target(mock: Mock, request: Request, method: str) -> bool:
 def keeps_state(mock: Mock) -> bool:
     """True when what ``mock`` answers depends on its calls so far or on a scenario (its
     ``times``, its replies, its scenario): such a mock is answered through the state."""
-    return mock.times is not None or bool(mock.sequence) or mock.scenario_of is not None
+    return mock.answers is not None or bool(mock.sequence) or mock.scenario_of is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,7 +385,7 @@ def _candidates(request: Request, entries: Sequence[IE], method: str) -> list[IE
 def limit_of(mock: Mock) -> int | None:
     """How many requests ``mock`` answers (its ``times``, or its replies when they end
     unmatched); None: no limit.  An entry is ``exhausted`` once it has answered these."""
-    limits = [mock.times] if mock.times is not None else []
+    limits = [mock.answers] if mock.answers is not None else []
     if mock.sequence and mock.exhausted == "unmatched":
         limits.append(len(mock.sequence))
     return min(limits) if limits else None

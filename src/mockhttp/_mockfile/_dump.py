@@ -98,8 +98,8 @@ def to_dict(mock: Mock) -> dict[str, Any]:
         doc["name"] = mock.name
     if mock.priority:
         doc["priority"] = mock.priority
-    if mock.times is not None:
-        doc["times"] = mock.times
+    if mock.answers is not None:
+        doc["times"] = mock.answers
     own = mock.kind.own_mock() if mock.kind is not None and not mock.faults else None
     request = _request(mock, own)
     if request:

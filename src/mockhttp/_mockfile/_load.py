@@ -60,7 +60,9 @@ __all__ = [
     "files",
     "load",
     "loads",
+    "max_file_bytes",
     "problems",
+    "raise_with",
     "shape",
     "to_dict",
 ]
@@ -257,10 +259,25 @@ def _limit(name: str, default: int) -> int:
     return int(given)
 
 
-def _too_large(source: str, found: str, limit: int, unit: str, env: str) -> MockfileError:
+def max_file_bytes() -> int:
+    """The size a mock file may have (``$MOCKHTTP_MAX_FILE_BYTES``, else 32 MiB)."""
+    return _limit(FILE_BYTES_ENV, MAX_FILE_BYTES)
+
+
+def raise_with(env: str, needed: int | None = None) -> str:
+    """How to raise a limit (to ``needed``, when it is known): ``raise the limit:
+    MOCKHTTP_MAX_FILE_BYTES=41965906 in the environment of mockhttp``."""
+    if needed is None:
+        return f"raise the limit with ${env} (docs/limits.md)"
+    return f"raise the limit: {env}={needed} in the environment of mockhttp (docs/limits.md)"
+
+
+def _too_large(
+    source: str, found: str, limit: int, unit: str, env: str, needed: int | None = None
+) -> MockfileError:
     return MockfileError(
         f"too large: {found}, over the limit of {limit:,} {unit}; split it into several "
-        f"files, or raise the limit with ${env} (docs/limits.md)",
+        f"files, or {raise_with(env, needed)}",
         source=source,
     )
 
@@ -363,13 +380,13 @@ def _check_regular(path: Path) -> None:
 
 
 def _read(path: Path) -> str:
-    limit = _limit(FILE_BYTES_ENV, MAX_FILE_BYTES)
+    limit = max_file_bytes()
     try:
         size = path.stat().st_size
     except OSError as exc:
         raise MockfileError(f"cannot read it: {exc.strerror}", source=str(path)) from None
     if size > limit:
-        raise _too_large(str(path), f"{size:,} bytes", limit, "bytes", FILE_BYTES_ENV)
+        raise _too_large(str(path), f"{size:,} bytes", limit, "bytes", FILE_BYTES_ENV, size)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

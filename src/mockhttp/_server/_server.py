@@ -51,7 +51,7 @@ from ._push import open_stream
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps, Whole
 from ._tls import ByAlpn, Certs, Handshake, TLSChoice, certs_for, client_context
-from ._verify import ActiveMock
+from ._verify import ActiveMock, named
 from ._wires import Framing, WireCache
 
 __all__ = ["HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
@@ -339,6 +339,10 @@ class Server:
     ) -> None:
         await asyncio.to_thread(self.close)
 
+    def _on_its_loop(self) -> bool:
+        """True on the server's own loop thread (a blocking wait there would freeze it)."""
+        return self._thread is not None and threading.current_thread() is self._thread
+
     @property
     def loop_name(self) -> str | None:
         """The loop it serves on, ``"uvloop"`` or ``"asyncio"`` (None before :meth:`start`)."""
@@ -493,6 +497,16 @@ class Server:
     def mocks(self) -> tuple[ActiveMock, ...]:
         """The registered mocks, in the order they are tried."""
         return self._active
+
+    def named(self, name: str) -> ActiveMock:
+        """The handle of the mock named ``name`` (``name:`` in a mock file, ``name=`` in
+        Python): ``server.named("chat").assert_called_once()`` for mocks loaded from files.
+
+        Raises:
+            UnknownNameError: no registered mock has that name (did you mean ...).
+            ConfigError: several have.
+        """
+        return named(self._active, name)
 
     def _registered(self, mock_id: int) -> ActiveMock | None:
         """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""

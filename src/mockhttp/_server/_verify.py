@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from .._core._errors import ConfigError, VerificationError
+from .._core._errors import ConfigError, UnknownNameError, VerificationError
 from .._core._pushed import Pushed
 from .._core._route import limit_of
 from .._core._sse import Event
@@ -20,7 +21,7 @@ from ._resume import resume_problems
 if TYPE_CHECKING:
     from .._core._mock import Mock
 
-__all__ = ["ActiveMock", "Registry"]
+__all__ = ["ActiveMock", "Registry", "named"]
 
 
 class Registry(Protocol):
@@ -30,6 +31,8 @@ class Registry(Protocol):
     def remove(self, active: ActiveMock) -> None: ...
 
     def journal_text(self) -> str: ...
+
+    def _on_its_loop(self) -> bool: ...
 
 
 class ActiveMock:
@@ -47,6 +50,8 @@ class ActiveMock:
         self._count = 0  # exact, even when a journal limit trims ``calls``
         self._limit = limit_of(mock)  # how many requests it answers (None: any number)
         self._hub: Hub | None = None  # a pushed() mock's streams, made when first needed
+        if mock.kind is not None:
+            mock.kind.forget()  # a conversation reused by another test counts anew
 
     @property
     def id(self) -> int:
@@ -74,6 +79,8 @@ class ActiveMock:
         (the open ones are closed), queue and log."""
         self.calls = CallList()
         self._count = 0
+        if self.mock.kind is not None:
+            self.mock.kind.forget()
         hub, self._hub = self._hub, None
         if hub is not None:
             hub.close()
@@ -89,11 +96,12 @@ class ActiveMock:
                 the server received.
         """
         __tracebackhide__ = True
-        _refuse_inside_a_loop("wait_for_calls", "wait_for_calls_async")
+        self._refuse_on_its_loop("wait_for_calls", "wait_for_calls_async")
         deadline = time.monotonic() + timeout
         while self._count < n:
             if time.monotonic() >= deadline:
-                self._fail(f"to be called {_times(n)} within {timeout} s", self._count)
+                expected = f"to be called {_times(n)} within {timeout} s"
+                self._fail(expected + _blocked_a_loop("wait_for_calls_async"), self._count)
             time.sleep(0.005)
         return self.calls
 
@@ -215,8 +223,11 @@ class ActiveMock:
         """
         __tracebackhide__ = True
         self._pushed("wait_connected")
-        _refuse_inside_a_loop("wait_connected", "wait_connected_async")
-        return wait_stream(self._pushes, self.mock.describe(), n, timeout)
+        self._refuse_on_its_loop("wait_connected", "wait_connected_async")
+        try:
+            return wait_stream(self._pushes, self.mock.describe(), n, timeout)
+        except VerificationError as exc:
+            raise VerificationError(str(exc) + _blocked_a_loop("wait_connected_async")) from None
 
     async def wait_connected_async(self, n: int = 1, timeout: float = 5.0) -> PushedStream:
         """``wait_connected`` for async code, without blocking the event loop."""
@@ -241,6 +252,17 @@ class ActiveMock:
             asked[0] if asked else None
         )
 
+    def _refuse_on_its_loop(self, name: str, instead: str) -> None:
+        """A blocking wait on the server's own loop thread (a handler's) would freeze the
+        server it waits for: refuse it.  Any other thread may block, a running loop of its
+        own or not (Playwright's sync API, Jupyter: their clients are elsewhere)."""
+        if self._server._on_its_loop():
+            raise ConfigError(
+                f"{name}() blocks, and it was called on the server's own event loop (in a "
+                f"handler?), which it would freeze: the requests it waits for could not "
+                f"arrive; call it from the test, or `await mock.{instead}(n, timeout)`"
+            )
+
     def _fail(self, expected: str, count: int) -> None:
         lines = [f"expected mock {self.mock.describe()} {expected}, it was called {_times(count)}"]
         lines.append(self._server.journal_text())
@@ -250,17 +272,36 @@ class ActiveMock:
         return f"<ActiveMock {self.mock.describe()} calls={self._count}>"
 
 
-def _refuse_inside_a_loop(name: str, instead: str) -> None:
-    """A blocking wait on a thread that runs an event loop would freeze every client on
-    that loop (and report "called 0 times"): refuse it, naming the awaitable form."""
+def named(actives: Sequence[ActiveMock], name: str) -> ActiveMock:
+    """The handle of the one mock in ``actives`` named ``name`` (``Server.named``).
+
+    Raises:
+        UnknownNameError: none is (the message names the closest, and those there are).
+        ConfigError: several are.
+    """
+    found = [a for a in actives if a.mock.name == name]
+    if not found:
+        known = sorted({a.mock.name for a in actives if a.mock.name})
+        raise UnknownNameError("mock name", name, known)
+    if len(found) > 1:
+        raise ConfigError(
+            f"{len(found)} mocks are named {name!r}; give each its own name, or pick one "
+            "from server.mocks"
+        )
+    return found[0]
+
+
+def _blocked_a_loop(instead: str) -> str:
+    """What a timed-out blocking wait adds when its thread has a running event loop: a
+    client on that loop could not send meanwhile (the wait is allowed there: Playwright's
+    sync API and Jupyter mark a loop running whose clients are elsewhere)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return
-    raise ConfigError(
-        f"{name}() blocks, and it was called inside a running event loop, which it would "
-        f"freeze (a client on that loop could not make its requests); "
-        f"use `await mock.{instead}(n, timeout)`"
+        return ""
+    return (
+        " (this wait blocked the event loop running on its thread: a client on that loop "
+        f"could not send meanwhile; there, use `await mock.{instead}(n, timeout)`)"
     )
 
 

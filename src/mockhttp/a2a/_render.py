@@ -13,7 +13,7 @@ from typing import Any
 from ._spec import Version, state_name
 from ._tasks import Chunk, Live, Update
 
-__all__ = ["agent_message", "artifact_update", "neutral_message", "status_update", "task"]
+__all__ = ["agent_message", "artifact_update", "status_update", "task", "wrap"]
 
 _ROLES = {
     "0.3": {"agent": "agent", "user": "user"},
@@ -65,21 +65,6 @@ def agent_message(
     return message(version, neutral, task_id, context_id)
 
 
-def neutral_message(value: Any) -> dict[str, Any] | None:
-    """The client's message in the neutral form (None: not a message with parts)."""
-    if not isinstance(value, dict) or not isinstance(value.get("parts"), list):
-        return None
-    parts = [
-        {k: v for k, v in p.items() if k != "kind"} for p in value["parts"] if isinstance(p, dict)
-    ]
-    message_id = value.get("messageId")
-    return {
-        "messageId": message_id if isinstance(message_id, str) else "",
-        "role": "user",
-        "parts": parts,
-    }
-
-
 def _status(version: Version, live: Live, state: str, text: str | None, n: int) -> dict[str, Any]:
     body: dict[str, Any] = {"state": state_name(state, version)}
     if text is not None:
@@ -89,20 +74,24 @@ def _status(version: Version, live: Live, state: str, text: str | None, n: int) 
     return body
 
 
-def task(version: Version, live: Live) -> dict[str, Any]:
-    """The task object as it stands."""
+def task(
+    version: Version, live: Live, history: int | None = None, artifacts: bool = True
+) -> dict[str, Any]:
+    """The task object as it stands: its last ``history`` messages (None: all of them),
+    its artifacts unless ``artifacts`` is false."""
     body: dict[str, Any] = {
         "id": live.id,
         "contextId": live.context_id,
         "status": _status(version, live, live.state, live.text, live.place),
     }
-    if live.artifacts:
+    if live.artifacts and artifacts:
         body["artifacts"] = [
             _artifact(version, artifact_id, name, parts)
             for artifact_id, (name, parts) in live.artifacts.items()
         ]
-    if live.history:
-        body["history"] = [message(version, m, live.id, live.context_id) for m in live.history]
+    kept = live.history if history is None else live.history[len(live.history) - history :]
+    if kept and history != 0:
+        body["history"] = [message(version, m, live.id, live.context_id) for m in kept]
     return _kind(version, "task", body)
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "error",
     "result",
     "state_name",
+    "state_named",
     "state_of",
 ]
 
@@ -50,7 +51,19 @@ VERSION_HEADER = "A2A-Version"
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """The agent card's well-known paths: the current one, and 0.2's ``agent.json``."""
 
-Operation = Literal["send", "stream", "get", "cancel", "resubscribe"]
+Operation = Literal[
+    "send",
+    "stream",
+    "get",
+    "list_tasks",
+    "cancel",
+    "resubscribe",
+    "push_set",
+    "push_get",
+    "push_list",
+    "push_delete",
+    "extended_card",
+]
 METHODS = cast("dict[str, tuple[Version, Operation]]", _METHODS)
 
 # JSON-RPC 2.0 and A2A's own codes (the specification's error table)
@@ -66,6 +79,7 @@ ERRORS = {
     "unsupported_operation": -32004,
     "content_type_not_supported": -32005,
     "invalid_agent_response": -32006,
+    "extended_card_not_configured": -32007,
     "version_not_supported": -32009,
 }
 
@@ -73,6 +87,14 @@ ERRORS = {
 def state_name(state: str, version: Version) -> str:
     """``state`` as ``version`` writes it: ``input-required`` or ``TASK_STATE_INPUT_REQUIRED``."""
     return state if version == "0.3" else "TASK_STATE_" + state.upper().replace("-", "_")
+
+
+def state_named(name: Any) -> str | None:
+    """The state a client names in either version's form (None: not a state)."""
+    if not isinstance(name, str):
+        return None
+    plain = name.removeprefix("TASK_STATE_").lower().replace("_", "-")
+    return plain if plain in STATES else None
 
 
 def result(id_: Any, value: Any) -> dict[str, Any]:

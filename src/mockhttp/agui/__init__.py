@@ -23,22 +23,26 @@ entries as events), ``_kind`` (the reply kind).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._core._registry import register_reply_kind
 from .._core._units import Duration
 from ._kind import AgUiRun as AgUiRun
 from ._script import (
+    Activity,
     Custom,
     Delta,
     Error,
     Item,
     Messages,
+    NewRun,
     Pause,
+    Raw,
     Reasoning,
     State,
     Step,
+    Subagent,
     Text,
     ToolCall,
 )
@@ -57,10 +61,16 @@ def run(*events: Item | Mapping[str, Any], **options: Any) -> AgUiRun:
 
 
 def text(
-    content: str, *, role: str = "assistant", id: str | None = None, chunk_size: int | None = None
+    content: str,
+    *,
+    role: str = "assistant",
+    id: str | None = None,
+    chunk_size: int | None = None,
+    chunked: bool = False,
 ) -> Text:
-    """A text message, streamed in pieces (words, or ``chunk_size`` characters)."""
-    return Text(content, role, id, chunk_size)
+    """A text message, streamed in pieces (words, or ``chunk_size`` characters);
+    ``chunked``: as ``TEXT_MESSAGE_CHUNK`` events."""
+    return Text(content, role, id, chunk_size, chunked)
 
 
 def tool_call(
@@ -70,9 +80,12 @@ def tool_call(
     id: str | None = None,
     parent_message_id: str | None = None,
     result: str | None = None,
+    chunked: bool = False,
 ) -> ToolCall:
-    """A tool call whose ``arguments`` stream in pieces; ``result`` adds its result."""
-    return ToolCall(name, {} if arguments is None else arguments, id, parent_message_id, result)
+    """A tool call whose ``arguments`` stream in pieces; ``result`` adds its result;
+    ``chunked``: as ``TOOL_CALL_CHUNK`` events."""
+    arguments = {} if arguments is None else arguments
+    return ToolCall(name, arguments, id, parent_message_id, result, chunked)
 
 
 def state(snapshot: Any) -> State:
@@ -90,9 +103,17 @@ def messages(*messages: Mapping[str, Any]) -> Messages:
     return Messages(messages)
 
 
-def reasoning(content: str, *, id: str | None = None, chunk_size: int | None = None) -> Reasoning:
-    """The agent's reasoning, streamed as a reasoning message."""
-    return Reasoning(content, id, chunk_size)
+def reasoning(
+    content: str,
+    *,
+    id: str | None = None,
+    chunk_size: int | None = None,
+    chunked: bool = False,
+    encrypted: str | None = None,
+) -> Reasoning:
+    """The agent's reasoning, streamed as a reasoning message (``chunked``: as
+    ``REASONING_MESSAGE_CHUNK`` events); ``encrypted`` adds its opaque encrypted value."""
+    return Reasoning(content, id, chunk_size, chunked, encrypted)
 
 
 def step(name: str, *events: Item | Mapping[str, Any]) -> Step:
@@ -110,22 +131,65 @@ def pause(duration: Duration) -> Pause:
     return Pause(duration)
 
 
-def error(message: str, *, code: str | None = None, drop: bool = False) -> Error:
-    """The run fails: ``RUN_ERROR``; ``drop=True``: the connection closes there instead."""
-    return Error(message, code, drop)
+def error(
+    message: str,
+    *,
+    code: str | None = None,
+    drop: bool = False,
+    before_start: bool = False,
+    after_finished: bool = False,
+) -> Error:
+    """The run fails: ``RUN_ERROR``; ``drop=True``: the connection closes there instead.
+    ``before_start``: before ``RUN_STARTED`` (its run's only entry); ``after_finished``:
+    after ``RUN_FINISHED``."""
+    return Error(message, code, drop, before_start, after_finished)
+
+
+def new_run(*, run_id: str | None = None, thread_id: str | None = None) -> NewRun:
+    """The next run on the same stream: the run so far ends, ``RUN_STARTED`` again."""
+    return NewRun(run_id, thread_id)
+
+
+def activity(
+    activity_type: str,
+    content: Mapping[str, Any] | None = None,
+    *,
+    id: str | None = None,
+    patch: Sequence[Mapping[str, Any]] | None = None,
+    replace: bool | None = None,
+) -> Activity:
+    """An ``ACTIVITY_SNAPSHOT`` (then an ``ACTIVITY_DELTA`` with ``patch``, JSON Patch)."""
+    return Activity(activity_type, {} if content is None else content, id, patch, replace)
+
+
+def raw(event: Any, *, source: str | None = None) -> Raw:
+    """A ``RAW`` event: a provider's own event, passed through."""
+    return Raw(event, source)
+
+
+def subagent(
+    name: str, *events: Item | Mapping[str, Any], id: str | None = None, error: str | None = None
+) -> Subagent:
+    """A subagent's work: ``SUBAGENT_STARTED``, ``events`` attributed to it,
+    ``SUBAGENT_FINISHED`` (``SUBAGENT_ERROR`` with ``error``)."""
+    return Subagent(name, events, id, error)
 
 
 __all__ = [
     "AgUiRun",
+    "activity",
     "custom",
     "delta",
     "error",
     "messages",
+    "new_run",
     "pause",
+    "raw",
     "reasoning",
     "run",
     "state",
     "step",
+    "subagent",
     "text",
     "tool_call",
 ]

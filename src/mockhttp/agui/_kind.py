@@ -30,8 +30,8 @@ from .._core._reply import Reply
 from .._core._request import Request
 from .._core._units import Duration, format_seconds
 from ..llm._draft import Draft, Timing, render
-from ._events import Ids, run_events
-from ._script import Error, flatten, items, to_data
+from ._events import Ids, run_events, runs
+from ._script import Error, Item, NewRun, flatten, items, to_data
 
 __all__ = ["AgUiRun", "Dropped"]
 
@@ -51,9 +51,10 @@ class AgUiRun(ReplyKind):
 
     Args:
         events: the script: ``text``, ``tool_call``, ``state``, ``delta``, ``messages``,
-            ``reasoning``, ``step``, ``custom``, ``pause`` and ``error`` entries (records or
-            their file forms), each rendered as its events between ``RUN_STARTED`` and
-            ``RUN_FINISHED``.
+            ``reasoning``, ``activity``, ``step``, ``subagent``, ``custom``, ``raw``,
+            ``pause``, ``error`` and ``new_run`` entries (records or their file forms), each
+            rendered as its events between ``RUN_STARTED`` and ``RUN_FINISHED``;
+            ``new_run`` ends one run and starts the next on the same stream.
         thread_id: the ``threadId`` when the request names none.
         run_id: the ``runId`` when the request names none.
         result: ``RUN_FINISHED``'s ``result``, if any.
@@ -85,10 +86,7 @@ class AgUiRun(ReplyKind):
 
     def __post_init__(self) -> None:
         script = items(self.events)
-        flat = flatten(script)
-        for i, entry in enumerate(flat):
-            if isinstance(entry, Error) and i != len(flat) - 1:
-                raise ConfigError("events: an error ends the run: it must be the last entry")
+        _check_runs(script)
         object.__setattr__(self, "events", script)
         for name in ("thread_id", "run_id"):
             value = getattr(self, name)
@@ -160,6 +158,37 @@ class AgUiRun(ReplyKind):
 
     def describe(self) -> str:
         return "agui run"
+
+
+def _check_runs(script: tuple[Item, ...]) -> None:
+    """Each run's errors where a run can fail, ``new_run`` at the top level only."""
+    every = runs(script)
+    failed = False  # the run before ended with RUN_ERROR
+    for number, (_, entries) in enumerate(every, start=1):
+        flat = flatten(entries)
+        last = flat[-1] if flat else None
+        if failed and isinstance(last, Error) and last.before_start:
+            raise ConfigError("events: an error before_start cannot follow a run that "
+                              "failed: after RUN_ERROR only RUN_STARTED may come")  # fmt: skip
+        failed = isinstance(last, Error)
+        if any(isinstance(e, NewRun) for e in flat):
+            raise ConfigError("events: new_run starts the next run: at the script's top "
+                              "level only, not inside a step or subagent")  # fmt: skip
+        for i, entry in enumerate(flat):
+            if not isinstance(entry, Error):
+                continue
+            if i != len(flat) - 1:
+                raise ConfigError("events: an error ends its run: it must be the run's last "
+                                  "entry (a new_run may follow it)")  # fmt: skip
+            if entry.before_start and len(entries) != 1:
+                raise ConfigError("events: an error before_start is its run's only entry "
+                                  "(the run fails before RUN_STARTED)")  # fmt: skip
+            if entry.after_finished and entries[-1] is not entry:
+                raise ConfigError("events: an error after_finished follows RUN_FINISHED: "
+                                  "not inside a step")  # fmt: skip
+            if entry.drop and number != len(every):
+                raise ConfigError("events: a dropped error ends the stream: no new_run "
+                                  "may follow it")  # fmt: skip
 
 
 def _json_body(request: Request) -> Mapping[str, Any]:

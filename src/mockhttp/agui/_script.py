@@ -5,9 +5,11 @@ per entry (``{text: Hello}``, ``{tool_call: {name: get_weather, arguments: {...}
 ``to_data()`` gives that data back (defaults left out), so a run round-trips through its
 file form.  :mod:`._events` turns the records into AG-UI events.
 
-Rule 1: an ``error`` ends the run: it is the script's last entry (the last of the last
+Rule 1: an ``error`` ends its run: it is the run's last entry (the last of the last
 step's entries counts: the steps around it are left open, as an agent that failed
-mid-step leaves them).
+mid-step leaves them); ``new_run`` starts the next run on the same stream, at the top
+level of the script only.  An error ``before_start`` is its run's first entry (no
+``RUN_STARTED``); one ``after_finished`` is at its run's top level (nothing open).
 """
 
 from __future__ import annotations
@@ -21,15 +23,19 @@ from .._core._errors import ConfigError
 from .._core._units import Duration, format_seconds, seconds
 
 __all__ = [
+    "Activity",
     "Custom",
     "Delta",
     "Error",
     "Item",
     "Messages",
+    "NewRun",
     "Pause",
+    "Raw",
     "Reasoning",
     "State",
     "Step",
+    "Subagent",
     "Text",
     "ToolCall",
     "flatten",
@@ -64,15 +70,23 @@ def _size(value: Any, where: str) -> int | None:
     return value
 
 
+def _flag(value: Any, where: str) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}={value!r} must be true or false")
+
+
 @dataclass(frozen=True)
 class Text:
     """A text message: ``TEXT_MESSAGE_START``, a ``TEXT_MESSAGE_CONTENT`` per piece (words,
-    or ``chunk_size`` characters), ``TEXT_MESSAGE_END``."""
+    or ``chunk_size`` characters), ``TEXT_MESSAGE_END``; ``chunked``: one
+    ``TEXT_MESSAGE_CHUNK`` a piece instead (the first names the message, the next event
+    closes it)."""
 
     content: str
     role: str = "assistant"
     id: str | None = None
     chunk_size: int | None = None
+    chunked: bool = False
 
     def __post_init__(self) -> None:
         _text(self.content, "text", empty=True)
@@ -80,18 +94,21 @@ class Text:
             raise ConfigError(f"text.role={self.role!r} must be one of {', '.join(_ROLES)}")
         _optional_text(self.id, "text.id")
         _size(self.chunk_size, "text.chunk_size")
+        _flag(self.chunked, "text.chunked")
 
 
 @dataclass(frozen=True)
 class ToolCall:
     """A tool call: ``TOOL_CALL_START``, its arguments' JSON text in ``TOOL_CALL_ARGS``
-    pieces, ``TOOL_CALL_END``; with a ``result``, then ``TOOL_CALL_RESULT``."""
+    pieces, ``TOOL_CALL_END``; with a ``result``, then ``TOOL_CALL_RESULT``; ``chunked``:
+    ``TOOL_CALL_CHUNK`` pieces instead of the start, arguments and end."""
 
     name: str
     arguments: Any = field(default_factory=dict)
     id: str | None = None
     parent_message_id: str | None = None
     result: str | None = None
+    chunked: bool = False
 
     def __post_init__(self) -> None:
         _text(self.name, "tool_call.name")
@@ -105,6 +122,7 @@ class ToolCall:
         _optional_text(self.parent_message_id, "tool_call.parent_message_id")
         if self.result is not None:
             _text(self.result, "tool_call.result", empty=True)
+        _flag(self.chunked, "tool_call.chunked")
 
 
 @dataclass(frozen=True)
@@ -121,12 +139,15 @@ class Delta:
     operations: Sequence[Mapping[str, Any]]
 
     def __post_init__(self) -> None:
-        ops = self.operations
-        if isinstance(ops, Mapping | str) or not isinstance(ops, Sequence):
-            raise ConfigError(f"delta={ops!r} must be a list of JSON Patch operations")
-        for i, op in enumerate(ops):
-            _patch_op(op, f"delta[{i}]")
-        object.__setattr__(self, "operations", tuple(dict(op) for op in ops))
+        object.__setattr__(self, "operations", _operations(self.operations, "delta"))
+
+
+def _operations(ops: Any, where: str) -> tuple[dict[str, Any], ...]:
+    if isinstance(ops, Mapping | str) or not isinstance(ops, Sequence):
+        raise ConfigError(f"{where}={ops!r} must be a list of JSON Patch operations")
+    for i, op in enumerate(ops):
+        _patch_op(op, f"{where}[{i}]")
+    return tuple(dict(op) for op in ops)
 
 
 def _patch_op(op: Any, where: str) -> None:
@@ -163,16 +184,22 @@ class Messages:
 @dataclass(frozen=True)
 class Reasoning:
     """The agent's reasoning: ``REASONING_START``, a reasoning message in pieces
-    (``REASONING_MESSAGE_START/CONTENT/END``), ``REASONING_END``."""
+    (``REASONING_MESSAGE_START/CONTENT/END``, or ``REASONING_MESSAGE_CHUNK`` pieces when
+    ``chunked``), an ``encrypted`` value if given (``REASONING_ENCRYPTED_VALUE``),
+    ``REASONING_END``."""
 
     content: str
     id: str | None = None
     chunk_size: int | None = None
+    chunked: bool = False
+    encrypted: str | None = None
 
     def __post_init__(self) -> None:
         _text(self.content, "reasoning", empty=True)
         _optional_text(self.id, "reasoning.id")
         _size(self.chunk_size, "reasoning.chunk_size")
+        _flag(self.chunked, "reasoning.chunked")
+        _optional_text(self.encrypted, "reasoning.encrypted")
 
 
 @dataclass(frozen=True)
@@ -212,21 +239,114 @@ class Pause:
 class Error:
     """The run fails: ``RUN_ERROR`` with ``message`` (and ``code``) instead of
     ``RUN_FINISHED``; ``drop=True`` closes the connection there instead, with no
-    terminal event (the broken server a client must survive)."""
+    terminal event (the broken server a client must survive).  ``before_start``: the run
+    fails before it starts (``RUN_ERROR`` with no ``RUN_STARTED``); ``after_finished``: it
+    fails after ``RUN_FINISHED`` (``RUN_FINISHED``, then ``RUN_ERROR``)."""
 
     message: str
     code: str | None = None
     drop: bool = False
+    before_start: bool = False
+    after_finished: bool = False
 
     def __post_init__(self) -> None:
         _text(self.message, "error.message")
         _optional_text(self.code, "error.code")
-        if not isinstance(self.drop, bool):
-            raise ConfigError(f"error.drop={self.drop!r} must be true or false")
+        for name in ("drop", "before_start", "after_finished"):
+            _flag(getattr(self, name), f"error.{name}")
+        if self.before_start and self.after_finished:
+            raise ConfigError("error: before_start and after_finished exclude each other")
+
+
+@dataclass(frozen=True)
+class NewRun:
+    """The run so far ends (``RUN_FINISHED``, unless an error ended it) and the next run
+    starts on the same stream: ``RUN_STARTED`` with ``run_id`` (default: the first run's
+    id and the run's number, ``run-1-2``) and ``thread_id`` (default: the first run's)."""
+
+    run_id: str | None = None
+    thread_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _optional_text(self.run_id, "new_run.run_id")
+        _optional_text(self.thread_id, "new_run.thread_id")
+
+
+@dataclass(frozen=True)
+class Activity:
+    """An ``ACTIVITY_SNAPSHOT`` (structured progress a front end renders: its
+    ``activity_type`` and ``content``, an object), then an ``ACTIVITY_DELTA`` with
+    ``patch`` (JSON Patch on the content) if given; ``replace`` as the protocol has it."""
+
+    activity_type: str
+    content: Mapping[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    patch: Sequence[Mapping[str, Any]] | None = None
+    replace: bool | None = None
+
+    def __post_init__(self) -> None:
+        _text(self.activity_type, "activity.activity_type")
+        if not isinstance(self.content, Mapping):
+            raise ConfigError(f"activity.content={self.content!r} must be a mapping")
+        object.__setattr__(self, "content", dict(self.content))
+        _optional_text(self.id, "activity.id")
+        if self.patch is not None:
+            object.__setattr__(self, "patch", _operations(self.patch, "activity.patch"))
+        if self.replace is not None:
+            _flag(self.replace, "activity.replace")
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A ``RAW`` event: a provider's own ``event`` passed through, from ``source``."""
+
+    event: Any
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        _optional_text(self.source, "raw.source")
+
+
+@dataclass(frozen=True)
+class Subagent:
+    """``SUBAGENT_STARTED``, the subagent's entries (each event attributed to it by its
+    ``subagentRunId``; a subagent inside names its parent), then ``SUBAGENT_FINISHED``,
+    or ``SUBAGENT_ERROR`` with ``error`` (the run goes on)."""
+
+    name: str
+    events: Sequence[Any] = ()
+    id: str | None = None
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        _text(self.name, "subagent.name")
+        _optional_text(self.id, "subagent.id")
+        _optional_text(self.error, "subagent.error")
+        entries = items(self.events, "subagent.events")
+        for entry in flatten(entries):
+            if isinstance(entry, Error | NewRun | Messages):
+                raise ConfigError(
+                    f"subagent.events: a {_KEY_OF[type(entry)]} entry is the run's, not a "
+                    "subagent's (a subagent fails with error=...)"
+                )
+        object.__setattr__(self, "events", entries)
 
 
 Item: TypeAlias = (
-    Text | ToolCall | State | Delta | Messages | Reasoning | Step | Custom | Pause | Error
+    Text
+    | ToolCall
+    | State
+    | Delta
+    | Messages
+    | Reasoning
+    | Step
+    | Custom
+    | Pause
+    | Error
+    | NewRun
+    | Activity
+    | Raw
+    | Subagent
 )
 
 _FIRST: dict[str, tuple[type[Any], str]] = {
@@ -241,9 +361,14 @@ _FIRST: dict[str, tuple[type[Any], str]] = {
     "custom": (Custom, "name"),
     "pause": (Pause, "duration"),
     "error": (Error, "message"),
+    "new_run": (NewRun, "run_id"),
+    "activity": (Activity, "activity_type"),
+    "raw": (Raw, "event"),
+    "subagent": (Subagent, "name"),
 }
 _KEY_OF = {cls: key for key, (cls, _) in _FIRST.items()}
 _WHOLE = (State, Delta, Messages, Pause)  # their data is the value itself, never a mapping
+_OPTIONAL_FIRST = (NewRun,)  # ``{new_run: {}}`` and ``{new_run: null}`` are whole entries
 
 
 def item(value: Any, where: str = "events[0]") -> Item:
@@ -262,13 +387,17 @@ def item(value: Any, where: str = "events[0]") -> Item:
         raise _fail(where, str(UnknownNameError("entry key", key, tuple(_FIRST))))
     cls, first = _FIRST[key]
     try:
+        if cls in _OPTIONAL_FIRST and data is None:
+            return cls()  # type: ignore[no-any-return]
+        if cls is Raw and not (isinstance(data, Mapping) and "event" in data):
+            return Raw(data)  # the event itself, a mapping or not
         if cls in _WHOLE or not isinstance(data, Mapping):
             return cls(data)  # type: ignore[no-any-return]
         known = [f.name for f in fields(cls)]
         unknown = [k for k in data if k not in known]
         if unknown:
             raise ConfigError(f"{key}: unknown key {unknown[0]!r}, expected {', '.join(known)}")
-        if first not in data:
+        if first not in data and cls not in _OPTIONAL_FIRST:
             raise ConfigError(f"{key}: {first} is missing")
         return cls(**data)  # type: ignore[no-any-return]
     except ConfigError as exc:
@@ -289,7 +418,7 @@ def flatten(script: Sequence[Item]) -> list[Item]:
     out: list[Item] = []
     for entry in script:
         out.append(entry)
-        if isinstance(entry, Step):
+        if isinstance(entry, Step | Subagent):
             out += flatten(entry.events)
     return out
 
@@ -297,6 +426,8 @@ def flatten(script: Sequence[Item]) -> list[Item]:
 def to_data(entry: Item) -> dict[str, Any]:
     """An entry's file form (``{text: Hello}``; a mapping when it has more than one field)."""
     key = _KEY_OF[type(entry)]
+    if isinstance(entry, NewRun) and entry == NewRun():
+        return {key: None}
     if isinstance(entry, Pause):
         return {key: format_seconds(seconds(entry.duration, "pause"))}
     if isinstance(entry, _WHOLE):
@@ -307,8 +438,15 @@ def to_data(entry: Item) -> dict[str, Any]:
         value = getattr(entry, f.name)
         default = f.default_factory() if callable(f.default_factory) else f.default
         if f.name == _FIRST[key][1] or value != default:
-            data[f.name] = [to_data(e) for e in value] if f.name == "events" else value
-    return {key: data[_FIRST[key][1]] if len(data) == 1 else data}
+            if f.name == "events":
+                value = [to_data(e) for e in value]
+            elif isinstance(value, tuple):
+                value = list(value)
+            data[f.name] = value
+    first = data.get(_FIRST[key][1])
+    if len(data) == 1 and not (isinstance(entry, Raw) and isinstance(first, Mapping)):
+        return {key: first}
+    return {key: data}
 
 
 CONSTRUCTORS: dict[str, Callable[..., Item]] = {k: cls for k, (cls, _) in _FIRST.items()}

@@ -28,6 +28,10 @@ from ._check import check as check
 from ._check import evaluate as evaluate
 from ._finding import Finding as Finding
 from ._finding import Severity as Severity
+from ._html import format_html as format_html
+from ._mcp_capture import Exchange as Exchange
+from ._mcp_capture import check_capture as check_capture
+from ._mcp_capture import loads_capture as loads_capture
 from ._profiles import PROFILES as PROFILES
 from ._profiles import rules as rules
 from ._record import Limits as Limits
@@ -44,6 +48,7 @@ from ._transcript import parse_head as parse_head
 __all__ = [
     "PROFILES",
     "Chunk",
+    "Exchange",
     "Finding",
     "Limits",
     "Outcome",
@@ -52,11 +57,14 @@ __all__ = [
     "Transcript",
     "assert_conforms",
     "check",
+    "check_capture",
     "evaluate",
+    "format_html",
     "format_json",
     "format_junit",
     "format_summary",
     "format_table",
+    "loads_capture",
     "parse_head",
     "record",
     "rules",

@@ -26,11 +26,22 @@ METHODS: dict[str, tuple[str, str]] = {
     "tasks/get": ("0.3", "get"),
     "tasks/cancel": ("0.3", "cancel"),
     "tasks/resubscribe": ("0.3", "resubscribe"),
+    "tasks/pushNotificationConfig/set": ("0.3", "push_set"),
+    "tasks/pushNotificationConfig/get": ("0.3", "push_get"),
+    "tasks/pushNotificationConfig/list": ("0.3", "push_list"),
+    "tasks/pushNotificationConfig/delete": ("0.3", "push_delete"),
+    "agent/getAuthenticatedExtendedCard": ("0.3", "extended_card"),
     "SendMessage": ("1.0", "send"),
     "SendStreamingMessage": ("1.0", "stream"),
     "GetTask": ("1.0", "get"),
+    "ListTasks": ("1.0", "list_tasks"),
     "CancelTask": ("1.0", "cancel"),
     "SubscribeToTask": ("1.0", "resubscribe"),
+    "CreateTaskPushNotificationConfig": ("1.0", "push_set"),
+    "GetTaskPushNotificationConfig": ("1.0", "push_get"),
+    "ListTaskPushNotificationConfigs": ("1.0", "push_list"),
+    "DeleteTaskPushNotificationConfig": ("1.0", "push_delete"),
+    "GetExtendedAgentCard": ("1.0", "extended_card"),
 }
 """Every JSON-RPC method of A2A: (the version that names it, what it does); the mock
 answers them and ``mockhttp check`` recognises an A2A exchange by them."""

@@ -39,10 +39,11 @@ def run_agui_live(
     on_exchange: Exchanged | None = None,
     *,
     request: Mapping[str, Any] | None = None,
+    profile: str = "ag-ui",
 ) -> list[Outcome]:
     """Send one run to ``url`` (as given: AG-UI endpoints have no fixed path) and check it
-    with the ``ag-ui`` profile; Ctrl-C checks what arrived."""
+    with the ``ag-ui`` profile (or ``ag-ui-strict``); Ctrl-C checks what arrived."""
     body = agui_request(request)
     return check_posted(
-        url, body, headers, timeout, limits, on_exchange, profile="ag-ui", exchange="run"
+        url, body, headers, timeout, limits, on_exchange, profile=profile, exchange="run"
     )

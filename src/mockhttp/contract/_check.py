@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ._finding import SEVERITIES, Finding, Severity
 from ._profiles import rules
@@ -31,6 +31,8 @@ class Outcome:
         profiles: the profiles checked (reports give each a line).
         why_skipped: why the skipped rules were not run, when a probe knows better than
             "no stream to check" (``sse-resume``: the stream's events carry no id).
+        transcript: the exchange checked, when one transcript was (the HTML report shows
+            its bytes and timeline).
     """
 
     exchange: str
@@ -39,6 +41,7 @@ class Outcome:
     skipped: tuple[str, ...] = ()
     profiles: tuple[str, ...] = ()
     why_skipped: str | None = None
+    transcript: Transcript | None = field(default=None, compare=False, repr=False)
 
     @property
     def violations(self) -> tuple[Finding, ...]:
@@ -76,7 +79,9 @@ def evaluate(
         options = provider(as_).options
         findings = [_as_note(f, notes, as_, stream, options) for f in findings]
     names = (profile,) if isinstance(profile, str) else tuple(profile)
-    return Outcome(exchange or "stream", chosen, tuple(findings), tuple(skipped), names)
+    return Outcome(
+        exchange or "stream", chosen, tuple(findings), tuple(skipped), names, transcript=transcript
+    )
 
 
 def _as_note(

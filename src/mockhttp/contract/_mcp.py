@@ -159,8 +159,9 @@ def _response_last(stream: Stream) -> Iterator[Hit]:
 
 
 def _session_header(stream: Stream) -> Iterator[Hit]:
-    request = stream.transcript.request
-    session = stream.transcript.header(_SESSION)
+    transcript = stream.transcript
+    request = transcript.request
+    session = transcript.header(_SESSION)
     initialize = isinstance(request, dict) and request.get("method") == "initialize"
     if isinstance(request, list) and any(
         isinstance(m, dict) and m.get("method") == "initialize" for m in request
@@ -168,11 +169,18 @@ def _session_header(stream: Stream) -> Iterator[Hit]:
         yield Hit("initialize inside a batch: it must be sent on its own")
     if session is None:
         return
-    if not initialize and request is not None:
-        yield Hit(f"Mcp-Session-Id {short(session)} issued on an answer to "
-                  f"{short(_method(request))}: a session is issued on initialize")  # fmt: skip
-    elif not session or any(not 0x21 <= ord(c) <= 0x7E for c in session):
-        yield Hit(f"Mcp-Session-Id {short(session)} has characters outside visible ASCII")
+    if not session or any(not 0x21 <= ord(c) <= 0x7E for c in session):
+        yield Hit(f"Mcp-Session-Id {short(session)} has characters outside visible ASCII "
+                  "[server-session-id-visible-ascii]")  # fmt: skip
+    status = transcript.status or 0
+    if initialize or request is None or not 200 <= status < 300 or not transcript.request_headers:
+        return  # issued on initialize; an error answer issues nothing; the request unknown
+    sent = transcript.request_header(_SESSION)
+    if sent != session:
+        carried = "none" if sent is None else short(sent)
+        yield Hit(f"Mcp-Session-Id {short(session)} on an answer to {short(_method(request))}, "
+                  f"whose request carried {carried}: a session is issued on initialize, and "
+                  "later answers may only repeat it")  # fmt: skip
 
 
 def _method(request: Any) -> Any:
@@ -216,8 +224,10 @@ MCP: tuple[Rule, ...] = (
          "The spec says the server should close the stream then; clients wait for its end.",
          "none known", _response_last, always=True),
     Rule("mcp.session", "violation",
-         "Mcp-Session-Id is issued on the answer to initialize only, as visible ASCII; "
-         "initialize is never inside a batch.",
+         "Mcp-Session-Id is issued on the answer to initialize, as visible ASCII "
+         "(suite: server-session-id-visible-ascii); a later answer may repeat the id its "
+         "request carried (FastMCP does, on every answer) but not issue another; initialize "
+         "is never inside a batch.",
          "Clients keep the id from initialize and send it on every later request; a new one "
          "later is ignored or splits the session.", "none known", _session_header,
          always=True),

@@ -9,13 +9,13 @@ a saved exchange does not show which headers were sent).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ._check import Outcome, evaluate
 from ._finding import Finding
+from ._mcp_capture import SESSION_REQUIRED
 from ._record import Limits, record
-from ._rule import Hit, Rule
 from ._stream import Stream
 from ._transcript import Transcript
 
@@ -23,20 +23,6 @@ __all__ = ["SESSION_REQUIRED", "run_mcp_live"]
 
 REVISION = "2025-11-25"
 _ACCEPT = {"accept": "application/json, text/event-stream"}
-
-
-def _never(stream: Stream) -> Iterator[Hit]:
-    return iter(())
-
-
-SESSION_REQUIRED = Rule(
-    "mcp.session-required",
-    "warning",
-    "Live mode: once initialize issued an Mcp-Session-Id, a request without it gets 400.",
-    "A server that answers anyway hides a client that lost its session.",
-    "none known",
-    _never,
-)
 
 
 def _rpc(method: str, id_: int | None = None, **params: Any) -> dict[str, Any]:

@@ -117,12 +117,21 @@ def _entries_of(message: Message, chunk: dict[str, Any]) -> list[Entry]:
 
 
 def _calls(stream: Stream) -> dict[tuple[int, int], list[tuple[Entry, dict[str, Any]]]]:
+    """Each tool call's fragments, by choice and ``index``; without an index (Q-TOOL-NO-INDEX)
+    a fragment with an ``id`` starts the choice's next call, one without continues it."""
     calls: dict[tuple[int, int], list[tuple[Entry, dict[str, Any]]]] = {}
+    started: dict[int, int] = {}  # choice -> index-less calls started so far
     for entry in choice_entries(stream):
         fragments = entry.delta.get("tool_calls")
         for call in fragments if isinstance(fragments, list) else []:
-            if isinstance(call, dict) and isinstance(call.get("index"), int):
-                calls.setdefault((entry.index, call["index"]), []).append((entry, call))
+            if not isinstance(call, dict):
+                continue
+            index = call.get("index")
+            if not isinstance(index, int):
+                if call.get("id") or entry.index not in started:
+                    started[entry.index] = started.get(entry.index, -1) + 1
+                index = started[entry.index]
+            calls.setdefault((entry.index, index), []).append((entry, call))
     return calls
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .._core._registry import Registry
 from ._a2a import A2A
-from ._agui import AG_UI
+from ._agui import AG_UI, AG_UI_STRICT
 from ._anthropic import ANTHROPIC_MESSAGES
 from ._buffered import BUFFERED_RECEIVED, STREAM_EQUALS_BUFFERED
 from ._common import COMMON
@@ -21,8 +21,10 @@ from ._tokens import TOKEN_REASSEMBLY
 
 __all__ = ["PROFILES", "rules"]
 
-# Gemini frames with CRLF and spaced JSON: those are its reference, not notes.
+# Gemini frames with CRLF and spaced JSON: those are its reference, not notes.  So does
+# the a2a-sdk server (sse-starlette's CRLF, json.dumps's spacing), A2A's reference.
 _GEMINI_COMMON = tuple(r for r in COMMON if r.id not in ("sse.line-endings", "sse.json-spacing"))
+_A2A_COMMON = _GEMINI_COMMON
 
 PROFILES: Registry[tuple[Rule, ...]] = Registry(
     "profile",
@@ -32,9 +34,10 @@ PROFILES: Registry[tuple[Rule, ...]] = Registry(
         "anthropic-messages": COMMON + ANTHROPIC_MESSAGES,
         "openai-responses": COMMON + OPENAI_RESPONSES + (BUFFERED_RECEIVED,),
         "gemini": _GEMINI_COMMON + GEMINI + (BUFFERED_RECEIVED,),
-        "a2a": COMMON + A2A,
+        "a2a": _A2A_COMMON + A2A,
         "mcp": MCP,
         "ag-ui": COMMON + AG_UI,
+        "ag-ui-strict": COMMON + AG_UI + AG_UI_STRICT,
         "sse-resume": SSE_RESUME,
     },
 )

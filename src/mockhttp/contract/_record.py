@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from ._transcript import Chunk, Transcript
+from ._transcript import KEPT_REQUEST_HEADERS, Chunk, Transcript
 
 __all__ = ["Interrupted", "Limits", "record"]
 
@@ -122,11 +122,11 @@ def record(
         reading.error = reading.error or error
     except KeyboardInterrupt:
         reading.error = "interrupted (Ctrl-C)"
-        raise Interrupted(reading.transcript(request)) from None
+        raise Interrupted(reading.transcript(request, sent)) from None
     finally:
         if own:
             http.close()
-    return reading.transcript(request)
+    return reading.transcript(request, sent)
 
 
 class _Reading:
@@ -198,8 +198,10 @@ class _Reading:
             if self.alarm.late and self.error is None:
                 self.error = self.late_error()
 
-    def transcript(self, request: Any) -> Transcript:
-        return Transcript(self.status, self.head, tuple(self.chunks), request, None, self.error)
+    def transcript(self, request: Any, sent: Mapping[str, str]) -> Transcript:
+        kept = tuple((k, v) for k, v in sent.items() if k.lower() in KEPT_REQUEST_HEADERS)
+        return Transcript(self.status, self.head, tuple(self.chunks), request, None, self.error,
+                          request_headers=kept)  # fmt: skip
 
 
 class _Alarm:

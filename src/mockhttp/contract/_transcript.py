@@ -7,7 +7,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Chunk", "Transcript", "parse_head"]
+__all__ = ["KEPT_REQUEST_HEADERS", "Chunk", "Transcript", "parse_head"]
+
+#: The request headers a recorded transcript keeps (protocol state, never a credential).
+KEPT_REQUEST_HEADERS = frozenset(
+    {"mcp-session-id", "mcp-protocol-version", "last-event-id", "mcp-method", "mcp-name",
+     "a2a-version", "accept", "content-type"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,9 @@ class Transcript:
         error: why no (complete) response arrived: a network or protocol failure.
         before: for a reconnect (the ``sse-resume`` probe), the first read of the stream.
         last_event_id: the ``Last-Event-ID`` this request carried, if any.
+        request_headers: the protocol headers the request carried, as ``(name, value)``
+            pairs (``record`` keeps those in ``KEPT_REQUEST_HEADERS`` only: never a
+            credential), for rules that compare an answer with its request.
     """
 
     status: int | None = 200
@@ -46,6 +55,7 @@ class Transcript:
     error: str | None = None
     before: Transcript | None = None
     last_event_id: str | None = None
+    request_headers: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_body(
@@ -79,6 +89,11 @@ class Transcript:
         """The first value of header ``name`` (case-insensitive), or None."""
         wanted = name.lower()
         return next((v for k, v in self.headers if k.lower() == wanted), None)
+
+    def request_header(self, name: str) -> str | None:
+        """The first value of request header ``name`` (case-insensitive), or None."""
+        wanted = name.lower()
+        return next((v for k, v in self.request_headers if k.lower() == wanted), None)
 
     def json(self) -> Any:
         """The body parsed as JSON (for a buffered answer).

@@ -37,6 +37,8 @@ from ..contract._catalogue import Quirk as Quirk
 from ..contract._providers import PROVIDERS as PROVIDERS
 from ..contract._providers import Provider as Provider
 from ._anthropic import AnthropicMessages as AnthropicMessages
+from ._audio import Speech as Speech
+from ._audio import Transcription as Transcription
 from ._base import LLMReply as LLMReply
 from ._capacity import Capacity as Capacity
 from ._capacity import ManualClock as ManualClock
@@ -53,8 +55,10 @@ from ._draft import Context as Context
 from ._draft import Draft as Draft
 from ._draft import Framing as Framing
 from ._draft import Transform as Transform
+from ._embeddings import Embeddings as Embeddings
 from ._errors import ERRORS as ERRORS
 from ._gemini import Gemini as Gemini
+from ._images import Images as Images
 from ._matchers import last_user_message as last_user_message
 from ._matchers import register as _register_matchers
 from ._matchers import system_prompt as system_prompt
@@ -62,6 +66,7 @@ from ._matchers import tool_offered as tool_offered
 from ._matchers import tool_result as tool_result
 from ._matchers import turn_index as turn_index
 from ._models import ModelsList as ModelsList
+from ._moderation import Moderation as Moderation
 from ._openai_chat import OpenAIChat as OpenAIChat
 from ._openai_responses import OpenAIResponses as OpenAIResponses
 
@@ -70,8 +75,16 @@ openai_responses = OpenAIResponses
 anthropic_messages = AnthropicMessages
 gemini = Gemini
 models = ModelsList
+embeddings = Embeddings
+images = Images
+speech = Speech
+transcription = Transcription
+moderation = Moderation
 
-for _kind in (OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList, Conversation):
+for _kind in (
+    OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, ModelsList, Conversation,
+    Embeddings, Images, Speech, Transcription, Moderation,
+):  # fmt: skip
     register_reply_kind(_kind.file_key, _kind)
 _register_matchers()
 
@@ -87,29 +100,39 @@ __all__ = [
     "Conversation",
     "ConversationError",
     "Draft",
+    "Embeddings",
     "Framing",
     "Gemini",
+    "Images",
     "LLMReply",
     "ManualClock",
     "ModelsList",
+    "Moderation",
     "OpenAIChat",
     "OpenAIResponses",
     "Provider",
     "Quirk",
+    "Speech",
+    "Transcription",
     "Transform",
     "Turn",
     "anthropic_messages",
     "capacity",
     "conversation",
+    "embeddings",
     "gemini",
+    "images",
     "last_user_message",
     "models",
+    "moderation",
     "openai_chat",
     "openai_responses",
+    "speech",
     "system_prompt",
     "tool_call",
     "tool_offered",
     "tool_result",
+    "transcription",
     "turn",
     "turn_index",
 ]

@@ -328,8 +328,13 @@ def tool_no_index() -> Transform:
 
 
 def tool_args_whole() -> Transform:
+    """Each tool call's arguments whole in its first chunk.  A later chunk without an
+    ``index`` (``Q-TOOL-NO-INDEX`` before this one) continues the call started last: the
+    two compose in either order."""
+
     def transform(draft: Draft, context: Context) -> Draft:
         starts: dict[int, dict[str, Any]] = {}
+        last: int | None = None
         out = []
         for chunk in draft.chunks:
             chunk = copy_chunk(chunk)
@@ -343,10 +348,11 @@ def tool_args_whole() -> Transform:
                 continue
             call = calls[0]
             if "id" in call:
-                starts[call.get("index", len(starts))] = call
+                last = call.get("index", len(starts))
+                starts[last] = call
                 out.append(chunk)
-            elif call.get("index") in starts:
-                function = starts[call["index"]].setdefault("function", {})
+            elif call.get("index", last) in starts:
+                function = starts[call.get("index", last)].setdefault("function", {})
                 more = (call.get("function") or {}).get("arguments") or ""
                 function["arguments"] = (function.get("arguments") or "") + more
             else:

@@ -34,6 +34,14 @@ arguments) each followed by the same tool results, so the agent is getting the s
 answer to the same call with no progress; or (b) with ``repeat_last``, when the last turn
 (making tool calls) has been answered ``max_repeats`` times already (the turn index says
 so).  ``max_repeats=None`` turns the rule off.
+Rule 4 (fresh ids): a turn answered again past the script (``repeat_last``) makes its tool
+calls with ids of their own, never the ids of an earlier answer: an agent that keeps calls
+by id (openai-agents) would drop a repeated id, answer nothing, and never reach Rule 2.
+Rule 5 (errors, then the answer): a turn with ``error`` and ``times=N`` is no turn of the
+history (an error adds no assistant message): it answers the first N requests of the same
+body at its place (a client's retries), and the turn after it answers the next.  The count
+is kept per conversation and process (forgotten when it is registered again or the journal
+is cleared); ``serve --workers`` counts in each worker.
 Rule 3 (refusals): a refused request gets a 400 in its API's error shape whose message
 says which turn and why (what was expected, what arrived), and ``server.check()`` (the
 pytest fixture at teardown) raises it as a :class:`ConversationError`.
@@ -45,6 +53,7 @@ import dataclasses
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, NoReturn
@@ -122,7 +131,8 @@ def tool_call(name: str, arguments: Any = None, id: str | None = None) -> ToolCa
     )
 
 
-TURN_KEYS = ("text", "tool_calls", "reasoning", "usage", "error", "expect")
+TURN_KEYS = ("text", "tool_calls", "reasoning", "usage", "error", "retry_after", "times", "expect")
+_COUNTED = 4096  # requests whose error turns a conversation counts (the oldest forgotten)
 
 
 @dataclass(frozen=True)
@@ -135,11 +145,21 @@ class Turn:
     reasoning: str | None = None
     usage: Mapping[str, Any] | None = field(default=None, hash=False)
     error: str | None = None
+    retry_after: Duration | None = None
+    times: int | None = None
     expect: Any = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         if not self.text:  # None too (``text: null`` in a file)
             object.__setattr__(self, "text", "")
+        if self.times is not None:
+            if isinstance(self.times, bool) or not isinstance(self.times, int) or self.times < 1:
+                raise ConfigError(f"times={self.times!r} must be a positive int")
+            if self.error is None:
+                raise ConfigError(
+                    f"times={self.times} needs error: an error turn answered that many times "
+                    "before the turn after it (a turn with an answer is one turn of the history)"
+                )
         object.__setattr__(self, "tool_calls", tool_calls_of(self.tool_calls))
         if self.reasoning is not None and not isinstance(self.reasoning, str):
             raise ConfigError(f"reasoning={self.reasoning!r} must be text")
@@ -155,7 +175,7 @@ class Turn:
             out["text"] = list(self.text) if isinstance(self.text, tuple) else self.text
         if self.calls:
             out["tool_calls"] = [c.to_file() for c in self.calls]
-        for key in ("reasoning", "usage", "error"):
+        for key in ("reasoning", "usage", "error", "retry_after", "times"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         if self.expect:
@@ -188,6 +208,8 @@ def turn(
     reasoning: str | None = None,
     usage: Mapping[str, Any] | None = None,
     error: str | None = None,
+    retry_after: Duration | None = None,
+    times: int | None = None,
     expect: Mapping[str, Any] | None = None,
 ) -> Turn:
     """One assistant turn: its text and/or tool calls (several: parallel calls).
@@ -200,6 +222,12 @@ def turn(
         usage: token counts; ``input_tokens`` and ``output_tokens`` are spelt as each
             API spells them, other keys are sent as given.
         error: answer this turn with a provider error instead (``rate_limit``, ...).
+        retry_after: with ``error``, the ``retry-after`` the error carries (seconds, or
+            ``"2s"``), which SDKs wait before their retry.
+        times: with ``error``, answer the error only to the first ``times`` requests at
+            this point of the conversation (a client's retries), then go on to the next
+            turn for the same request: ``turn(error="rate_limit", times=1)``, then the
+            answer, is a 429 and a successful retry within one turn of the history.
         expect: what the request must hold at this turn (see :mod:`mockhttp.llm._expect`):
             ``{"tool_result": {"name": "get_weather", "content": "18"},
             "tool_offered": "get_weather"}``.
@@ -213,6 +241,8 @@ def turn(
         reasoning=reasoning,
         usage=usage,
         error=error,
+        retry_after=retry_after,
+        times=times,
         expect=expect,
     )
 
@@ -249,6 +279,18 @@ class Conversation(ReplyKind):
     _replies: dict[tuple[int, str], LLMReply] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
+    _answering: tuple[int, ...] = field(
+        default=(), init=False, repr=False, compare=False, hash=False
+    )
+    _before: tuple[tuple[int, ...], ...] = field(
+        default=(), init=False, repr=False, compare=False, hash=False
+    )
+    _counted: dict[tuple[int, str], int] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    _lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         if isinstance(self.turns, str | Mapping) or not isinstance(self.turns, Sequence):
@@ -268,10 +310,57 @@ class Conversation(ReplyKind):
         if isinstance(self.quirks, str) or not isinstance(self.quirks, Sequence):
             raise ConfigError(f"quirks={self.quirks!r} must be a list of quirk ids")
         object.__setattr__(self, "quirks", tuple(self.quirks))
+        self._place_error_turns()
         for i in range(len(self.turns)):
             for api in API_KINDS:
                 self._replies[(i, api)] = self._make(i, api)
         self._check_quirks()
+
+    def _place_error_turns(self) -> None:
+        """Rule 5: which turns answer a turn of the history (``_answering``, script
+        indices), and which error turns with ``times`` come before each (``_before``)."""
+        answering: list[int] = []
+        before: list[tuple[int, ...]] = []
+        waiting: list[int] = []
+        for i, t in enumerate(self.turns):
+            if t.times is None:
+                answering.append(i)
+                before.append(tuple(waiting))
+                waiting = []
+            else:
+                waiting.append(i)
+        if waiting:
+            raise ConfigError(
+                f"turns[{waiting[0]}]: an error turn with times= answers before the turn "
+                "after it (a client's retries, then that turn's answer); add the turn that "
+                "answers the retry after it"
+            )
+        object.__setattr__(self, "_answering", tuple(answering))
+        object.__setattr__(self, "_before", tuple(before))
+
+    def forget(self) -> None:
+        """Forget the requests counted for error turns with ``times`` (the conversation
+        is registered again, or the server's journal cleared)."""
+        with self._lock:
+            self._counted.clear()
+
+    def _delayed(self, position: int, body: bytes) -> int | None:
+        """Rule 5: the error turn this request still gets before the answer at
+        ``position`` (each answers its first ``times`` requests of the same body), or
+        None: answer it."""
+        waiting = self._before[position]
+        if not waiting:
+            return None
+        digest = hashlib.sha256(body).hexdigest()
+        with self._lock:
+            for i in waiting:
+                seen = self._counted.get((i, digest), 0)
+                if seen < (self.turns[i].times or 0):
+                    self._counted[(i, digest)] = seen + 1
+                    if len(self._counted) > _COUNTED:
+                        del self._counted[next(iter(self._counted))]
+                    return i
+        return None
 
     def _check_quirks(self) -> None:
         for q in self.quirks:
@@ -282,16 +371,18 @@ class Conversation(ReplyKind):
 
     # -- the replies of each turn in each API ----------------------------------------------
 
-    def _make(self, i: int, api: str) -> LLMReply:
-        """Turn ``i`` as ``api``'s reply (built once, at construction: bad options fail now)."""
+    def _make(self, i: int, api: str, again: int = 0) -> LLMReply:
+        """Turn ``i`` as ``api``'s reply (built once, at construction: bad options fail now),
+        or as answered ``again`` more times past the script (``repeat_last``: fresh ids)."""
         t = self.turns[i]
         options: dict[str, Any] = {
             "tool_calls": [
-                {"name": c.name, "arguments": c.arguments, "id": c.id or self.call_id(i, j, api)}
+                {"name": c.name, "arguments": c.arguments, "id": self._id_of(c, i, j, api, again)}
                 for j, c in enumerate(t.calls)
             ],
             "usage": _usage(api, t.usage),
             "error": t.error,
+            "retry_after": t.retry_after,
             "model": self.model,
             "chunk_size": self.chunk_size,
             "chunks_per_second": self.chunks_per_second,
@@ -315,6 +406,27 @@ class Conversation(ReplyKind):
         """The id of call ``j`` of turn ``i`` in ``api`` (when the script gives none)."""
         return _CALL_PREFIX[api] + make_id("", f"{self.salt}:{i}:{j}", 0, 24)
 
+    def _id_of(self, call: ToolCall, i: int, j: int, api: str, again: int) -> str:
+        """Call ``j`` of turn ``i``'s id, answered ``again`` more times past the script.
+        Rule 4: such an answer gets fresh ids (a scripted id gets ``_2``, ``_3`` ... for
+        its second, third answer)."""
+        if not again:
+            return call.id or self.call_id(i, j, api)
+        if call.id:
+            return f"{call.id}_{again + 1}"
+        return _CALL_PREFIX[api] + make_id("", f"{self.salt}:{i}:{j}:{again}", 0, 24)
+
+    def _ids(self, upto: int, api: str) -> dict[str, str]:
+        """The ids of every call of the history's turns 0 .. ``upto`` (past the script:
+        the last turn's, answered again), to their tool's name."""
+        answering = self._answering
+        last = len(answering) - 1
+        return {
+            self._id_of(c, answering[min(at, last)], j, api, max(0, at - last)): c.name
+            for at in range(max(upto, last) + 1)
+            for j, c in enumerate(self.turns[answering[min(at, last)]].calls)
+        }
+
     @property
     def salt(self) -> str:
         """Ten characters drawn from the script: this conversation's mark in its ids."""
@@ -332,8 +444,12 @@ class Conversation(ReplyKind):
         api = api_of(body, request.path, request.headers)
         history = read(api, body)
         at = self._turn_at(history, api)
-        index = self._check(at, history, api)
+        position = self._check(at, history, api)
+        delayed = self._delayed(position, request.body)  # Rule 5
+        index = self._answering[position] if delayed is None else delayed
         reply = self._replies[(index, api)]
+        if at > position and reply.calls:  # Rule 4
+            reply = self._make(index, api, at - position)
         if api == "openai_responses" and reply.id is None:
             reply = dataclasses.replace(reply, id=self.response_id(at, request.body))
         return reply.build(request)
@@ -364,8 +480,10 @@ class Conversation(ReplyKind):
         return at
 
     def _check(self, at: int, history: History, api: str) -> int:
-        """The script's index for turn ``at``, after Rules 1 and 2 and the expectations."""
-        count = len(self.turns)
+        """The answering turn (its place among the turns without ``times``) for turn
+        ``at``, after Rules 1 and 2 and the expectations."""
+        answering = self._answering
+        count = len(answering)
         index = min(at, count - 1)
         if at >= count and not self.repeat_last:
             self._refuse(
@@ -374,9 +492,9 @@ class Conversation(ReplyKind):
                 f"(it holds {_turns(len(history.turns))} of the assistant)",
             )
         self._check_loop(at, index, history, api)
-        expect: Expect = self.turns[index].expect
+        expect: Expect = self.turns[answering[index]].expect
         if expect:
-            self._name_results(history, api)
+            self._name_results(at, history, api)
         misses = expect.misses(history) if expect else []
         if misses:
             lines = "\n".join(f"  {m}" for m in misses)
@@ -387,21 +505,18 @@ class Conversation(ReplyKind):
             )
         return index
 
-    def _name_results(self, history: History, api: str) -> None:
+    def _name_results(self, at: int, history: History, api: str) -> None:
         """Name the tool results whose call is not in the request (a Responses request
         after ``previous_response_id``) from this conversation's own call ids."""
-        ids = {
-            c.id or self.call_id(i, j, api): c.name
-            for i, t in enumerate(self.turns)
-            for j, c in enumerate(t.calls)
-        }
+        ids = self._ids(at, api)
         history.pending = [
             r if r.name or r.call_id not in ids else dataclasses.replace(r, name=ids[r.call_id])
             for r in history.pending
         ]
 
     def _check_loop(self, at: int, index: int, history: History, api: str) -> None:
-        calls = [(c.name, arguments(c.arguments)) for c in self.turns[index].calls]
+        answering = self._answering
+        calls = [(c.name, arguments(c.arguments)) for c in self.turns[answering[index]].calls]
         if self.max_repeats is None or not calls:
             return
         repeated = 0
@@ -419,7 +534,7 @@ class Conversation(ReplyKind):
                 f"{_times(repeated)} the same call {shown}, each with the same tool result, "
                 f"and this turn would make it again (max_repeats={self.max_repeats})",
             )
-        over = at - (len(self.turns) - 1)  # Rule 2 (b): the last turn answered already
+        over = at - (len(answering) - 1)  # Rule 2 (b): the last turn answered already
         if over >= self.max_repeats:
             self._refuse(
                 api,

@@ -14,60 +14,25 @@ before it, and ``ask`` the client first (see :mod:`mockhttp.mcp._asking`).
 
 from __future__ import annotations
 
-import re
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .._core._errors import ConfigError
 from ._asking import check_ask
+from ._content import check_block
+from ._fields import (
+    check_keys,
+    check_mapping,
+    check_sequence,
+    check_text,
+    fail,
+    record_data,
+)
 from ._spec import INTERNAL_ERROR, LIST_CHANGED, LOG_LEVELS
 
-__all__ = ["Answer", "Prompt", "Resource", "Tool", "answer", "error", "prompt", "resource", "tool"]
-
-
-_PATH = re.compile(r"^[A-Za-z_]\w*(?:\[\d+\]|\.[A-Za-z_]\w*)*: ")
-
-
-def _fail(where: str, text: str) -> ConfigError:
-    """An error at ``where`` (``tools[0]``); an inner place (``answers[1].progress: ...``)
-    is joined to it, so a mock file's error points at the innermost node."""
-    if not where:
-        return ConfigError(text)
-    return ConfigError(f"{where}.{text}" if _PATH.match(text) else f"{where}: {text}")
-
-
-def _keys(data: Mapping[str, Any], known: Sequence[str], where: str) -> None:
-    for key in data:
-        if key not in known:
-            raise _fail(where, f"unknown key {key!r}, expected one of {', '.join(known)}")
-
-
-def _text(value: Any, where: str, *, empty: bool = True) -> str:
-    if not isinstance(value, str) or (not empty and not value):
-        raise _fail(where, f"{value!r} must be {'' if empty else 'non-empty '}text")
-    return value
-
-
-def _mapping(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _fail(where, f"{value!r} must be a mapping")
-    return dict(value)
-
-
-def _data(record: Any) -> dict[str, Any]:
-    """A record's fields that differ from their defaults, as data."""
-    out: dict[str, Any] = {}
-    for f in fields(record):
-        value = getattr(record, f.name)
-        default = f.default_factory() if callable(f.default_factory) else f.default
-        if value != default:
-            out[f.name] = [_as_data(v) for v in value] if isinstance(value, tuple) else value
-    return out
-
-
-def _as_data(value: Any) -> Any:
-    return value.to_data() if hasattr(value, "to_data") else value
+__all__ = ["Answer", "Tool", "answer", "error", "tool"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +45,7 @@ class Answer:
     is_error: bool = False
     error: dict[str, Any] | None = None
     when: dict[str, Any] | None = None
-    progress: tuple[float, ...] = ()
+    progress: tuple[float | dict[str, Any], ...] = ()
     log: tuple[str | dict[str, Any], ...] = ()
     notify: tuple[str, ...] = ()
     ask: tuple[dict[str, Any], ...] = ()
@@ -93,33 +58,32 @@ class Answer:
     def _check(self, where: str) -> None:
         at = (where + ".") if where else ""
         if self.text is not None:
-            _text(self.text, at + "text")
+            check_text(self.text, at + "text")
         for i, block in enumerate(self.content):
-            if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-                raise _fail(f"{at}content[{i}]", f"{block!r} must be a content block with a type")
+            check_block(block, f"{at}content[{i}]")
         if self.error is not None:
             self._check_error(at + "error")
         for i, value in enumerate(self.progress):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise _fail(f"{at}progress[{i}]", f"{value!r} must be a number")
+            number = value.get("progress") if isinstance(value, Mapping) else value
+            if isinstance(number, bool) or not isinstance(number, int | float):
+                text = f"{value!r} must be a number or {{progress, total, message}}"
+                raise fail(f"{at}progress[{i}]", text)
         for i, entry in enumerate(self.log):
             level = entry.get("level", "info") if isinstance(entry, Mapping) else "info"
             if not isinstance(entry, str | Mapping) or level not in LOG_LEVELS:
-                raise _fail(f"{at}log[{i}]", f"{entry!r} must be text or {{level, data}}")
+                raise fail(f"{at}log[{i}]", f"{entry!r} must be text or {{level, data}}")
         for i, name in enumerate(self.notify):
             if name not in LIST_CHANGED:
-                raise _fail(
-                    f"{at}notify[{i}]", f"{name!r} must be one of {', '.join(LIST_CHANGED)}"
-                )
+                raise fail(f"{at}notify[{i}]", f"{name!r} must be one of {', '.join(LIST_CHANGED)}")
 
     def _check_error(self, where: str) -> None:
         err = self.error or {}
         if not isinstance(err, Mapping):
-            raise _fail(where, f"{err!r} must be {{code: int, message: text}}")
+            raise fail(where, f"{err!r} must be {{code: int, message: text}}")
         code = err.get("code", INTERNAL_ERROR)
         if isinstance(code, bool) or not isinstance(code, int) or "message" not in err:
-            raise _fail(where, f"{err!r} must be {{code: int, message: text}}")
-        _text(err["message"], where + ".message")
+            raise fail(where, f"{err!r} must be {{code: int, message: text}}")
+        check_text(err["message"], where + ".message")
 
     @classmethod
     def of(cls, value: Any, where: str = "") -> Answer:
@@ -128,23 +92,24 @@ class Answer:
             return value
         if isinstance(value, str):
             return cls(text=value)
-        data = _mapping(value, where)
-        _keys(data, [f.name for f in fields(cls)], where)
+        data = check_mapping(value, where)
+        check_keys(data, [f.name for f in fields(cls)], where)
         for name in ("content", "progress", "log", "notify", "ask"):
             if name in data:
-                data[name] = _sequence(data[name], f"{where}.{name}" if where else name)
+                data[name] = check_sequence(data[name], f"{where}.{name}" if where else name)
         try:
             return cls(**data)
         except ConfigError as exc:
-            raise _fail(where, str(exc)) from None
+            raise fail(where, str(exc)) from None
 
     def result(self, tool: str) -> dict[str, Any]:
         """The ``CallToolResult`` this answer gives (it has no ``error``)."""
         content = list(self.content)
         if self.text is not None or not content:
-            content.insert(
-                0, {"type": "text", "text": f"{tool}: ok" if self.text is None else self.text}
-            )
+            text = self.text
+            if text is None:  # structured content is also sent as text (the spec's SHOULD)
+                text = f"{tool}: ok" if self.structured is None else json.dumps(self.structured)
+            content.insert(0, {"type": "text", "text": text})
         value: dict[str, Any] = {"content": content, "isError": self.is_error}
         if self.structured is not None:
             value["structuredContent"] = self.structured
@@ -157,14 +122,8 @@ class Answer:
         )
 
     def to_data(self) -> Any:
-        data = _data(self)
+        data = record_data(self)
         return data["text"] if list(data) == ["text"] else data
-
-
-def _sequence(value: Any, where: str) -> tuple[Any, ...]:
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
-        raise _fail(where, f"{value!r} must be a list")
-    return tuple(value)
 
 
 @dataclass(frozen=True)
@@ -175,102 +134,36 @@ class Tool:
     description: str = ""
     input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
     answers: tuple[Answer, ...] = ()
+    output_schema: dict[str, Any] | None = None
+    title: str = ""
+    annotations: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        _text(self.name, "name", empty=False)
-        _text(self.description, "description")
-        _mapping(self.input_schema, "input_schema")
-        answers = _sequence(self.answers, "answers")
+        check_text(self.name, "name", empty=False)
+        check_text(self.description, "description")
+        check_text(self.title, "title")
+        check_mapping(self.input_schema, "input_schema")
+        for name in ("output_schema", "annotations"):
+            if getattr(self, name) is not None:
+                check_mapping(getattr(self, name), name)
+        answers = check_sequence(self.answers, "answers")
         made = tuple(Answer.of(a, f"answers[{i}]") for i, a in enumerate(answers))
         object.__setattr__(self, "answers", made)
 
     def listing(self) -> dict[str, Any]:
         """The tool as ``tools/list`` gives it."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-        }
+        out: dict[str, Any] = {"name": self.name, "description": self.description}
+        if self.title:
+            out["title"] = self.title
+        out["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            out["outputSchema"] = self.output_schema
+        if self.annotations is not None:
+            out["annotations"] = self.annotations
+        return out
 
     def to_data(self) -> dict[str, Any]:
-        return {"name": self.name, **_data(self)}
-
-
-@dataclass(frozen=True)
-class Resource:
-    """A resource: what ``resources/list`` says of it and what ``resources/read`` reads."""
-
-    uri: str
-    text: str = ""
-    name: str = ""
-    mime_type: str = "text/plain"
-
-    def __post_init__(self) -> None:
-        _text(self.uri, "uri", empty=False)
-        _text(self.text, "text")
-        _text(self.name, "name")
-        _text(self.mime_type, "mime_type", empty=False)
-
-    def listing(self) -> dict[str, Any]:
-        return {"uri": self.uri, "name": self.name or self.uri, "mimeType": self.mime_type}
-
-    def contents(self) -> dict[str, Any]:
-        return {"uri": self.uri, "mimeType": self.mime_type, "text": self.text}
-
-    def to_data(self) -> dict[str, Any]:
-        return {"uri": self.uri, **_data(self)}
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """A prompt: ``prompts/list`` lists it, ``prompts/get`` gives its one user message,
-    ``text`` with ``{argument}`` replaced by the request's arguments."""
-
-    name: str
-    text: str = ""
-    description: str = ""
-    arguments: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        _text(self.name, "name", empty=False)
-        _text(self.text, "text")
-        _text(self.description, "description")
-        names = _sequence(self.arguments, "arguments")
-        for i, name in enumerate(names):
-            _text(name, f"arguments[{i}]", empty=False)
-        object.__setattr__(self, "arguments", names)
-
-    def listing(self) -> dict[str, Any]:
-        arguments = [{"name": a, "required": True} for a in self.arguments]
-        return {"name": self.name, "description": self.description, "arguments": arguments}
-
-    def render(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        text = self.text
-        for name in self.arguments:
-            text = text.replace("{" + name + "}", str(arguments.get(name, "")))
-        message = {"role": "user", "content": {"type": "text", "text": text}}
-        return {"description": self.description, "messages": [message]}
-
-    def to_data(self) -> dict[str, Any]:
-        return {"name": self.name, **_data(self)}
-
-
-def _record(cls: type[Any], value: Any, where: str) -> Any:
-    """A record of ``cls`` from itself or from data (a mapping of its fields)."""
-    if isinstance(value, cls):
-        return value
-    data = _mapping(value, where)
-    _keys(data, [f.name for f in fields(cls)], where)
-    try:
-        return cls(**data)
-    except (ConfigError, TypeError) as exc:
-        text = str(exc).replace("__init__() ", "")
-        raise _fail(where, text) from None
-
-
-def records(cls: type[Any], values: Any, where: str) -> tuple[Any, ...]:
-    """``values`` (records or their data) as a tuple of ``cls`` records."""
-    return tuple(_record(cls, v, f"{where}[{i}]") for i, v in enumerate(_sequence(values, where)))
+        return {"name": self.name, **record_data(self)}
 
 
 def tool(
@@ -279,14 +172,26 @@ def tool(
     description: str = "",
     input_schema: Mapping[str, Any] | None = None,
     answers: Sequence[Answer | str | Mapping[str, Any]] = (),
+    output_schema: Mapping[str, Any] | None = None,
+    title: str = "",
+    annotations: Mapping[str, Any] | None = None,
 ) -> Tool:
-    """A tool named ``name`` whose calls get ``answers`` (see the module's docstring).
+    """A tool named ``name`` whose calls get ``answers`` (see the module's docstring);
+    ``output_schema`` declares the ``structured`` content its answers give.
 
     Raises:
         ConfigError: a bad name, schema or answer (the message says which).
     """
     schema = {"type": "object"} if input_schema is None else dict(input_schema)
-    return Tool(name, description, schema, tuple(answers))  # type: ignore[arg-type]
+    return Tool(
+        name,
+        description,
+        schema,
+        tuple(answers),  # type: ignore[arg-type]
+        None if output_schema is None else dict(output_schema),
+        title,
+        None if annotations is None else dict(annotations),
+    )
 
 
 def answer(
@@ -296,7 +201,7 @@ def answer(
     structured: Mapping[str, Any] | None = None,
     is_error: bool = False,
     when: Mapping[str, Any] | None = None,
-    progress: Sequence[float] = (),
+    progress: Sequence[float | Mapping[str, Any]] = (),
     log: Sequence[str | Mapping[str, Any]] = (),
     notify: Sequence[str] = (),
     ask: Sequence[Mapping[str, Any]] = (),
@@ -312,7 +217,7 @@ def answer(
         structured=None if structured is None else dict(structured),
         is_error=is_error,
         when=None if when is None else dict(when),
-        progress=tuple(progress),
+        progress=tuple(p if isinstance(p, int | float) else dict(p) for p in progress),
         log=tuple(e if isinstance(e, str) else dict(e) for e in log),
         notify=tuple(notify),
         ask=tuple(dict(a) for a in ask),
@@ -331,17 +236,3 @@ def error(
     if data is not None:
         err["data"] = data
     return Answer(error=err, when=None if when is None else dict(when))
-
-
-def resource(
-    uri: str, text: str = "", *, name: str = "", mime_type: str = "text/plain"
-) -> Resource:
-    """A resource at ``uri`` whose contents are ``text``."""
-    return Resource(uri, text, name, mime_type)
-
-
-def prompt(
-    name: str, text: str = "", *, description: str = "", arguments: Sequence[str] = ()
-) -> Prompt:
-    """A prompt named ``name``: one user message, ``text`` with ``{argument}`` filled in."""
-    return Prompt(name, text, description, tuple(arguments))

@@ -16,20 +16,28 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, cast
 
+from .._core import _jsonrpc as jsonrpc
 from .._core._errors import ConfigError
 from .._core._mock import Mock, request
+from .._core._plan import Fault
 from .._core._registry import ReplyKind
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
 from .._server._feed import Feed
 from ._asking import ClientResponse, Exchange, problem
-from ._catalog import Prompt, Resource, Tool, records
+from ._catalog import Tool
+from ._faults import MethodFault
+from ._fields import check_sequence, check_text, records
+from ._guard import refusal
 from ._methods import answer
-from ._sessions import Session, State, sse_event
+from ._prompts import Prompt
+from ._resources import Resource, ResourceTemplate
+from ._sessions import Cancelled, Session, State, sse_event
 from ._spec import (
     BATCHES_UNTIL,
     INTERNAL_ERROR,
     INVALID_REQUEST,
+    LIST_CHANGED,
     PARSE_ERROR,
     PRIMING_FROM,
     REVISIONS,
@@ -37,12 +45,14 @@ from ._spec import (
     VERSION_HEADER,
     error,
     negotiate,
+    notification,
     result,
 )
 
 __all__ = ["McpServer"]
 
 AnswerAs = Literal["auto", "json", "sse"]
+Aimed = MethodFault  # (a name without "Fault": the file reader takes those for fault forms)
 _ANSWER_AS = ("auto", "json", "sse")
 
 
@@ -66,6 +76,14 @@ class McpServer(ReplyKind):
         get_stream: offer the GET stream (False: ``405``).
         retry: the SSE ``retry`` field (milliseconds) on each stream's first event: how
             soon a client reconnects after a cut.
+        templates: the resource templates (``mcp.template(uri_template, text)``).
+        page_size: list at most this many tools, resources, templates or prompts a page
+            (a ``nextCursor`` to the next); None: all in one.
+        faults: faults aimed at one method's answers (``mcp.method_fault(...)``).
+        allow_hosts: ``Host`` names answered beside IP addresses and localhost ("*": any).
+        allow_origins: ``Origin`` values answered beside loopback ones ("*": any).
+        max_sessions: sessions kept at most; ``initialize`` beyond ends the oldest.
+        max_batch: messages in a JSON-RPC batch at most (revision 2025-03-26).
     """
 
     file_key: ClassVar[str] = "mcp"
@@ -81,6 +99,13 @@ class McpServer(ReplyKind):
     sessions: bool = True
     get_stream: bool = True
     retry: int | None = None
+    templates: Sequence[ResourceTemplate | Mapping[str, Any]] = ()
+    page_size: int | None = None
+    faults: Sequence[Aimed | Mapping[str, Any]] = ()
+    allow_hosts: Sequence[str] = ()
+    allow_origins: Sequence[str] = ()
+    max_sessions: int = 1000
+    max_batch: int = 100
     state: State = field(default_factory=State, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -88,6 +113,12 @@ class McpServer(ReplyKind):
         set_(self, "tools", records(Tool, self.tools, "tools"))
         set_(self, "resources", records(Resource, self.resources, "resources"))
         set_(self, "prompts", records(Prompt, self.prompts, "prompts"))
+        set_(self, "templates", records(ResourceTemplate, self.templates, "templates"))
+        faults = check_sequence(self.faults, "faults")
+        set_(self, "faults", tuple(MethodFault.of(f, f"faults[{i}]") for i, f in enumerate(faults)))
+        for name in ("allow_hosts", "allow_origins"):
+            values = check_sequence(getattr(self, name), name)
+            set_(self, name, tuple(check_text(v, f"{name}[{i}]") for i, v in enumerate(values)))
         names = [t.name for t in self.offered_tools]
         for i, name in enumerate(names):
             if name in names[:i]:
@@ -116,6 +147,12 @@ class McpServer(ReplyKind):
             isinstance(retry, bool) or not isinstance(retry, int) or retry < 0
         ):
             raise ConfigError(f"retry={retry!r} must be a number of milliseconds (an int)")
+        for name in ("page_size", "max_sessions", "max_batch"):
+            value = getattr(self, name)
+            if (value is not None or name != "page_size") and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ConfigError(f"{name}={value!r} must be a whole number from 1")
 
     @property
     def offered_tools(self) -> tuple[Tool, ...]:
@@ -129,6 +166,14 @@ class McpServer(ReplyKind):
     @property
     def offered_prompts(self) -> tuple[Prompt, ...]:
         return cast("tuple[Prompt, ...]", self.prompts)
+
+    @property
+    def offered_templates(self) -> tuple[ResourceTemplate, ...]:
+        return cast("tuple[ResourceTemplate, ...]", self.templates)
+
+    @property
+    def method_faults(self) -> tuple[MethodFault, ...]:
+        return cast("tuple[MethodFault, ...]", self.faults)
 
     # -- the test's side -----------------------------------------------------------------
 
@@ -147,6 +192,27 @@ class McpServer(ReplyKind):
         if params is not None:
             message["params"] = dict(params)
         self.state.push(message)
+
+    def update(self, uri: str) -> int:
+        """Tell the sessions subscribed to ``uri`` (``resources/subscribe``) that it
+        changed: ``notifications/resources/updated`` on their GET streams.  Returns how
+        many sessions were told."""
+        if not isinstance(uri, str) or not uri:
+            raise ConfigError(f"uri={uri!r} must be a resource's URI")
+        message = notification("notifications/resources/updated", {"uri": uri})
+        return self.state.push(message, uri=uri)
+
+    def list_changed(self, what: str) -> None:
+        """Send ``notifications/<what>/list_changed`` (``what``: tools, resources or
+        prompts) to every live session, on its GET stream."""
+        if what not in LIST_CHANGED:
+            raise ConfigError(f"what={what!r} must be one of {', '.join(LIST_CHANGED)}")
+        self.notify(f"notifications/{what}/list_changed")
+
+    @property
+    def cancelled(self) -> tuple[Cancelled, ...]:
+        """The requests the client cancelled (``notifications/cancelled``), in order."""
+        return self.state.cancelled()
 
     def expire(self, session_id: str | None = None) -> int:
         """End ``session_id`` (None: every session), as if it expired: its next request
@@ -182,6 +248,13 @@ class McpServer(ReplyKind):
     # -- answering -----------------------------------------------------------------------
 
     def build(self, request: Request) -> Reply:
+        headers = request.headers
+        refused = refusal(
+            headers.get("host"), headers.get("origin"), self.allow_hosts, self.allow_origins
+        )
+        if refused is not None:
+            id_ = jsonrpc.readable_id(_json_or_none(request)) if request.method == "POST" else None
+            return _http_error(403, refused, id_=id_)
         if request.method == "POST":
             return self._post(request)
         if request.method == "GET":
@@ -194,31 +267,55 @@ class McpServer(ReplyKind):
 
     def _post(self, req: Request) -> Reply:
         try:
-            message = req.json()
+            raw = req.json()
         except ValueError as exc:
             return _http_error(400, f"Parse error: {exc}", PARSE_ERROR)
+        read = jsonrpc.read(raw)
+        id_ = jsonrpc.readable_id(raw)
         if not any(_accepts(req)):
-            return _http_error(406, "Not Acceptable: accept application/json or text/event-stream")
-        if isinstance(message, list):
-            return self._batch(req, message)
-        if not _is_message(message):
-            return _http_error(400, "Invalid Request: expected one JSON-RPC 2.0 message")
-        if message.get("method") == "initialize" and "id" in message:
-            return self._initialize(req, message)
-        session = self._session(req)
+            return _http_error(
+                406, "Not Acceptable: accept application/json or text/event-stream", id_=id_
+            )
+        if isinstance(read, jsonrpc.Batch):
+            return self._batch(req, raw, read)
+        if isinstance(read, jsonrpc.Invalid):
+            return status(400).json(read.answer())
+        if _calls(read, "initialize"):
+            return self._initialize(req, raw)
+        session = self._session(req, id_)
         if isinstance(session, Reply):
             return session
-        if "method" not in message and "id" in message:  # a response to the mock's request
-            if self.state.reply(session, message):
+        if isinstance(read, jsonrpc.Response):  # a response to the mock's request
+            if self.state.reply(session, raw):
                 return status(202)
-            return _http_error(400, f"Bad Request: no request of the mock has id {message['id']!r}")
-        if "id" not in message:  # a notification
-            if message.get("method") == "notifications/initialized":
-                session.initialized = True
+            return _http_error(400, f"Bad Request: no request of the mock has id {id_!r}", id_=id_)
+        if read.notification:
+            self._notified(session, read)
             return status(202)
-        return self._answer(req, session, answer(self, message))
+        aimed = self._aimed(read)
+        resume = aimed.resume if aimed is not None else ()
+        messages = answer(self, session, raw)
+        reply = self._answer(req, session, messages, resume=resume, sse=aimed is not None)
+        return reply.pipe(*aimed.pipe) if aimed is not None else reply
 
-    def _batch(self, req: Request, batch: list[Any]) -> Reply:
+    def _notified(self, session: Session, note: jsonrpc.Request) -> None:
+        """A notification from the client: ``initialized``, or ``cancelled``."""
+        if note.method == "notifications/initialized":
+            session.initialized = True
+        elif note.method == "notifications/cancelled":
+            params = note.named
+            self.state.cancel(session, params.get("requestId"), params.get("reason"))
+
+    def _aimed(self, request: jsonrpc.Request) -> MethodFault | None:
+        """The first method fault aimed at this request (its ``call``-th counted)."""
+        for i, aimed in enumerate(self.method_faults):
+            if aimed.aims_at(request.method, request.named):
+                n = self.state.count(("fault", i)) + 1
+                if aimed.call is None or aimed.call == n:
+                    return aimed
+        return None
+
+    def _batch(self, req: Request, raw: list[Any], batch: jsonrpc.Batch) -> Reply:
         """A JSON-RPC batch: answered in revision 2025-03-26, which has them; from
         2025-06-18 (which removed them) a ``400`` with an Invalid Request error."""
         session = self._session(req)
@@ -231,34 +328,42 @@ class McpServer(ReplyKind):
                 f"Invalid Request: revision {revision} has no JSON-RPC batches "
                 f"(only {BATCHES_UNTIL} had them)",
             )
-        if not batch or any(_is_message(m) and m.get("method") == "initialize" for m in batch):
+        if len(batch.messages) > self.max_batch:
+            return _http_error(
+                400,
+                f"Invalid Request: a batch of {len(batch.messages)} messages is more than "
+                f"this server takes (max_batch={self.max_batch})",
+            )
+        if any(_calls(m, "initialize") for m in batch.messages):
             return _http_error(400, "Invalid Request: a batch is not empty and has no initialize")
         messages: list[dict[str, Any]] = []
         responses: list[dict[str, Any]] = []
-        for message in batch:
-            out = self._in_batch(session, message)
+        for data, message in zip(raw, batch.messages, strict=True):
+            out = self._in_batch(session, data, message)
             messages.extend(out)
             responses.extend(out[-1:])
         if not responses:
             return status(202)
         return self._answer(req, session, messages, batch=responses)
 
-    def _in_batch(self, session: Session, message: Any) -> list[dict[str, Any]]:
+    def _in_batch(
+        self, session: Session, data: Any, message: jsonrpc.Message
+    ) -> list[dict[str, Any]]:
         """What one message of a batch gets: its notifications and response (none for a
         notification or a response the mock was waiting for)."""
-        if not _is_message(message):
-            return [error(None, INVALID_REQUEST, "Invalid Request")]
-        if "method" not in message:
-            if "id" in message and self.state.reply(session, message):
+        if isinstance(message, jsonrpc.Invalid):
+            return [message.answer()]
+        if isinstance(message, jsonrpc.Response):
+            if self.state.reply(session, data):
                 return []
-            return [error(message.get("id"), INVALID_REQUEST, "no request has this id")]
-        if "id" not in message:
-            session.initialized |= message.get("method") == "notifications/initialized"
+            return [error(message.id, INVALID_REQUEST, "no request has this id")]
+        if message.notification:
+            self._notified(session, message)
             return []
-        out = answer(self, message)
+        out = answer(self, session, data)
         if isinstance(out[-1], Exchange):  # asking the client waits: not inside a batch
             text = "a tool that asks the client cannot answer inside a batch"
-            return [error(message["id"], INVALID_REQUEST, text)]
+            return [error(message.id, INVALID_REQUEST, text)]
         return cast("list[dict[str, Any]]", out)
 
     def _initialize(self, req: Request, message: dict[str, Any]) -> Reply:
@@ -268,7 +373,7 @@ class McpServer(ReplyKind):
         capabilities = params.get("capabilities") if isinstance(params, dict) else None
         capabilities = capabilities if isinstance(capabilities, dict) else {}
         if self.sessions:
-            session = self.state.open(revision, capabilities)
+            session = self.state.open(revision, capabilities, self.max_sessions)
         else:
             session = self.state.stateless()
             session.capabilities = dict(capabilities)
@@ -283,20 +388,29 @@ class McpServer(ReplyKind):
         reply = self._answer(req, session, [result(message["id"], value)], revision)
         return reply.header(SESSION_HEADER, session.id) if self.sessions else reply
 
-    def _session(self, req: Request) -> Session | Reply:
-        """The request's session, or the error reply: 400 without one, 404 for an unknown
-        or ended one, 400 for a revision the mock does not speak."""
+    def _session(self, req: Request, id_: jsonrpc.Id = None) -> Session | Reply:
+        """The request's session, or the error reply (with the request's id ``id_``): 400
+        without one, 404 for an unknown or ended one, 400 for a revision the mock does not
+        speak."""
         version = req.headers.get(VERSION_HEADER)
         if version is not None and version not in self.protocol_versions:
-            return _http_error(400, f"Bad Request: unsupported {VERSION_HEADER}: {version}")
+            text = f"Bad Request: unsupported {VERSION_HEADER}: {version}"
+            return _http_error(400, text, id_=id_)
         if not self.sessions:
             return self.state.stateless()
         session_id = req.headers.get(SESSION_HEADER)
         if not session_id:
-            return _http_error(400, f"Bad Request: no {SESSION_HEADER} header (initialize first)")
+            text = f"Bad Request: no {SESSION_HEADER} header (initialize first)"
+            return _http_error(400, text, id_=id_)
         session = self.state.find(session_id)
         if session is None:
-            return _http_error(404, "Session not found", -32001)
+            text = "Session not found"
+            if self.state.evicted(session_id):
+                text += (
+                    f": ended as the oldest when a session beyond max_sessions="
+                    f"{self.max_sessions} began"
+                )
+            return _http_error(404, text, -32001, id_=id_)
         return session
 
     def _answer(
@@ -306,22 +420,27 @@ class McpServer(ReplyKind):
         messages: list[dict[str, Any]],
         revision: str = "",
         batch: list[dict[str, Any]] | None = None,
+        resume: tuple[Fault, ...] = (),
+        sse: bool = False,
     ) -> Reply:
         """The messages as a JSON answer (the response alone, or the ``batch`` of
-        responses) or an SSE stream."""
+        responses) or an SSE stream (``sse``: a stream whenever the client accepts one: a method
+        fault aimed at it has events to cut)."""
         json_ok, sse_ok = _accepts(req)
         if isinstance(messages[-1], Exchange):
             return self._converse(req, session, messages[:-1], messages[-1])
         responses = 1 if batch is None else len(batch)
-        wants_sse = self.answer_as == "sse" or (
-            self.answer_as == "auto" and len(messages) > responses
+        wants_sse = (
+            sse
+            or self.answer_as == "sse"
+            or (self.answer_as == "auto" and len(messages) > responses)
         )
         if not (sse_ok and (wants_sse or not json_ok)):
             return ok().json(messages[-1] if batch is None else batch)
         revision = revision or session.revision
         priming: list[dict[str, Any] | None] = [None] if revision >= PRIMING_FROM else []
         events: list[dict[str, Any] | None] = [*priming, *messages]
-        number = self.state.stream(session, events)
+        number = self.state.stream(session, events, resume)
         return ok().event_stream(*self._events(number, 0, events))
 
     def _converse(
@@ -379,7 +498,8 @@ class McpServer(ReplyKind):
             number, start = place
             if number != 0:  # the rest of a POST answer's stream, then its end
                 rest = self.state.events(session, number, start)
-                return ok().event_stream(*(sse_event(i, m) for i, m in rest))
+                resumed = ok().event_stream(*(sse_event(i, m) for i, m in rest))
+                return resumed.pipe(*session.resume.get(number, ()))
         feed = Feed()
         feed.head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
         self.state.attach(session, feed, start)
@@ -395,12 +515,13 @@ class McpServer(ReplyKind):
         return status(200)
 
 
-_RECORDS = ("tools", "resources", "prompts")
+_RECORDS = ("tools", "resources", "prompts", "templates", "faults")
 _CAPABILITIES: dict[str, Any] = {
     "tools": {"listChanged": True},
-    "resources": {"listChanged": True},
+    "resources": {"subscribe": True, "listChanged": True},
     "prompts": {"listChanged": True},
     "logging": {},
+    "completions": {},
 }
 
 
@@ -426,10 +547,23 @@ def _accepts(req: Request) -> tuple[bool, bool]:
     return json_ok, "text/event-stream" in accept
 
 
-def _is_message(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("jsonrpc") == "2.0"
+def _json_or_none(req: Request) -> Any:
+    try:
+        return req.json()
+    except ValueError:
+        return None
 
 
-def _http_error(code: int, message: str, rpc_code: int = INVALID_REQUEST) -> Reply:
-    """An HTTP error whose body is a JSON-RPC error without an id."""
-    return status(code).json(error(None, rpc_code, message))
+def _calls(message: jsonrpc.Message, method: str) -> bool:
+    """Whether ``message`` is a request (not a notification) of ``method``."""
+    return isinstance(message, jsonrpc.Request) and (
+        message.method == method and not message.notification
+    )
+
+
+def _http_error(
+    code: int, message: str, rpc_code: int = INVALID_REQUEST, *, id_: jsonrpc.Id = None
+) -> Reply:
+    """An HTTP error whose body is a JSON-RPC error, with the request's id when it could
+    be read (null otherwise)."""
+    return status(code).json(error(id_, rpc_code, message))

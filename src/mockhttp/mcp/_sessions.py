@@ -13,6 +13,8 @@ Rule 3: event ids are ``<stream>-<n>``, unique in a session; stream 0 is the ses
 GET stream (its messages outlive each GET), streams 1, 2, ... are POST answers.
 Rule 4: a call that asks the client (``_asking``) waits in ``_waiting`` under the id of
 the mock's request; the client's response POSTed back moves it on.
+Rule 5: at most ``max_sessions`` sessions live: ``initialize`` beyond it ends the oldest,
+whose next request gets ``404`` saying so; an ended session is forgotten (no leak).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .._core._sse import Event
 from .._server._feed import Feed
 from ._asking import ClientResponse, Exchange
 
-__all__ = ["Session", "State"]
+__all__ = ["Cancelled", "Session", "State"]
 
 
 def sse_event(event_id: str, message: dict[str, Any] | None, retry: int | None = None) -> Event:
@@ -51,6 +53,24 @@ class Session:
     sent: int = 0  # how many of stream 0's messages some GET stream took
     capabilities: dict[str, Any] = field(default_factory=dict)  # the client's, from initialize
     asked: int = 0  # the mock's last request id in this session
+    subscriptions: set[str] = field(default_factory=set)  # resources/subscribe'd URIs
+    resume: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # stream -> its faults
+    level: str | None = None  # logging/setLevel's (None: every message)
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """A request the client cancelled (``notifications/cancelled``).
+
+    Attributes:
+        session_id: the session ("" without sessions).
+        request_id: the cancelled request's id.
+        reason: the client's reason, if it gave one.
+    """
+
+    session_id: str
+    request_id: Any
+    reason: str | None
 
 
 @dataclass
@@ -74,16 +94,36 @@ class State:
         self._stateless = Session("", "")
         self._waiting: dict[tuple[str, Any], tuple[_Talk, dict[str, Any]]] = {}
         self._responses: list[ClientResponse] = []
+        self._evicted: dict[str, None] = {}  # ids of sessions ended by the cap, oldest first
+        self._cancelled: list[Cancelled] = []
 
     # -- sessions ----------------------------------------------------------------------
 
-    def open(self, revision: str, capabilities: dict[str, Any] | None = None) -> Session:
+    def open(
+        self, revision: str, capabilities: dict[str, Any] | None = None, cap: int = 0
+    ) -> Session:
         """A new session at ``revision`` (the client declared ``capabilities``), with a
-        fresh random id."""
+        fresh random id; with ``cap`` sessions live already, the oldest ends (Rule 5)."""
         session = Session(uuid.uuid4().hex, revision, capabilities=dict(capabilities or {}))
         with self._lock:
+            evicted = list(self._sessions.values())[: max(0, len(self._sessions) - cap + 1)]
+            feeds = [f for s in evicted for f, _ in s.feeds] if cap else []
+            for old in evicted if cap else ():
+                old.ended = True
+                del self._sessions[old.id]
+                self._evicted[old.id] = None
+            while len(self._evicted) > max(cap, 1):
+                del self._evicted[next(iter(self._evicted))]
             self._sessions[session.id] = session
+        for feed in feeds:
+            _end(feed)
         return session
+
+    def evicted(self, session_id: str) -> bool:
+        """Whether ``session_id`` was ended by the session cap (lately: the newest ``cap``
+        such ids are kept)."""
+        with self._lock:
+            return session_id in self._evicted
 
     def find(self, session_id: str) -> Session | None:
         """The live session ``session_id`` (None: unknown or ended)."""
@@ -108,6 +148,7 @@ class State:
             for s in ended:
                 s.ended = True
                 s.feeds.clear()
+                del self._sessions[s.id]
         for feed in feeds:
             _end(feed)
         return len(ended)
@@ -119,11 +160,19 @@ class State:
 
     # -- streams -----------------------------------------------------------------------
 
-    def stream(self, session: Session, messages: list[dict[str, Any] | None]) -> int:
-        """Keep ``messages`` as a new POST stream of ``session``; returns its number."""
+    def stream(
+        self,
+        session: Session,
+        messages: list[dict[str, Any] | None],
+        resume: tuple[Any, ...] = (),
+    ) -> int:
+        """Keep ``messages`` as a new POST stream of ``session`` (its resumption to be cut
+        by the faults ``resume``); returns its number."""
         with self._lock:
             number = len(session.streams)
             session.streams[number] = list(messages)
+            if resume:
+                session.resume[number] = resume
             return number
 
     def replay(self, session: Session, last_event_id: str) -> tuple[int, int] | None:
@@ -155,11 +204,16 @@ class State:
             for i, message in enumerate(backlog):  # under the lock: before any newer push
                 feed.data(sse_event(f"0-{begin + i}", message).encode(), event=begin + i)
 
-    def push(self, message: dict[str, Any]) -> None:
+    def push(self, message: dict[str, Any], uri: str | None = None) -> int:
         """Put ``message`` on every live session's GET stream (the newest open one gets
-        it; with none open it waits for the next GET)."""
+        it; with none open it waits for the next GET); with ``uri``, only on the sessions
+        subscribed to it.  Returns how many sessions got it."""
         with self._lock:
-            sessions = [s for s in (*self._sessions.values(), self._stateless) if not s.ended]
+            sessions = [
+                s
+                for s in (*self._sessions.values(), self._stateless)
+                if not s.ended and (uri is None or uri in s.subscriptions)
+            ]
             for s in sessions:
                 s.feeds = [(f, n) for f, n in s.feeds if not f.gone]
                 s.streams[0].append(message)
@@ -167,6 +221,15 @@ class State:
                 if s.feeds:
                     s.feeds[-1][0].data(sse_event(f"0-{index}", message).encode(), event=index)
                     s.sent = index + 1
+            return len(sessions)
+
+    def subscribe(self, session: Session, uri: str, on: bool) -> None:
+        """Subscribe ``session`` to ``uri`` (``on``) or unsubscribe it."""
+        with self._lock:
+            if on:
+                session.subscriptions.add(uri)
+            else:
+                session.subscriptions.discard(uri)
 
     # -- asking the client (see _asking) -----------------------------------------------
 
@@ -209,6 +272,30 @@ class State:
         _end(talk.feed)
         return True
 
+    def cancel(self, session: Session, request_id: Any, reason: Any) -> bool:
+        """The client cancelled its request ``request_id`` (``notifications/cancelled``):
+        kept, and a call of it still waiting for the client's answers is dropped and its
+        stream ended without a response (the spec: the server SHOULD NOT answer it).
+        True when such a call was waiting."""
+        with self._lock:
+            self._cancelled.append(
+                Cancelled(session.id, request_id, reason if isinstance(reason, str) else None)
+            )
+            found = [
+                key
+                for key, (talk, _) in self._waiting.items()
+                if talk.session is session and talk.exchange.call_id == request_id
+            ]
+            talks = [self._waiting.pop(key)[0] for key in found]
+        for talk in talks:
+            _end(talk.feed)
+        return bool(talks)
+
+    def cancelled(self) -> tuple[Cancelled, ...]:
+        """The client's cancellations, in order."""
+        with self._lock:
+            return tuple(self._cancelled)
+
     def client_responses(self) -> tuple[ClientResponse, ...]:
         """The client's answers to the mock's requests, in order."""
         with self._lock:
@@ -219,8 +306,11 @@ class State:
     def take(self, tool: str, candidates: tuple[int, ...]) -> int:
         """How many earlier calls of ``tool`` had these candidate answers (then counts
         this one)."""
+        return self.count((tool, candidates))
+
+    def count(self, key: tuple[Any, ...]) -> int:
+        """How many times ``key`` was counted before (then counts this one)."""
         with self._lock:
-            key = (tool, candidates)
             n = self._calls.get(key, 0)
             self._calls[key] = n + 1
             return n
@@ -233,6 +323,8 @@ class State:
             self._calls.clear()
             self._waiting.clear()
             self._responses.clear()
+            self._evicted.clear()
+            self._cancelled.clear()
             self._stateless = Session("", "")
 
 

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         unfinished = recorder.close(args.stop_timeout)
         for sig, old in previous.items():
             signal.signal(sig, old)
-    print(f"mockhttp: recorded {len(recorder.mocks)} exchanges", file=sys.stderr)
+    print(f"mockhttp: recorded {recorder.count} exchanges", file=sys.stderr)
     return 1 if unfinished or recorder.errors else 0
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
+from .._core._errors import MockfileError
 from .._core._mock import Mock, request
 from ._exchange import Exchange
 from ._proxy import Recorder
@@ -78,7 +79,12 @@ class MissRecorder(Recorder):
             return
         from .._mockfile._load import load  # its file is whole: Rule 2
 
-        for mock in load(recorded):
+        try:
+            mocks = load(recorded)
+        except MockfileError as exc:  # too large to load: on disk, said, not served
+            self._say(f"recorded, not served: {exc.reason}")
+            return
+        for mock in mocks:
             self._serve(mock)
 
     def _keep(self, exchange: Exchange, spool: Spool) -> None:

@@ -45,7 +45,7 @@ def replying(mock: Mock, reply: Reply, label: str) -> Mock:
 
 def answering_once(mock: Mock) -> Mock:
     """``mock`` answering one request (a recorded call that a later one follows)."""
-    return dataclasses.replace(mock, times=1)
+    return dataclasses.replace(mock, answers=1)
 
 
 def _fresh_kinds(mock: Mock) -> dict[str, Any]:

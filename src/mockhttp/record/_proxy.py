@@ -18,6 +18,9 @@ upstream.  An authority-form (``CONNECT host:port``, ``@host:port/...``), absolu
 (a client using the recorder as ``HTTP_PROXY``) or ``//host`` target is refused with a
 ``400`` that says why, and a log line; the URL built is checked to name the upstream's
 own scheme, host and port before anything is sent.
+A path with a ``..`` segment, spelled in any case or percent-encoding (``%2e%2e``,
+``.%2E``, ``..%2f``), is refused the same way: it would leave the upstream's base path
+(``--upstream https://gateway/openai`` must not reach ``https://gateway/admin``).
 Rule 2: an exchange the client has finished is on disk, whole, before :meth:`close`
 returns: each file is written to a temporary name and renamed, and ``close`` waits for
 exchanges in flight up to one deadline, then says which it could not finish.
@@ -40,6 +43,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
+from urllib.parse import unquote
 
 from .._core._errors import ConfigError
 from .._core._mock import Mock, request
@@ -59,7 +63,7 @@ from ._spool import MAX_RECORDING_SIZE, Spool, answering_once_in_file, write_moc
 if TYPE_CHECKING:
     import httpcore
 
-__all__ = ["Recorder", "record"]
+__all__ = ["Recorder", "climbs", "record"]
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 _NUMBERED = re.compile(r"^\d{3}-.*\.yaml$")
@@ -214,6 +218,12 @@ class Recorder:
         return [m for path in paths for m in load(path)]
 
     @property
+    def count(self) -> int:
+        """How many exchanges are recorded (no file is read)."""
+        with self._lock:
+            return len(self._mocks)
+
+    @property
     def url(self) -> str:
         """The proxy's base URL: give it to the client in place of the upstream's."""
         return self.server.url
@@ -221,7 +231,7 @@ class Recorder:
     def wait(self, n: int, timeout: float = 5.0) -> list[Mock]:
         """Wait until ``n`` exchanges are recorded (they are once the reply has ended)."""
         deadline = time.monotonic() + timeout
-        while len(self._mocks) < n and time.monotonic() < deadline:
+        while self.count < n and time.monotonic() < deadline:
             time.sleep(0.005)
         return list(self.mocks)
 
@@ -266,6 +276,8 @@ class Recorder:
             )
         elif target.startswith("//"):
             why = "a target that starts with // (a host, not a path)"
+        elif climbs(target):
+            why = "a path with a '..' segment (it would climb out of the upstream's base path)"
         elif not self._to_upstream(self.upstream + target):
             why = "a target that would leave the upstream"
         if why is None:
@@ -369,6 +381,7 @@ class Recorder:
                 self._recorded(mock)
             else:  # served from the whole file, before it shows in the folder
                 write_mock(self._path(index), mock, spool, whole=self._recorded)
+            over = "" if self.out is None else _over_limit(self._path(index))
         what = "failed" if exchange.failure else str(exchange.status)
         self._say(
             f"recorded {self._shown(exchange.request)} -> {what}"
@@ -379,6 +392,7 @@ class Recorder:
                 else ""
             )
             + f": {mock.name}"
+            + over
         )
 
     def _recorded(self, recorded: Mock | Path) -> None:
@@ -398,6 +412,35 @@ class Recorder:
     def _say(self, line: str) -> None:
         if self.log is not None:
             print(line, file=self.log, flush=True)
+
+
+def _over_limit(path: Path) -> str:
+    """What the log line says of a recording too large to load as a mock file (``serve``
+    refuses it until the limit is raised), else ``""``."""
+    from .._mockfile._load import FILE_BYTES_ENV, max_file_bytes, raise_with
+
+    size = path.stat().st_size
+    limit = max_file_bytes()
+    if size <= limit:
+        return ""
+    return (
+        f" (warning: {size:,} bytes, over the {limit:,}-byte limit of a mock file: to replay "
+        f"it, {raise_with(FILE_BYTES_ENV, size)}; or record less with --max-recording-size)"
+    )
+
+
+def climbs(target: str) -> bool:
+    """True when the path of ``target`` has a ``..`` segment once percent-decoded (up to
+    three times: ``%252e`` too), ``/`` or ``\\`` splitting segments."""
+    path = target.partition("?")[0].partition("#")[0]
+    for _ in range(3):
+        if ".." in re.split(r"[/\\]", path):
+            return True
+        decoded = unquote(path)
+        if decoded == path:
+            return False
+        path = decoded
+    return ".." in re.split(r"[/\\]", path)
 
 
 def _refuse(code: int, message: str) -> Reply:

@@ -1,0 +1,110 @@
+"""Push configs and deliveries, pure (a recording post function, a fake clock)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mockhttp.a2a._push import TOKEN_HEADER, Config, Push, config_from
+from mockhttp.a2a._validate import Invalid
+
+
+def test_a_1_0_config_read_and_written() -> None:
+    params = {
+        "taskId": "task-1",
+        "url": "http://hook/x",
+        "token": "t",
+        "authentication": {"scheme": "Bearer", "credentials": "c"},
+    }
+    config = config_from(params, "1.0", "task-1", 1)
+    assert config == Config("push-1", "task-1", "http://hook/x", "t", "Bearer", "c", "1.0")
+    assert config.render("1.0") == {
+        "id": "push-1",
+        "taskId": "task-1",
+        "url": "http://hook/x",
+        "token": "t",
+        "authentication": {"scheme": "Bearer"},
+    }
+    assert config.headers() == {
+        "content-type": "application/json",
+        TOKEN_HEADER: "t",
+        "authorization": "Bearer c",
+    }
+
+
+def test_a_0_3_config_read_and_written() -> None:
+    inner = {"id": "p", "url": "https://hook/", "authentication": {"schemes": ["Basic"]}}
+    config = config_from({"taskId": "task-2", "pushNotificationConfig": inner}, "0.3", "task-2", 4)
+    assert config.render("0.3") == {
+        "taskId": "task-2",
+        "pushNotificationConfig": {
+            "id": "p",
+            "url": "https://hook/",
+            "authentication": {"schemes": ["Basic"]},
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"url": "file:///etc/passwd"},
+        {"url": 3},
+        {"url": "http://h/", "token": 5},
+        {"url": "http://h/", "authentication": {"credentials": "c"}},
+    ],
+)
+def test_configs_refused(params: dict[str, object]) -> None:
+    with pytest.raises(Invalid, match="Invalid params"):
+        config_from(params, "1.0", "task-1", 1)
+
+
+def test_deliveries_in_due_order_and_a_failure_recorded() -> None:
+    posted: list[tuple[str, bytes]] = []
+
+    def post(url: str, headers: dict[str, str], body: bytes) -> int:
+        if url.endswith("/down"):
+            raise OSError("refused")
+        posted.append((url, body))
+        return 204
+
+    push = Push(post=post)
+    ok = Config("a", "task-1", "http://h/up", scheme="Bearer", credentials="secret")
+    down = Config("b", "task-1", "http://h/down")
+    push.add(ok)
+    push.add(down)
+    now = time.time()
+    push.send("task-1", now + 0.2, {"n": 2})
+    push.send("task-1", now, {"n": 1})
+    assert push.wait_idle(10)
+    assert posted == [("http://h/up", b'{"n": 1}'), ("http://h/up", b'{"n": 2}')]
+    sent = push.sent()
+    assert sorted((d.url, d.status) for d in sent) == [
+        ("http://h/down", 0),
+        ("http://h/down", 0),
+        ("http://h/up", 204),
+        ("http://h/up", 204),
+    ]
+    assert {d.error for d in sent if d.status == 0} == {"OSError: refused"}
+    assert "secret" not in repr(sent)
+    assert [c.id for c in push.of("task-1")] == ["a", "b"]
+    assert push.delete("task-1", "a")
+    assert not push.delete("task-1", "a")
+    assert push.get("task-1", None) == down
+
+
+def test_drop_forgets_the_deliveries_to_come() -> None:
+    posted: list[bytes] = []
+
+    def post(url: str, headers: dict[str, str], body: bytes) -> int:
+        posted.append(body)
+        return 200
+
+    push = Push(post=post)
+    push.add(Config("a", "task-1", "http://h/"))
+    push.send("task-1", time.time() + 30, {"late": True})
+    push.drop("task-1")
+    assert push.wait_idle(5)
+    assert posted == []
