@@ -293,5 +293,5 @@ def test_to_yaml_reads_back_the_same_mock() -> None:
     )
     (back,) = mockhttp.loads(mock.to_yaml())
     assert back.to_yaml() == mock.to_yaml()
-    assert (back.name, back.priority, back.times, back.method) == ("chat", 2, 3, "POST")
+    assert (back.name, back.priority, back.answers, back.method) == ("chat", 2, 3, "POST")
     assert back.matches(req("POST", "/v1/chat?q=1", x_k="v"))
