@@ -9,6 +9,7 @@ choice), and writes what went each way as a capture file (``mockhttp check --pro
 - ``mcp-sdk``: the official Python SDK (``mcp``, pip) ``MCPServer.streamable_http_app``
   with an event store (resumable streams, ``retry_interval``), and the same server asked
   in revision ``2026-07-28`` (stateless: ``mcp-sdk-2026-07-28``);
+- ``mockhttp``: mockhttp's own ``mcp.server()`` (judged by the same rules as the others);
 - ``ts-sdk``: the official TypeScript SDK (``@modelcontextprotocol/sdk``, npm, pinned in
   scripts/mcp_node/package.json) ``McpServer`` on ``StreamableHTTPServerTransport`` with
   its example ``InMemoryEventStore`` (needs Node; skipped without it).
@@ -117,7 +118,25 @@ def _sdk_app() -> Any:
     return server.streamable_http_app(event_store=store, retry_interval=300)
 
 
+def _serve_mockhttp(port: int) -> None:
+    """mockhttp's own MCP mock, the same two tools, resumable streams (``retry``)."""
+    import mockhttp
+    from mockhttp import mcp
+
+    tools = [
+        mcp.tool("add", description="a + b", answers=["5"]),
+        mcp.tool("slow", description="progress, then done",
+                 answers=[mcp.answer("done", progress=[1, 2])]),
+    ]  # fmt: skip
+    with mockhttp.Server(port=port) as server:
+        server.mock(mcp.server(tools, retry=300))
+        threading.Event().wait()
+
+
 def _serve(name: str, port: int) -> None:
+    if name == "mockhttp":
+        _serve_mockhttp(port)
+        return
     import uvicorn
 
     app = {"fastmcp": _fastmcp_app, "mcp-sdk": _sdk_app}[name]()
@@ -363,6 +382,8 @@ def _versions(name: str) -> dict[str, str]:
         return {"fastmcp": version("fastmcp-slim"), "mcp": version("mcp")}
     if name.startswith("mcp-sdk"):
         return {"mcp": version("mcp")}
+    if name == "mockhttp":
+        return {"mockhttp": version("mockhttp")}
     pinned = json.loads((NODE / "package.json").read_text())["dependencies"]
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     return {**pinned, "node": node}
@@ -373,6 +394,7 @@ CAPTURES: dict[str, tuple[Callable[[], Any], Callable[[str], list[dict[str, Any]
     "mcp-sdk": (_python_server("mcp-sdk"), stateful_session),
     "mcp-sdk-2026-07-28": (_python_server("mcp-sdk"), stateless_session),
     "ts-sdk": (_node_server, stateful_session),
+    "mockhttp": (_python_server("mockhttp"), stateful_session),
 }
 
 

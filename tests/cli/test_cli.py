@@ -94,7 +94,7 @@ def test_defaults_log_one_line_per_request(defaults: Serving) -> None:
         r"expected [^)]+\) 404, \d+ bytes, complete\n",
         missing,
     ), missing
-    assert defaults.log[0].startswith("mockhttp: serving 7 mocks from the built-in mocks on ")
+    assert defaults.log[0].startswith("mockhttp: serving 12 mocks from the built-in mocks on ")
 
 
 # -- serve: files, logs, signals ------------------------------------------------------------
