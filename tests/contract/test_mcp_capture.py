@@ -269,10 +269,10 @@ def _ex(
     kind: str = "text/event-stream",
     at: tuple[float, float] | None = None,
     closed: bool = False,
-    **head: str,
+    head: dict[str, str] | None = None,
 ) -> Exchange:
     """One exchange built by hand (for the cases the real captures do not have)."""
-    headers = (("content-type", kind), *head.items())
+    headers = (("content-type", kind), *(head or {}).items())
     t = Transcript.from_body(body.encode(), status=status, headers=headers, request=request)
     t = Transcript(t.status, t.headers, t.chunks, request,
                    request_headers=tuple((sent or {}).items()))  # fmt: skip
@@ -315,7 +315,7 @@ def test_statelessness_and_error_ids_only_in_2026_07_28() -> None:
     result = '{"jsonrpc":"2.0","id":1,"result":{}}'
     sent = {"mcp-protocol-version": "2026-07-28", "mcp-session-id": "s"}
     stateful = _ex("POST", CALL, sent=sent, body=result, kind="application/json",
-                   **{"mcp-session-id": "s"})  # fmt: skip
+                   head={"mcp-session-id": "s"})  # fmt: skip
     assert _rules([stateful]) == ["mcp.stateless"]
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
     answered = _ex("POST", init, sent={"mcp-protocol-version": "2026-07-28"}, body=result,
@@ -363,7 +363,7 @@ def test_session_required_is_not_asked_of_2026_07_28_nor_of_a_server_without_ses
     assert _rules([plain]) == []  # no initialize issued a session
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
     issued = _ex("POST", init, body='{"jsonrpc":"2.0","id":1,"result":{}}',
-                 kind="application/json", **{"mcp-session-id": "s"})  # fmt: skip
+                 kind="application/json", head={"mcp-session-id": "s"})  # fmt: skip
     assert _rules([issued, plain]) == ["mcp.session-required"]
     stateless = _ex("POST", ping, sent={"mcp-protocol-version": "2026-07-28"}, body=result,
                     kind="application/json")  # fmt: skip
