@@ -2,8 +2,9 @@
 
 The captures in tests/data/mcp_captures were recorded by scripts/mcp_capture.py from
 servers run on loopback: FastMCP, the official Python SDK (revisions 2025-11-25 and
-2026-07-28) and the official TypeScript SDK.  Each break below mutates one of them in
-one place, the way a faulty server would answer, and must be flagged by the rule named.
+2026-07-28), the official TypeScript SDK, and mockhttp's own ``mcp.server()``.  Each break
+below mutates one of them in one place, the way a faulty server would answer, and must be
+flagged by the rule named.
 """
 
 from __future__ import annotations
@@ -62,14 +63,18 @@ def test_real_servers_have_no_findings(server: str) -> None:
 
 def test_the_captures_are_there_and_cover_the_transport() -> None:
     """Each server's capture holds what the rules read (so a pass is not vacuous)."""
-    assert set(SERVERS) >= {"fastmcp", "mcp-sdk", "mcp-sdk-2026-07-28", "ts-sdk"}
-    for name in ("fastmcp", "mcp-sdk", "ts-sdk"):
+    assert set(SERVERS) >= {"fastmcp", "mcp-sdk", "mcp-sdk-2026-07-28", "ts-sdk", "mockhttp"}
+    for name in ("fastmcp", "mcp-sdk", "ts-sdk", "mockhttp"):
         capture = load(name)
         methods = [e["method"] for e in capture["exchanges"]]
         assert methods.count("DELETE") == 1
         assert "GET" in methods
         assert exchange(capture, "tools/list", n=-1)["status"] == 404  # after DELETE
-    for name in ("mcp-sdk", "ts-sdk"):  # resumable: a cut, then a GET with Last-Event-ID
+    for name in (
+        "mcp-sdk",
+        "ts-sdk",
+        "mockhttp",
+    ):  # resumable: a cut, then a GET with Last-Event-ID
         resumed = [
             e for e in load(name)["exchanges"] if "last-event-id" in dict(e["request_headers"])
         ]
@@ -247,6 +252,7 @@ def test_the_command_line_reads_a_capture(
     (tmp_path / "broken.json").write_text(json.dumps(broken))
     assert main(["--profile", "mcp", "--capture", str(tmp_path / "broken.json")]) == 1
     out = capsys.readouterr().out
+    assert "fail       mcp transport: 10 rules checked, 1 violation" in out
     assert "violation  mcp.session-ended" in out
     assert "[server-session-terminated-returns-404]" in out
     assert main(["--profile", "ag-ui", "--capture", str(tmp_path / "broken.json")]) == 2

@@ -171,3 +171,63 @@ def test_messages_speak_the_yaml_users_words(text: str, message: str) -> None:
     assert message in str(caught.value)
     if message.endswith("expected text"):
         assert "quote it" not in str(caught.value)
+
+
+METHODS = """
+name: either
+request: {method: [any_of, GET, POST], path: /v1/models}
+response: {status: 200, json: {data: []}}
+"""
+
+
+def test_a_method_matcher_in_a_file_takes_either_method_on_the_wire(tmp_path: Path) -> None:
+    """``method: [any_of, GET, POST]``: GET and POST (and HEAD, as GET) are answered, PUT
+    misses with the method named; the file form writes back and loads the same."""
+    import httpx
+
+    (mock,) = mockhttp.loads(METHODS)
+    assert mock.method is None
+    assert mockhttp.loads(mock.to_yaml()) == [mock]
+    with mockhttp.Server() as server:
+        either = server.mock(mock)
+        url = server.url + "/v1/models"
+        assert httpx.get(url).json() == {"data": []}
+        assert httpx.post(url).status_code == 200
+        assert httpx.head(url).status_code == 200
+        missed = httpx.put(url)
+        assert either.call_count == 3
+        server.clear_journal()
+    assert missed.status_code == 404
+    assert "method: got 'PUT', expected 'GET' and got 'PUT', expected 'POST'" in missed.text
+    python = mockhttp.request(mockhttp.match.any_of("GET", "POST"), "/v1/models")
+    assert python.method_matcher == mock.method_matcher
+    with pytest.raises(mockhttp.MockfileError, match=r"at request.method\[0\]: found an int 1"):
+        mockhttp.loads("request: {method: [1, 2], path: /x}\n")
+
+
+def test_a_second_folders_conversation_without_request_warns_of_the_overlap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two folders, each a conversation with no ``request:``: the second takes every LLM
+    request (the first is never answered), and ``serve`` and ``validate`` say so, naming
+    both files; a ``request:`` that tells them apart silences it."""
+    import httpx
+
+    from tests.helpers.cli_process import Serving
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "agent.yaml").write_text(f"conversation:\n  - text: from {name}\n")
+    first, second = tmp_path / "a" / "agent.yaml", tmp_path / "b" / "agent.yaml"
+    said = f"{second}: warning: the conversation (1 turn) takes every request the "
+    said += f"conversation (1 turn) of {first} would"
+    assert main(["validate", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert said in capsys.readouterr().err
+    with Serving(str(tmp_path / "a"), str(tmp_path / "b")) as serving:
+        serving.wait_for_log(said)
+        body = {"model": "m", "messages": [{"role": "user", "content": "Hi"}]}
+        reply = httpx.post(serving.url + "/v1/chat/completions", json=body)
+        assert reply.json()["choices"][0]["message"]["content"] == "from b"
+    second.write_text("request: {header: {x-agent: b}}\nconversation:\n  - text: from b\n")
+    assert main(["validate", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert "warning" not in capsys.readouterr().err

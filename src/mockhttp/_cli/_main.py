@@ -25,18 +25,25 @@ from types import FrameType
 from .._core._cors import cors_policy
 from .._core._errors import ConfigError, MockfileError, ServerError
 from .._core._mock import Mock
-from .._mockfile._load import Names, file_problems, files, load
+from .._mockfile._load import (
+    Names,
+    file_problems,
+    files,
+    load,
+    load_sourced,
+    overlap_warnings,
+)
 from .._server._admin import is_loopback
-from .._server._admission import join as join_admissions
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
+from .._server._shared import StateChannel
+from .._server._shared import join as join_admissions
 from .._server._tls import make_certs
 from .._server._tls import require as require_tls
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
-    StateChannel,
     Supervisor,
     take_secret,
     wait_for_listen,
@@ -283,10 +290,14 @@ def _serve(args: argparse.Namespace) -> int:
     snapshot = watch_snapshot(paths) if args.watch else None  # before loading: miss no change
     try:
         empty = _empty_folders(paths)
-        mocks = _with_defaults(load(*paths), args.defaults)
+        sourced = load_sourced(*paths)
+        mocks = _with_defaults([mock for mock, _ in sourced], args.defaults)
     except MockfileError as exc:
         print(exc, file=sys.stderr)
         return 1
+    if args.worker is None:  # (the supervisor's, not each worker's)
+        for line in overlap_warnings(sourced):
+            print(line, file=sys.stderr)
     if empty and not args.allow_empty:
         for folder in empty:
             print(f"{folder}: no mock files (*.yaml, *.yml, *.json) in it", file=sys.stderr)
@@ -359,7 +370,7 @@ def _serve(args: argparse.Namespace) -> int:
         _number, hub_port, fd = args.worker.split(":")
         secret = take_secret()
         channel = StateChannel(socket.socket(fileno=int(fd)))
-        server.tally, server.shared_states = channel, channel.states
+        server.share(channel)  # the state of the mocks, and the kinds', is the supervisor's
         join_admissions(channel.ask, channel.tell)  # capacities count in the supervisor
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
@@ -626,6 +637,9 @@ def _validate(paths: Sequence[str]) -> int:
                 status = 1
             else:
                 print(f"{path}: ok, {plural(len(load(path)), 'mock')}")
+    if status == 0:
+        for line in overlap_warnings(load_sourced(*paths)):
+            print(line, file=sys.stderr)
     return status
 
 

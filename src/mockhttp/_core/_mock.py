@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ._errors import ConfigError
+from ._kept import Kept, KeptKind, Scoped
 from ._match import MISSING, JSONPath, Matcher, as_matcher, cut
 from ._plan import Fault
 from ._registry import ReplyKind
@@ -121,7 +122,7 @@ class Mock:
     new ``Mock``, so a base mock can be shared.  Register it with ``server.mock(mock)``.
 
     Attributes:
-        method: the method to match (None: any).
+        method: the method to match (None: any; see ``method_matcher``).
         path: exact text, a ``{name}`` template, or a matcher (e.g. ``match.regex``).
         criteria: matchers on query parameters, headers and the body.
         response: the fixed reply (default: ``200`` with an empty body); None for a mock
@@ -132,6 +133,8 @@ class Mock:
         faults: faults applied to the reply, in order.
         name: a name for messages and the journal.
         priority: higher wins; equal priorities go to the most recently added mock.
+        method_matcher: a matcher of the method instead (``match.any_of("GET", "POST")``
+            given as the method; the method is then None).
         answers: how many requests the mock answers (None: unlimited): ``times=`` of
             :func:`get`, ``post`` ..., or ``.times(n)``.
     """
@@ -149,12 +152,16 @@ class Mock:
     sequence: tuple[tuple[Reply | ReplyKind, tuple[Fault, ...]], ...] = ()
     exhausted: Exhausted = "repeat"
     scenario_of: Scenario | None = None
+    method_matcher: Matcher | None = None
 
     def __post_init__(self) -> None:
         if self.method is not None and (
             not isinstance(self.method, str) or not _METHOD.match(self.method)
         ):
-            raise ConfigError(f"method={self.method!r} must be an HTTP method such as 'POST'")
+            raise ConfigError(
+                f"method={self.method!r} must be an HTTP method such as 'POST', or a matcher "
+                "of methods such as match.any_of('GET', 'POST')"
+            )
         if self.method is not None:
             object.__setattr__(self, "method", self.method.upper())
         if isinstance(self.path, str):
@@ -288,9 +295,10 @@ class Mock:
             self, handler=handler, sequence=(), kind=None, response=self._fixed_response()
         )
 
-    def reply_for(self, request: Request, index: int = 0) -> Reply:
+    def reply_for(self, request: Request, index: int = 0, kept: Kept | None = None) -> Reply:
         """The reply to ``request``, the mock's ``index``-th call (0 for the first): the
-        kind's, the handler's, the sequence's, or the fixed one.
+        kind's, the handler's, the sequence's, or the fixed one.  A kind that keeps state
+        (``_kept.KeptKind``) reads and changes it in ``kept``, the server's.
 
         The handler gets the path's template values as keyword arguments when it takes
         them: ``def handler(request, id)`` for the path ``/v1/files/{id}``.
@@ -298,8 +306,11 @@ class Mock:
         Raises:
             ConfigError: the handler returned something other than a ``Reply``.
         """
-        if self.kind is not None:
-            return self.kind.build(request)
+        kind = self.kind
+        if kind is not None:
+            if kept is not None and isinstance(kind, KeptKind):
+                return kind.build_kept(request, Scoped(kept, kind.state_key))
+            return kind.build(request)
         if self.handler is not None:
             params = self.path_params(request) or {}
             wanted = _handler_params(self.handler)
@@ -409,6 +420,10 @@ class Mock:
         if self.method is not None and self.method not in (method, _AS_GET.get(method)):
             reason = f"got {cut(method)}, expected {self.method!r}"
             found.append(Mismatch("method", reason, 2, self.method, method))
+        taken = self.method_matcher
+        if taken is not None and not any(taken.matches(m) for m in (method, _AS_GET.get(method))):
+            reason = taken.explain(method) or f"got {cut(method)}"
+            found.append(Mismatch("method", reason, 2, repr(taken), method))
         if self.path_params(request) is None:
             reason = f"got {cut(request.path)}, expected {self._path_text()}"
             found.append(
@@ -431,6 +446,10 @@ class Mock:
     def matches(self, request: Request, method: str | None = None) -> bool:
         """True when the mock accepts ``request`` (taken as a ``method`` request if given)."""
         if self.method is not None and (method or request.method) != self.method:
+            return False
+        if self.method_matcher is not None and not self.method_matcher.matches(
+            method or request.method
+        ):
             return False
         if self.path_params(request) is None:
             return False
@@ -459,7 +478,8 @@ class Mock:
             path = "*"
         else:
             path = self.path if isinstance(self.path, str) else repr(self.path)
-        return f"{self.method or '*'} {path}"
+        method = self.method or (repr(self.method_matcher) if self.method_matcher else "*")
+        return f"{method} {path}"
 
 
 def as_mock(item: Any) -> Any:
@@ -538,7 +558,7 @@ def _name(field: str, name: str) -> str:
 
 
 def request(
-    method: str | None,
+    method: str | Matcher | None,
     path: str | Matcher | None = None,
     *,
     name: str | None = None,
@@ -547,9 +567,13 @@ def request(
 ) -> Mock:
     """A mock for ``method`` (None: any) and ``path`` (None: any).
 
+    ``method`` is a method (``"POST"``) or a matcher of the upper-case method
+    (``match.any_of("GET", "POST")``; ``method: [any_of, GET, POST]`` in files).
     ``path`` is exact text (``"/v1/models"``), a template (``"/v1/models/{id}"``) or a
     matcher (``match.regex(r"^/v1/")``).
     """
+    if isinstance(method, Matcher):  # [any_of, GET, POST]: methods, upper case
+        return Mock(None, path, name=name, priority=priority, answers=times, method_matcher=method)
     return Mock(method, path, name=name, priority=priority, answers=times)
 
 

@@ -137,6 +137,8 @@ def _request(mock: Mock, own: Mock | None = None) -> dict[str, Any]:
     request: dict[str, Any] = {}
     if mock.method is not None and (own is None or mock.method != own.method):
         request["method"] = mock.method
+    elif mock.method_matcher is not None:
+        request["method"] = write_form(mock.method_matcher)
     if own is not None and mock.path == own.path:
         pass
     elif isinstance(mock.path, Matcher):

@@ -24,7 +24,7 @@ import keyword
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, NoReturn, get_args
 from urllib.parse import parse_qsl
@@ -38,6 +38,7 @@ from .._core._mock import Mock
 from .._core._plan import Fault
 from .._core._registry import REPLY_KINDS, RESPONSE_KEYS, KindEntry, ReplyKind
 from .._core._reply import Reply, status
+from .._core._shadow import shadowed
 from .._core._sse import Event
 from ._dump import dump as dump
 from ._dump import to_dict as to_dict
@@ -59,8 +60,10 @@ __all__ = [
     "file_problems",
     "files",
     "load",
+    "load_sourced",
     "loads",
     "max_file_bytes",
+    "overlap_warnings",
     "problems",
     "raise_with",
     "shape",
@@ -289,13 +292,40 @@ def load(*paths: str | os.PathLike[str]) -> list[Mock]:
         MockfileError: a path is missing or a file does not load; nothing is returned, so a
             file set is never used in half.
     """
+    return [mock for mock, _ in load_sourced(*paths)]
+
+
+def load_sourced(*paths: str | os.PathLike[str]) -> list[tuple[Mock, Path]]:
+    """:func:`load`, each mock with the file it came from."""
     if not paths:
         raise ConfigError("load() needs at least one file or directory")
-    mocks: list[Mock] = []
+    mocks: list[tuple[Mock, Path]] = []
     names = Names()
     for path in files(paths):
-        mocks.extend(_load_file(path, names))
+        mocks.extend((mock, path) for mock in _load_file(path, names))
     return mocks
+
+
+def overlap_warnings(sourced: Sequence[tuple[Mock, Path]]) -> list[str]:
+    """A warning for each mock a later one hides (``_core._shadow``): both files named."""
+    lines = []
+    for hidden, by in shadowed([mock for mock, _ in sourced]):
+        (low, low_file), (high, high_file) = sourced[hidden], sourced[by]
+        lines.append(
+            f"{high_file}: warning: {_what(high)} takes every request {_what(low)} of "
+            f"{low_file} would (no request: of its own tells them apart), so that one is "
+            "never answered; give one of them a request: (a header or body matcher) or a "
+            "priority:"
+        )
+    return lines
+
+
+def _what(mock: Mock) -> str:
+    if mock.name:
+        return f"mock {mock.name!r}"
+    if mock.kind is not None and mock.kind.standalone:
+        return mock.kind.describe()
+    return f"mock {mock.describe()}"
 
 
 def files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

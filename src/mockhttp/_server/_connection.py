@@ -267,8 +267,8 @@ class Connection(asyncio.Protocol):
         self._eof = True
         if self.runner is not None:
             eof = getattr(self.runner.fed, "eof", None)
-            if eof is not None:  # a fed reply may take an EOF for a hang-up
-                eof()
+            if eof is not None and eof():  # a fed reply may take an EOF for a hang-up:
+                return False  # close (connection_lost ends the call)
             return not self.runner.stalled
         return bool(self.queue)  # pipelined requests still to answer (on a later turn)
 

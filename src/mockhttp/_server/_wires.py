@@ -18,11 +18,12 @@ from typing import NamedTuple
 
 from .._core._plan import Fault, FaultContext, Step
 from .._core._reply import Reply
+from .._core._request import Request
 from .._core._wire import frame
 from ._runner import Paced, Steps, Whole
 from ._upgrade import Switch, Switching, plan_of
 
-__all__ = ["CACHE_SIZE", "CACHE_STEPS", "Framing", "WireCache"]
+__all__ = ["CACHE_SIZE", "CACHE_STEPS", "Framing", "WireCache", "framing_of"]
 
 CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
 CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
@@ -44,6 +45,15 @@ class Framing(NamedTuple):
             keep_alive=self.keep_alive,
             cors=self.cors,
         )
+
+
+_UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
+
+
+def framing_of(request: Request, keep_alive: bool) -> Framing:
+    """How replies to ``request`` are framed (HTTP/2 frames a body as HTTP/1.0 does,
+    without transfer coding: ``_h2.py``)."""
+    return Framing(request.method == "HEAD", request.http_version in _UNCHUNKED, keep_alive)
 
 
 _Plans = dict[Framing, tuple[Step, ...] | Whole | Paced | None]
