@@ -9,10 +9,13 @@ install its dependencies into its own venv, and give this script its path::
     PYTHONPATH=src python scripts/a2a_tck.py /tmp/a2a-tck
 
 It serves each agent on loopback with ``mockhttp serve`` (the built-in defaults, whose
-agent lives at ``/a2a``, and ``examples/a2a/agent.yaml`` at ``/``), runs the TCK's
-``run_tck.py --category C --transports jsonrpc`` for each category against the agent's
-one URL, and prints one line per agent and category: passed, failed, skipped.  ``-v``
-also prints the failing tests' ids.  Exit status 1 when a mandatory test fails.
+agent lives at ``/a2a``; ``examples/a2a/agent.yaml`` at ``/``, which needs a bearer token,
+passed to the TCK as ``A2A_AUTH_TYPE``/``A2A_AUTH_TOKEN``; ``examples/a2a/open.yaml``, the
+same without credentials, for the TCK's 0.3 line which sends none), runs the TCK's
+``run_tck.py --category C --transports jsonrpc`` (``--transport rest``: the HTTP+JSON
+binding, which the examples speak too) for each category against the agent's one URL,
+and prints one line per agent and category: passed, failed, skipped.  ``-v`` also
+prints the failing tests' ids.  Exit status 1 when a mandatory test fails.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ CATEGORIES = ("mandatory", "capabilities", "quality", "features")
 AGENTS = {  # name: (mock files for ``mockhttp serve``, the agent's path, its bearer token)
     "built-in": ((), "/a2a", None),
     "example": ((str(ROOT / "examples" / "a2a" / "agent.yaml"),), "/", "tck-token"),
+    "open": ((str(ROOT / "examples" / "a2a" / "open.yaml"),), "/", None),
 }
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|error|errors)\b")
 _FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
@@ -51,12 +55,12 @@ def serve(files: tuple[str, ...]) -> tuple[subprocess.Popen[str], str]:
 
 
 def run_category(
-    tck: Path, python: str, url: str, category: str, token: str | None
+    tck: Path, python: str, url: str, category: str, token: str | None, transport: str
 ) -> tuple[dict[str, int], str]:
     """One category of the TCK (with the agent's bearer token, the TCK's A2A_AUTH_*
     variables): the counts of its pytest summary, and its output."""
     command = [python, "run_tck.py", "--sut-url", url, "--category", category]
-    command += ["--transports", "jsonrpc"]
+    command += ["--transports", transport]
     env = {**os.environ, "A2A_AUTH_TYPE": "bearer", "A2A_AUTH_TOKEN": token} if token else None
     done = subprocess.run(command, cwd=tck, capture_output=True, text=True, timeout=1800, env=env)
     summary = [line for line in done.stdout.splitlines() if " in " in line and "passed" in line]
@@ -72,6 +76,9 @@ def main() -> int:
     parser.add_argument("--python", help="its interpreter (default: TCK/.venv/bin/python)")
     parser.add_argument("--agent", choices=sorted(AGENTS), action="append")
     parser.add_argument("--category", choices=CATEGORIES, action="append")
+    parser.add_argument(
+        "--transport", choices=("jsonrpc", "rest"), default="jsonrpc", help="the binding tested"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="list failing tests")
     args = parser.parse_args()
     python = args.python or str(args.tck / ".venv" / "bin" / "python")
@@ -89,7 +96,9 @@ def main() -> int:
         try:
             for category in args.category or CATEGORIES:
                 url = base if path == "/" else base + path  # the TCK appends /.well-known/...
-                counts, output = run_category(args.tck, python, url, category, token)
+                counts, output = run_category(
+                    args.tck, python, url, category, token, args.transport
+                )
                 line = ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "skipped"))
                 if counts["error"]:
                     line += f", {counts['error']} error"

@@ -8,6 +8,7 @@
 from . import fault as fault
 from . import match as match
 from . import sse as sse
+from . import verdicts as verdicts
 from ._core._errors import ConfigError as ConfigError
 from ._core._errors import MockfileError as MockfileError
 from ._core._errors import MockHTTPError as MockHTTPError
@@ -83,4 +84,5 @@ __all__ = [
     "sse",
     "status",
     "variants",
+    "verdicts",
 ]

@@ -199,10 +199,9 @@ def test_cancel_a_working_task_and_subscribe_during_a_run() -> None:
         first, second = run(server.url, start, streaming=False)
 
         async def watch(client: Client) -> Any:
-            request = pb.SubscribeToTaskRequest(id=first)
-            streamed = [(e.WhichOneof("payload"), e) async for e in client.subscribe(request)]
             canceled = await client.cancel_task(pb.CancelTaskRequest(id=second))
-            await asyncio.sleep(0.6)
+            request = pb.SubscribeToTaskRequest(id=first)  # until the run ends (3.3 s in)
+            streamed = [(e.WhichOneof("payload"), e) async for e in client.subscribe(request)]
             return streamed, canceled, await client.get_task(pb.GetTaskRequest(id=second))
 
         streamed, canceled, later = run(server.url, watch, streaming=True)
@@ -258,6 +257,7 @@ def test_push_configs_and_delivery_to_the_webhook() -> None:
     assert not after.configs
     bodies = [json.loads(c.request.body) for c in webhook.calls]
     assert [next(iter(b)) for b in bodies] == ["statusUpdate", "artifactUpdate", "statusUpdate"]
+    # (the config came after the run began: no task notification; see the next test)
     assert bodies[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
     headers = webhook.calls[0].request.headers
     assert (headers["x-a2a-notification-token"], headers["authorization"]) == (
@@ -266,6 +266,41 @@ def test_push_configs_and_delivery_to_the_webhook() -> None:
     )
     assert all(d.status == 200 for d in sent_)
     assert "sekret" not in repr(sent_)  # the record keeps the scheme, not the credentials
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+def test_a_push_config_in_the_message_configuration(version: str) -> None:
+    """A config in SendMessageConfiguration (1.0 taskPushNotificationConfig, 0.3
+    pushNotificationConfig) joins the new task's; its notifications begin with the task,
+    as the stream does (1.0 StreamResponse objects, 0.3 the task each time)."""
+    quick = a2a.task(a2a.status("working"), a2a.status("completed"))
+    with mockhttp.Server() as hooks:
+        webhook = hooks.mock(mockhttp.request("POST", "/hook").reply(mockhttp.ok().json({})))
+        hook = {"url": hooks.url + "/hook", "token": "t"}
+        kind = a2a.A2aAgent([quick], push_notifications=True)
+        if version == "1.0":
+            method, key = "SendMessage", "taskPushNotificationConfig"
+            message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+        else:
+            method, key = "message/send", "pushNotificationConfig"
+            part = {"kind": "text", "text": "hi"}
+            message = {"messageId": "m", "role": "user", "parts": [part]}
+        params = {"message": message, "configuration": {key: hook}}
+        with mockhttp.Server() as server:
+            server.mock(kind.mock())
+            sent_ = httpx.post(
+                server.url + "/",
+                json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
+            ).json()
+            assert kind.push.wait_idle(10)
+        bodies = [json.loads(c.request.body) for c in webhook.calls]
+    assert sent_["result"]
+    if version == "1.0":
+        assert [next(iter(b)) for b in bodies] == ["task", "statusUpdate", "statusUpdate"]
+        assert bodies[0]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    else:
+        assert [b["status"]["state"] for b in bodies] == ["submitted", "working", "completed"]
+    assert {c.request.headers["x-a2a-notification-token"] for c in webhook.calls} == {"t"}
 
 
 def test_push_is_refused_when_the_card_says_no() -> None:

@@ -397,3 +397,14 @@ def test_the_card_under_the_agent_path_and_at_the_root() -> None:
         assert http.get("/a2a/.well-known/agent.json").status_code == 200
     assert cards[0] == cards[1]
     assert cards[0]["supportedInterfaces"][0]["url"] == server.url + "/a2a"
+
+
+def test_an_agent_reused_starts_over_when_registered_or_the_journal_is_cleared() -> None:
+    kind = a2a.A2aAgent([SCRIPT])
+    for _ in range(2):
+        with mockhttp.Server() as server, httpx.Client(base_url=server.url) as http:
+            server.mock(kind.mock())
+            sent = http.post("/", json=rpc("message/send", message=said("hi"))).json()
+            assert sent["result"]["id"] == "task-1"
+            server.clear_journal()
+            assert kind.task_states() == {}

@@ -39,6 +39,12 @@ def test_the_sequences_cover_every_event_type_and_shape() -> None:
     sent = {line[15:].split('"', 1)[0] for c in cases for line in c.body.split("\n\n")}
     assert set(EVENT_SCHEMAS) <= sent
     labels = " ".join(c.label for c in cases)
+    reused = 0  # a message id that opens in two runs of one stream
+    for case in cases:
+        runs = case.body.split('"type":"RUN_STARTED"')[1:]
+        opened = [set(_starts(run)) for run in runs]
+        reused += any(a & b for i, a in enumerate(opened) for b in opened[i + 1 :])
+    assert reused >= 5, reused
     for shape in (
         "3 run(s)",
         "error-first",
@@ -53,6 +59,12 @@ def test_the_sequences_cover_every_event_type_and_shape() -> None:
         "subagent tag",
     ):
         assert shape in labels, shape  # fmt: skip
+
+
+def _starts(text: str) -> list[str]:
+    """The message ids of the TEXT_MESSAGE_START events in ``text``."""
+    marker = '"type":"TEXT_MESSAGE_START","messageId":"'
+    return [part.split('"', 1)[0] for part in text.split(marker)[1:]]
 
 
 def test_frames_as_the_encoder_does() -> None:

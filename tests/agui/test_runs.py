@@ -5,7 +5,8 @@ subagents; each stream passes ``check --profile ag-ui`` and the reference client
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -197,6 +198,7 @@ def test_activity_raw_and_encrypted_reasoning(server: mockhttp.Server) -> None:
     [
         (lambda: agui.run(agui.text("a"), agui.error("x", before_start=True)), "only entry"),
         (lambda: agui.run(agui.step("s", agui.new_run())), "top level only"),
+        (lambda: agui.step("s", agui.step("t", agui.step("s"))), "inside a step of the same"),
         (lambda: agui.run(agui.error("x", drop=True), agui.new_run()), "ends the stream"),
         (lambda: agui.run(agui.step("s", agui.error("x", after_finished=True))), "not inside"),
         (
@@ -214,6 +216,14 @@ def test_scripts_that_cannot_be_streams_are_refused(build: Any, words: str) -> N
     with pytest.raises(mockhttp.ConfigError) as caught:
         build()
     assert words in str(caught.value)
+
+
+def test_a_subagents_steps_are_its_own() -> None:
+    """A subagent may open a step its parent has open (the client keys steps by owner)."""
+    run = agui.run(agui.step("tools", agui.subagent("sub", agui.step("tools"))))
+    with mockhttp.Server() as server:
+        text, _ = events_of(server, run)
+    assert violations(text) == []
 
 
 def test_the_file_form_round_trips() -> None:
@@ -249,3 +259,68 @@ def test_the_reference_client_accepts_each(server: mockhttp.Server) -> None:
         server.mock(run.mock(f"/{i}"))
         bodies.append(httpx.post(f"{server.url}/{i}", json=INPUT, timeout=5).text)
     assert [v for v in reference(bodies) if not v["accepted"]] == []
+
+
+def _script(rng: random.Random, depth: int = 0) -> list[Any]:
+    """Entries drawn at random, nested steps and subagents included (no run boundaries)."""
+    leaves: list[Callable[[], Any]] = [
+        lambda: agui.text(rng.choice(["Hi", "Sunny today", ""]), chunked=rng.random() < 0.4),
+        lambda: agui.tool_call(
+            "f",
+            {"a": rng.randint(0, 9)},
+            result=rng.choice([None, "ok"]),
+            chunked=rng.random() < 0.4,
+        ),
+        lambda: agui.reasoning("hm", chunked=rng.random() < 0.4, encrypted=rng.choice([None, "e"])),
+        lambda: agui.activity(
+            "a", {"n": 1}, patch=rng.choice([None, [{"op": "remove", "path": "/n"}]])
+        ),
+        lambda: agui.raw({"x": 1}),
+        lambda: agui.custom("c", 1),
+        lambda: agui.state({"k": 1}),
+        lambda: agui.delta({"op": "add", "path": "/k", "value": 2}),
+    ]
+    if depth == 0:
+        leaves.append(lambda: agui.messages({"id": "u", "role": "user", "content": "x"}))
+    if depth < 2:
+        leaves.append(lambda: agui.step(f"s{depth}", *_script(rng, depth + 1)))
+        leaves.append(
+            lambda: agui.subagent(
+                "sub", *_script(rng, depth + 1), error=rng.choice([None, "failed"])
+            )
+        )
+    return [rng.choice(leaves)() for _ in range(rng.randint(0, 4))]
+
+
+def _runs(rng: random.Random) -> agui.AgUiRun:
+    """One to three runs, each finishing, failing (any way a run can) or failing first."""
+    entries: list[Any] = []
+    failed = False
+    for number in range(rng.randint(1, 3)):
+        if number:
+            entries.append(agui.new_run())
+        how = rng.choice(["finish", "finish", "error", "after", "before"])
+        if how == "before" and not failed:
+            entries.append(agui.error("refused", before_start=True))
+        else:
+            entries += _script(rng)
+            if how == "error":
+                entries.append(agui.error("boom"))
+            elif how == "after":
+                entries.append(agui.error("late", after_finished=True))
+        failed = how != "finish" and not (how == "before" and failed)
+    return agui.run(*entries)
+
+
+@pytest.mark.skipif(reference_missing() is not None, reason=str(reference_missing()))
+def test_random_scripts_make_streams_the_reference_accepts(server: mockhttp.Server) -> None:
+    """80 seeded scripts of every entry, served over loopback: the reference client accepts
+    each stream, and the profile finds no violation in it."""
+    rng = random.Random(34)
+    bodies = []
+    for i in range(80):
+        server.mock(_runs(rng).mock(f"/r{i}"))
+        bodies.append(httpx.post(f"{server.url}/r{i}", json=INPUT, timeout=5).text)
+    verdicts = reference(bodies)
+    assert [(i, v) for i, v in enumerate(verdicts) if not v["accepted"]] == []
+    assert [(i, violations(b)) for i, b in enumerate(bodies) if violations(b)] == []

@@ -17,7 +17,10 @@ PACKAGE = ROOT / "src" / "mockhttp"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # (layer, the packages and modules in it), lowest first
-    ("core", ("mockhttp._core", "mockhttp.fault", "mockhttp.match", "mockhttp.sse")),
+    (
+        "core",
+        ("mockhttp._core", "mockhttp.fault", "mockhttp.match", "mockhttp.sse", "mockhttp.verdicts"),
+    ),
     ("mockfile", ("mockhttp._mockfile",)),
     ("server", ("mockhttp._server", "mockhttp.pytest_plugin")),
     ("contract", ("mockhttp.contract",)),

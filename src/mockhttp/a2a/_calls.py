@@ -19,16 +19,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from .._core._reply import Reply, ok
+from .._core._reply import Reply, ok, status
 from .._core._request import Request
 from .._core._sse import Event
 from . import _listing as listing
 from . import _render as render
+from . import _rest as rest_binding
 from . import _validate as validate
 from ._push import Config, Push, config_from
 from ._script import Entry, Error, Message, Task
 from ._spec import ERRORS, INTERRUPTED, TERMINAL, Version, error, result
-from ._tasks import Due, Live, Tasks, Update
+from ._tasks import Due, Live, Tasks, Update, apply
 
 __all__ = ["Agent", "Call"]
 
@@ -60,6 +61,8 @@ class Call:
     version: Version
     id: Any
     params: dict[str, Any]
+    rest: bool = False
+    """Answer as the HTTP+JSON binding does (no JSON-RPC envelope, errors as statuses)."""
     push_config: Config | None = None
 
     def answer(self, operation: str) -> Reply:
@@ -97,8 +100,8 @@ class Call:
             )
             wrapped = render.wrap(self.version, "message", reply)
             if stream:
-                return ok().event_stream(Event(result(self.id, wrapped)))
-            return ok().json(result(self.id, wrapped))
+                return ok().event_stream(Event(self._envelope(self.id, wrapped)))
+            return self._ok(wrapped)
         live = self.agent.state.create(entry, context_id if isinstance(context_id, str) else None)
         return self._run(live.id, user, stream=stream, history=history)
 
@@ -121,8 +124,10 @@ class Call:
         if self.push_config is not None:
             self.agent.push.add(dataclasses.replace(self.push_config, task_id=task_id))
         before, planned = self.agent.state.run(task_id, user, self.agent.event_delay)
-        self._deliver(before, planned)
         now = self.agent.state.clock()
+        if planned:  # a run's notifications begin with the task, as its stream does
+            self._deliver_task(before, min(now, planned[0].at))
+        self._deliver(before, planned)
         if stream:
             return self._stream(before, before.pending, now)
         when = now if self._returns_immediately() else before.stops_at
@@ -162,7 +167,7 @@ class Call:
                 bodies.append(render.wrap(self.version, kind, body))
                 delays.append(wait if copy == 0 else None)
         return ok().event_stream(
-            *(Event(result(id_, b), delay=d) for b, d in zip(bodies, delays, strict=True)),
+            *(Event(self._envelope(id_, b), delay=d) for b, d in zip(bodies, delays, strict=True)),
             event_delay=self.agent.event_delay,
         )
 
@@ -182,7 +187,7 @@ class Call:
             render.task(self.version, t, asked.history_length, asked.include_artifacts)
             for t in chosen
         ]
-        return ok().json(result(self.id, {"tasks": tasks, **fields}))
+        return self._ok({"tasks": tasks, **fields})
 
     def cancel(self) -> Reply:
         live = self._task()
@@ -241,9 +246,11 @@ class Call:
         push = self.agent.push
         config = config_from(self.params, self.version, live.id, push.number())
         push.add(config)
+        scratch = live.snapshot()
         for due in live.pending:
-            push.send(live.id, due.at, self._notification(live, due), config)
-        return ok().json(result(self.id, config.render(self.version)))
+            apply(scratch, due.event, due.at)
+            push.send(live.id, due.at, self._notification(scratch, due), config)
+        return self._ok(config.render(self.version))
 
     def _configured_push(self) -> Config | None:
         """A push config the message's configuration carries (1.0
@@ -270,7 +277,7 @@ class Call:
             return self._error(
                 ERRORS["task_not_found"], f"Push notification config not found: {config_id}"
             )
-        return ok().json(result(self.id, config.render(self.version)))
+        return self._ok(config.render(self.version))
 
     def push_list(self) -> Reply:
         live = self._push_task()
@@ -278,8 +285,8 @@ class Call:
             return live
         configs = [c.render(self.version) for c in self.agent.push.of(live.id)]
         if self.version == "0.3":
-            return ok().json(result(self.id, configs))
-        return ok().json(result(self.id, {"configs": configs, "nextPageToken": ""}))
+            return self._ok(configs)
+        return self._ok({"configs": configs, "nextPageToken": ""})
 
     def push_delete(self) -> Reply:
         live = self._push_task()
@@ -291,20 +298,29 @@ class Call:
             return self._error(
                 ERRORS["task_not_found"], f"Push notification config not found: {config_id}"
             )
-        return ok().json(result(self.id, None if self.version == "0.3" else {}))
+        return self._ok(None if self.version == "0.3" else {})
 
     def _deliver(self, live: Live, dues: list[Due]) -> None:
         push = self.agent.push
         if not self.agent.push_notifications or not push.of(live.id):
             return
+        scratch = live.snapshot()  # the task as each step leaves it (0.3 sends the task)
         for due in dues:
-            push.send(live.id, due.at, self._notification(live, due))
+            apply(scratch, due.event, due.at)
+            push.send(live.id, due.at, self._notification(scratch, due))
+
+    def _deliver_task(self, live: Live, when: float) -> None:
+        push = self.agent.push
+        if self.agent.push_notifications and push.of(live.id):
+            body = render.task(self.version, live)
+            push.send(live.id, when, render.wrap(self.version, "task", body))
 
     def _notification(self, live: Live, due: Due) -> Any:
-        """What the webhook gets for a step: 1.0 the update as a stream sends it, 0.3 the
-        task as the step leaves it."""
+        """What the webhook gets for a step (``live``: the task as the step leaves it): 1.0
+        the update as a stream sends it, 0.3 the task (a run's first notification is the
+        task as it starts)."""
         if self.version == "0.3":
-            return render.task(self.version, live.at(due.at))
+            return render.task(self.version, live)
         event = due.event
         if isinstance(event, Update):
             return render.wrap(
@@ -321,14 +337,24 @@ class Call:
                 ERRORS["extended_card_not_configured"],
                 "Extended agent card not configured: this agent has none",
             )
-        return ok().json(result(self.id, card))
+        return self._ok(card)
 
     # -- the answers -------------------------------------------------------------------
 
     def _json(self, script: Task, value: Any) -> Reply:
-        return ok().json(result(_other(self.id) if script.wrong_id else self.id, value))
+        id_ = _other(self.id) if script.wrong_id else self.id
+        return ok().json(self._envelope(id_, value))
+
+    def _ok(self, value: Any) -> Reply:
+        return ok().json(self._envelope(self.id, value))
+
+    def _envelope(self, id_: Any, value: Any) -> Any:
+        """The answer as the binding carries it: JSON-RPC's response, HTTP+JSON's value."""
+        return value if self.rest else result(id_, value)
 
     def _error(self, code: int, message: str) -> Reply:
+        if self.rest:
+            return status(rest_binding.status_of(code)).json(rest_binding.rest_error(code, message))
         return ok().json(error(self.id, code, message))
 
 

@@ -14,23 +14,26 @@ boolean: -32600).  A2A has no batches: an array is -32600.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .._core import _jsonrpc as jsonrpc
 from .._core._errors import ConfigError
-from .._core._match import any_of
+from .._core._match import any_of, regex
 from .._core._mock import Mock, request
 from .._core._registry import ReplyKind
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
+from . import _rest as rest_binding
 from ._calls import Call
 from ._push import Push
 from ._script import Entry, Task, artifact, entries, task
 from ._script import status as status_step
 from ._spec import CARD_PATHS, ERRORS, METHODS, VERSION_HEADER, VERSIONS, error
 from ._tasks import Tasks
+from ._validate import camel
 
 __all__ = ["A2aAgent"]
 
@@ -65,6 +68,9 @@ class A2aAgent(ReplyKind):
         extended_card: fields over the card for the extended agent card (None: the
             agent has none, ``-32007``); it is for authenticated clients, so it needs
             ``bearer_token``.
+        http_json: the agent answers A2A 1.0's HTTP+JSON binding too, under ``path``
+            (``POST /message:send``, ``GET /tasks/{id}``...; see :mod:`._rest`), and its
+            card lists that interface.
         bearer_token: the agent requires ``Authorization: Bearer <bearer_token>`` on every
             JSON-RPC request (else HTTP 401 with ``WWW-Authenticate: Bearer``); its card,
             public, declares the scheme (``securitySchemes``, ``securityRequirements``).
@@ -83,6 +89,7 @@ class A2aAgent(ReplyKind):
     push_notifications: bool = False
     extended_card: Mapping[str, Any] | None = None
     bearer_token: str | None = None
+    http_json: bool = False
     state: Tasks = field(default_factory=Tasks, compare=False, repr=False)
     push: Push = field(default_factory=Push, compare=False, repr=False)
 
@@ -118,6 +125,8 @@ class A2aAgent(ReplyKind):
                 "extended_card: the extended card is for authenticated clients; "
                 "give bearer_token too"
             )
+        if not isinstance(self.http_json, bool):
+            raise ConfigError(f"http_json: {self.http_json!r} must be true or false")
         if not isinstance(self.push_notifications, bool):
             raise ConfigError(
                 f"push_notifications: {self.push_notifications!r} must be true or false"
@@ -134,7 +143,10 @@ class A2aAgent(ReplyKind):
 
     def mock(self, *, name: str | None = "a2a") -> Mock:
         """A mock answering the card's well-known paths and the JSON-RPC endpoint."""
-        return request(None, any_of(self.path, *self.card_paths), name=name).reply(self)
+        paths: list[Any] = [self.path, *self.card_paths]
+        if self.http_json:
+            paths.append(regex("^" + re.escape(self.path.rstrip("/")) + rest_binding.PATTERN + "$"))
+        return request(None, any_of(*paths), name=name).reply(self)
 
     def task_states(self) -> dict[str, str]:
         """Each task's id and state now, oldest first."""
@@ -144,6 +156,11 @@ class A2aAgent(ReplyKind):
         """Forget every task, push config and delivery, and start the answers again."""
         self.state.reset()
         self.push.reset()
+
+    def forget(self) -> None:
+        """Called when the mock is registered and when the server's journal is cleared: an
+        agent reused by another test starts with no tasks (``task-1`` again)."""
+        self.reset()
 
     def to_args(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -162,15 +179,37 @@ class A2aAgent(ReplyKind):
     def build(self, request: Request) -> Reply:
         if request.method in ("GET", "HEAD") and request.path in self.card_paths:
             return ok().json(self.agent_card(request))
+        if self.bearer_token is not None and not self._authorized(request):
+            return (
+                status(401)
+                .header("WWW-Authenticate", 'Bearer realm="a2a"')
+                .json({"error": "unauthorized: this agent needs a bearer token"})
+            )
         if request.method == "POST" and request.path == self.path:
-            if self.bearer_token is not None and not self._authorized(request):
-                return (
-                    status(401)
-                    .header("WWW-Authenticate", 'Bearer realm="a2a"')
-                    .json({"error": "unauthorized: this agent needs a bearer token"})
-                )
             return self._rpc(request)
+        if self.http_json:
+            answer = self._rest(request)
+            if answer is not None:
+                return answer
         return status(405).header("Allow", "POST" if request.path == self.path else "GET")
+
+    def _rest(self, req: Request) -> Reply | None:
+        """The HTTP+JSON binding's answer, None when the path is none of its routes."""
+        base = self.path.rstrip("/")
+        if not req.path.startswith(base + "/"):
+            return None
+        try:
+            body = req.json() if req.body else {}
+        except ValueError as exc:
+            code = ERRORS["parse"]
+            reply = status(400).json(rest_binding.rest_error(code, f"Parse error: {exc}"))
+            return reply
+        query = dict(req.query)
+        found = rest_binding.route(req.method, req.path[len(base) :], query, body)
+        if found is None:
+            return None
+        operation, params = found
+        return Call(self, req, "1.0", None, camel(params), rest=True).answer(operation)
 
     def _authorized(self, request: Request) -> bool:
         return request.headers.get("authorization") == f"Bearer {self.bearer_token}"
@@ -180,6 +219,7 @@ class A2aAgent(ReplyKind):
         host = request.headers.get("host", "localhost") if request is not None else "localhost"
         url = f"http://{host}{self.path}"
         newest_first = sorted(self.versions, reverse=True)
+        bindings = ["JSONRPC", "HTTP+JSON"] if self.http_json else ["JSONRPC"]
         capabilities: dict[str, Any] = {
             "streaming": True,
             "pushNotifications": self.push_notifications,
@@ -191,8 +231,10 @@ class A2aAgent(ReplyKind):
             "description": self.description,
             "version": "1.0.0",
             "supportedInterfaces": [
-                {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": v}
+                {"url": url, "protocolBinding": b, "protocolVersion": v}
                 for v in newest_first
+                for b in bindings
+                if b == "JSONRPC" or v == "1.0"
             ],
             "url": url,  # 0.3's fields, for clients that read no supportedInterfaces
             "protocolVersion": "0.3.0" if "0.3" in self.versions else "1.0",
@@ -250,6 +292,8 @@ class A2aAgent(ReplyKind):
                 error(id_, ERRORS["invalid_params"], "Invalid params: params must be an object")
             )
         version, operation = known
+        if version == "1.0":
+            params = camel(params)
         return Call(self, req, version, id_, params).answer(operation)
 
 

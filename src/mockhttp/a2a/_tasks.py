@@ -30,7 +30,7 @@ from typing import Any
 from ._script import Artifact, Status, Task
 from ._spec import INTERRUPTED, TERMINAL
 
-__all__ = ["Chunk", "Clock", "Due", "Live", "Tasks", "Update"]
+__all__ = ["Chunk", "Clock", "Due", "Live", "Tasks", "Update", "apply"]
 
 Clock = Callable[[], float]
 """The wall clock in seconds (``time.time``; tests pass their own)."""

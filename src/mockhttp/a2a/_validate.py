@@ -15,15 +15,40 @@ Pure: no I/O, no state.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ._spec import Version
 
-__all__ = ["Invalid", "history_length", "message", "task_id", "whole"]
+__all__ = ["Invalid", "camel", "history_length", "message", "task_id", "whole"]
 
 _ROLES = {"0.3": ("user", "agent"), "1.0": ("ROLE_USER", "ROLE_AGENT")}
 _CONTENT_1_0 = ("text", "raw", "url", "data")
 _KINDS_0_3 = ("text", "file", "data")
+
+
+_SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
+_FREE = frozenset({"data", "metadata"})  # JSON the client owns: its keys are left alone
+
+
+def camel(value: Any) -> Any:
+    """1.0's params with proto field names (``message_id``) as their JSON names
+    (``messageId``): ProtoJSON parsers take both, and clients send both (the TCK's REST
+    client sends the proto names).  The JSON under ``data`` and ``metadata`` is kept."""
+    if isinstance(value, list):
+        return [camel(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _camelized(key) if isinstance(key, str) and _SNAKE.match(key) else key
+        out[name] = item if name in _FREE else camel(item)
+    return out
+
+
+def _camelized(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(word.capitalize() for word in rest)
 
 
 class Invalid(ValueError):

@@ -212,6 +212,20 @@ class Step:
     def __post_init__(self) -> None:
         _text(self.name, "step.name")
         object.__setattr__(self, "events", items(self.events, "step.events"))
+        _no_step_inside_its_namesake(self.events, self.name)
+
+
+def _no_step_inside_its_namesake(entries: Sequence[Any], name: str) -> None:
+    """A step may not open inside an open step of its name (a subagent's steps are its
+    own): the protocol's client refuses the second ``STEP_STARTED``."""
+    for entry in entries:
+        if isinstance(entry, Step):
+            if entry.name == name:
+                raise ConfigError(
+                    f"step {name!r} inside a step of the same name: the protocol's "
+                    "clients refuse a step that is already open"
+                )
+            _no_step_inside_its_namesake(entry.events, name)
 
 
 @dataclass(frozen=True)
