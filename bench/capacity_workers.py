@@ -36,8 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from mockhttp._server._admission import SharedGate
-from mockhttp._server._workers import Keeper, StateChannel
+from mockhttp._server._shared import Keeper, SharedGate, StateChannel
 
 ROOT = Path(__file__).resolve().parent.parent
 BODY = '{"model":"m","messages":[{"role":"user","content":"Hi"}]}'

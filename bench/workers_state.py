@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from mockhttp._core._route import Claim
-from mockhttp._server._workers import Keeper, StateChannel
+from mockhttp._server._shared import Keeper, StateChannel
 
 MOCKS = (
     "request: {path: /fixed}\nresponse: {body: ok}\n---\n"

@@ -4,8 +4,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import mockhttp
+
+# Hypothesis's two clocks are timing assertions without a margin: a 200 ms deadline per
+# example, and the "input generation is slow" health check (1 s), which a loaded machine
+# failed.  The suite keeps neither; the properties are checked as before.
+settings.register_profile("mockhttp", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("mockhttp")
 
 
 @pytest.fixture

@@ -76,6 +76,14 @@ def test_round_trip() -> None:
         ("- text: {role: bot}", "4:13 at response.agui[0].text", "content is missing"),
         ("- error: x\n    - text: y", "4:5 at response.agui", "must be the run's last entry"),
         ("- pause: soon", "4:14 at response.agui[0].pause", "not a duration"),
+        ("- new_run: {runid: r2}", "4:16 at response.agui[0].new_run", "'runid'"),
+        ("- subagnt: {name: s}", "4:7 at response.agui[0]", "did you mean 'subagent'?"),
+        ("- activity: {content: {}}", "4:17 at response.agui[0].activity", "activity_type is"),
+        (
+            "- text: y\n    - error: {message: x, before_start: yes}",
+            "4:5 at response.agui",
+            "before_start is its run's only entry",
+        ),
     ],
 )
 def test_errors_at_their_place(entry: str, place: str, words: str) -> None:

@@ -125,7 +125,9 @@ def test_live_check_passes_our_mock_and_fails_a_broken_server(
     with mockhttp.Server() as server:
         server.mock(mcp.server([TOOL]))
         assert main(["--profile", "mcp", server.url + "/mcp"]) == 0
-    assert "0 violations, 0 warnings, 0 notes in 5 exchange(s)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "0 violations, 0 warnings, 0 notes in 8 exchange(s)" in out
+    assert "pass       mcp transport: 10 rules checked" in out
     fixed = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}}
     with mockhttp.Server() as server:
         server.mock(
@@ -140,7 +142,8 @@ def test_live_check_passes_our_mock_and_fails_a_broken_server(
     }
     assert found >= {
         ("tools/list", "mcp.answered-once"),
-        ("ping without Mcp-Session-Id", "mcp.session-required"),
+        ("#6 POST ping", "mcp.session-required"),
+        ("#5 POST ping", "mcp.protocol-version"),
     }
     # it repeats the session id it issued on every answer: allowed (FastMCP does so)
     assert ("tools/list", "mcp.session") not in found

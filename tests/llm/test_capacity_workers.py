@@ -14,7 +14,7 @@ from typing import TypeVar
 import httpx
 import pytest
 
-from mockhttp._server._admission import Admissions
+from mockhttp._server._shared import Admissions
 from tests.helpers.cli_process import Serving
 
 pytestmark = pytest.mark.skipif(

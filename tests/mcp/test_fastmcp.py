@@ -40,7 +40,7 @@ def run(url: str, body: Any) -> Any:
 def test_fastmcp_lists_calls_and_answers_the_mocks_requests() -> None:
     kind = mcp.McpServer(tools=[PLAN])
     with mockhttp.Server() as server:
-        server.mock(kind.mock())
+        handle = server.mock(kind.mock())
 
         async def body(client: Client[Any]) -> Any:
             return await client.list_tools(), await client.call_tool("plan", {})
@@ -49,14 +49,24 @@ def test_fastmcp_lists_calls_and_answers_the_mocks_requests() -> None:
     assert [t.name for t in listed] == ["plan"]
     assert result.content[0].text == "model: 4; roots: file:///work"
     assert [r.method for r in kind.client_responses] == ["sampling/createMessage", "roots/list"]
+    posted = [c.request.json() for c in handle.calls if c.request.method == "POST"]
+    # FastMCP speaks revision 2026-07-28 with the mock: no initialize, one call retried
+    assert [m["method"] for m in posted] == [
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "tools/call",
+    ]
+    assert "inputResponses" in posted[-1]["params"]
 
 
 def test_fastmcp_resumes_a_dropped_stream_and_reports_an_expired_session() -> None:
     """The call's stream is cut after the progress notification: FastMCP (the SDK's
     transport underneath) resumes with ``Last-Event-ID``; after ``expire()`` the next
-    call raises."""
+    call raises.  Sessions are the stateful revisions': the mock speaks only those, so
+    FastMCP's ``server/discover`` probe gets -32022 and it falls back to ``initialize``."""
     tool = mcp.tool("slow", answers=[mcp.answer("done", progress=[0.5, 1.0])])
-    kind = mcp.McpServer(tools=[tool], retry=20)
+    kind = mcp.McpServer(tools=[tool], retry=20, protocol_versions=mcp.STATEFUL)
     calls = match.json_path("$.method", match.equal("tools/call"))
     with mockhttp.Server() as server:
         handle = server.mock(kind.mock())

@@ -191,14 +191,14 @@ def test_removed_mocks_and_a_reset_drop_their_cached_wire_plans() -> None:
         server.mock(mockhttp.get("/other").reply(other))
         assert len(httpx.get(server.url + "/big").content) == 100_000
         assert len(httpx.get(server.url + "/other").content) == 100_000
-        assert {id(big), id(other)} <= server._wires.ids()
+        assert {id(big), id(other)} <= server._answers.wires.ids()
         server.remove(active)
         _settle(server)
-        assert id(big) not in server._wires.ids()
-        assert id(other) in server._wires.ids()
+        assert id(big) not in server._answers.wires.ids()
+        assert id(other) in server._answers.wires.ids()
         server.reset()
         _settle(server)
-        assert server._wires.ids() == set()
+        assert server._answers.wires.ids() == set()
 
 
 def _settle(server: mockhttp.Server) -> None:

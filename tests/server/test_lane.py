@@ -4,8 +4,11 @@ and no kept answer outlives what made it right.  On the wire: raw sockets and ht
 
 from __future__ import annotations
 
+import gc
+import marshal
 import socket
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -308,3 +311,24 @@ def test_entries_written_in_pieces_keep_every_field_as_sent() -> None:
             assert calls[n].mock is first.mock
         assert calls[4].path_params == {"id": "7"}
         assert sorted(c._seq for c in calls) == [c._seq for c in calls]
+
+
+def test_a_kept_answers_entries_are_records_that_share_their_fields() -> None:
+    """A lane entry is ``_pack``'s record as a tuple (``_journal.Kept.record``): calls with
+    the same request fields share one marshalled request, and the collector stops tracking the
+    entries, as it never tracked a marshalled entry."""
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("s")))
+        with connect(server.port) as sock:
+            for _ in range(5):
+                exchange(sock, GET)
+        items: list[Any] = list(list.__iter__(server._journal.calls))
+        entries = [e for e in items if type(e) is tuple]
+        assert len(entries) >= 2
+        assert entries[-1][1] is entries[-2][1]
+        request = marshal.loads(entries[-1][1])
+        assert request[:3] == ("GET", "/small", (("Host", "x"), ("User-Agent", "lane-test")))
+        for _ in range(3):  # (a full collection may see a record before what it holds:
+            gc.collect()  # then a level of its nesting is untracked per collection)
+        assert not any(gc.is_tracked(e) for e in entries)
+        assert [c.request.target for c in server.journal] == ["/small"] * 5

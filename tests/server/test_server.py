@@ -319,9 +319,9 @@ def test_head_to_an_endless_stream_ends_after_the_head(server: mockhttp.Server) 
 
 def test_oversized_body_gets_413(server: mockhttp.Server, monkeypatch: pytest.MonkeyPatch) -> None:
     """A body over the limit gets 413 and a close; the server keeps serving."""
-    from mockhttp._server import _connection
+    from mockhttp._server import _http1
 
-    monkeypatch.setattr(_connection, "MAX_BODY", 1000)
+    monkeypatch.setattr(_http1, "MAX_BODY", 1000)
     server.mock(mockhttp.post("/u"))
     got = raw_exchange(
         server.url,

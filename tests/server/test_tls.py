@@ -234,4 +234,5 @@ def test_spki_sha256_is_the_leaf_key_hash(loop: str) -> None:
         import hashlib
 
         expected = base64.b64encode(hashlib.sha256(spki).digest()).decode()
-        assert spki_sha256(server._certs()) == expected
+        assert server._tls is not None
+        assert spki_sha256(server._tls) == expected

@@ -309,7 +309,7 @@ def test_two_channels_to_one_keeper_get_distinct_indices() -> None:
     import socket as sockets
 
     from mockhttp._core._route import Claim
-    from mockhttp._server._workers import Keeper, StateChannel
+    from mockhttp._server._shared import Keeper, StateChannel
 
     keeper = Keeper()
     channels = []
@@ -333,7 +333,7 @@ def test_a_channel_that_timed_out_never_takes_a_late_answer() -> None:
     import socket as sockets
 
     from mockhttp._core._route import Claim
-    from mockhttp._server._workers import StateChannel
+    from mockhttp._server._shared import StateChannel
 
     supervisor, worker = sockets.socketpair()
     channel = StateChannel(worker)
@@ -353,8 +353,7 @@ def test_a_leave_is_told_without_an_answer_and_the_next_admit_sees_it() -> None:
     ``admit`` right after a ``leave`` finds the place free."""
     import socket as sockets
 
-    from mockhttp._server._admission import SharedGate
-    from mockhttp._server._workers import Keeper, StateChannel
+    from mockhttp._server._shared import Keeper, SharedGate, StateChannel
 
     keeper = Keeper()
     ours, theirs = sockets.socketpair()

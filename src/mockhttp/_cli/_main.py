@@ -34,16 +34,16 @@ from .._mockfile._load import (
     overlap_warnings,
 )
 from .._server._admin import is_loopback
-from .._server._admission import join as join_admissions
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
+from .._server._shared import StateChannel
+from .._server._shared import join as join_admissions
 from .._server._tls import make_certs
 from .._server._tls import require as require_tls
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
-    StateChannel,
     Supervisor,
     take_secret,
     wait_for_listen,
@@ -370,7 +370,7 @@ def _serve(args: argparse.Namespace) -> int:
         _number, hub_port, fd = args.worker.split(":")
         secret = take_secret()
         channel = StateChannel(socket.socket(fileno=int(fd)))
-        server.tally, server.shared_states = channel, channel.states
+        server.share(channel)  # the state of the mocks, and the kinds', is the supervisor's
         join_admissions(channel.ask, channel.tell)  # capacities count in the supervisor
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)

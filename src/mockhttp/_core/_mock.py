@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ._errors import ConfigError
+from ._kept import Kept, KeptKind, Scoped
 from ._match import MISSING, JSONPath, Matcher, as_matcher, cut
 from ._plan import Fault
 from ._registry import ReplyKind
@@ -294,9 +295,10 @@ class Mock:
             self, handler=handler, sequence=(), kind=None, response=self._fixed_response()
         )
 
-    def reply_for(self, request: Request, index: int = 0) -> Reply:
+    def reply_for(self, request: Request, index: int = 0, kept: Kept | None = None) -> Reply:
         """The reply to ``request``, the mock's ``index``-th call (0 for the first): the
-        kind's, the handler's, the sequence's, or the fixed one.
+        kind's, the handler's, the sequence's, or the fixed one.  A kind that keeps state
+        (``_kept.KeptKind``) reads and changes it in ``kept``, the server's.
 
         The handler gets the path's template values as keyword arguments when it takes
         them: ``def handler(request, id)`` for the path ``/v1/files/{id}``.
@@ -304,8 +306,11 @@ class Mock:
         Raises:
             ConfigError: the handler returned something other than a ``Reply``.
         """
-        if self.kind is not None:
-            return self.kind.build(request)
+        kind = self.kind
+        if kind is not None:
+            if kept is not None and isinstance(kind, KeptKind):
+                return kind.build_kept(request, Scoped(kept, kind.state_key))
+            return kind.build(request)
         if self.handler is not None:
             params = self.path_params(request) or {}
             wanted = _handler_params(self.handler)

@@ -15,8 +15,9 @@ a clock or does I/O.
 Rule 2: the state may be held elsewhere (``serve --workers``: by the supervisor, for every
 worker): ``route_shared`` reads no entry's count, but asks ``tally`` for the first of the
 matching entries that answers, as ``Claim``s (data), and ``choose`` is what the keeper of
-the state runs on them, under its lock.  Mocks that keep no state (no ``times``, replies
-or scenario: ``keeps_state``) are answered without asking.
+the state runs on them, under its lock.  The keeper may hold the claim until the call
+ends (its ``ticket``, carried by the ``Answer``): the caller says when.  Mocks that keep
+no state (no ``times``, replies or scenario: ``keeps_state``) are answered without asking.
 Rule 3: a reply's errors are data too: a handler that raises, or a sequence used up with
 ``exhausted="error"``, gives an ``Answer`` whose ``error`` is set (the call still counts);
 a reply kind that refuses the request (``RefusedRequest``) gives both its ``reply`` (for
@@ -31,6 +32,7 @@ from typing import Generic, Protocol, TypeVar
 
 from ._errors import RefusedRequest, VerificationError
 from ._explain import Explanation, explain
+from ._kept import Kept
 from ._mock import STARTED, Mock
 from ._plan import Fault
 from ._reply import Reply, status
@@ -49,6 +51,7 @@ __all__ = [
     "limit_of",
     "next_states",
     "route",
+    "route_front",
     "route_shared",
 ]
 
@@ -74,12 +77,28 @@ class Answer(Generic[E]):
     the ``faults`` for that index, the scenario ``states`` after the call (the same
     mapping when no scenario moved), and ``error``: None, or why there is no reply (then
     ``reply`` is None and the request gets a 500), or why the request was refused (then
-    ``reply`` is the refusal the client gets)."""
+    ``reply`` is the refusal the client gets).  ``request`` is the request answered, and
+    ``params`` the values of its mock's path template (``{}``: none); ``ticket``: the
+    keeper's ticket for the claim this call holds when the state is held elsewhere (0:
+    none; the server says when the call ends: Rule 2)."""
 
-    __slots__ = ("entry", "error", "faults", "index", "reply", "states")
+    __slots__ = (
+        "entry",
+        "error",
+        "faults",
+        "index",
+        "params",
+        "reply",
+        "request",
+        "states",
+        "ticket",
+    )
+
+    ticket: int
 
     def __init__(
         self,
+        request: Request,
         entry: E,
         index: int,
         reply: Reply | None,
@@ -87,12 +106,15 @@ class Answer(Generic[E]):
         states: Mapping[str, str],
         error: Exception | None = None,
     ) -> None:
+        self.request = request
+        self.params = entry.mock.path_params(request)
         self.entry = entry
         self.index = index
         self.reply = reply
         self.faults = faults
         self.states = states
         self.error = error
+        self.ticket = 0
 
 
 class Miss:
@@ -173,10 +195,12 @@ def route(
     entries: Sequence[E],
     states: Mapping[str, str],
     every: Sequence[E] | None = None,
+    kept: Kept | None = None,
 ) -> Answer[E] | Miss:
     """Which of ``entries`` answers ``request``, with what (see the module's docstring).
     ``every``: all the entries, when ``entries`` are only those that could match its path
-    (``_paths.PathIndex``): a miss is explained against all of them."""
+    (``_paths.PathIndex``): a miss is explained against all of them.  ``kept``: the
+    state reply kinds declared (``_kept``), for the reply built."""
     method = request.method
     for entry in entries:  # find(request, entries, states, method), inlined: every request
         mock = entry.mock
@@ -185,11 +209,25 @@ def route(
             and mock.matches(request, method)
             and (mock.scenario_of is None or mock.in_state(states))
         ):
-            return answer(request, entry, states)
+            return answer(request, entry, states, None, kept)
     found = find(request, entries, states, "GET") if method == "HEAD" else None
     if found is None:
         return Miss(request, entries if every is None else every, states)
-    return answer(request, found, states)
+    return answer(request, found, states, None, kept)
+
+
+def route_front(
+    request: Request, front: Sequence[E], states: Mapping[str, str], kept: Kept | None = None
+) -> Answer[E] | None:
+    """What the entries ranked above all the others answer (the server's own endpoints,
+    which keep no state: ``_server/_builtin.py``), as ``route`` would, or None: route the
+    request among the others.  Tried before the others are even looked up."""
+    method = request.method
+    for entry in front:
+        if entry.mock.matches(request, method):
+            return answer(request, entry, states, None, kept)
+    found = find(request, front, states, "GET") if method == "HEAD" and front else None
+    return None if found is None else answer(request, found, states, None, kept)
 
 
 def find(
@@ -208,7 +246,11 @@ def find(
 
 
 def answer(
-    request: Request, entry: E, states: Mapping[str, str], index: int | None = None
+    request: Request,
+    entry: E,
+    states: Mapping[str, str],
+    index: int | None = None,
+    kept: Kept | None = None,
 ) -> Answer[E]:
     """What ``entry`` answers to ``request``, its ``index``-th call (None: its next)."""
     mock = entry.mock
@@ -221,15 +263,16 @@ def answer(
             f"mock {mock.describe()} was called {index + 1} times, and it has "
             f"{_count(len(mock.sequence), 'reply', 'replies')} (exhausted='error')"
         )
-        return Answer(entry, index, None, (), states, error)
+        return Answer(request, entry, index, None, (), states, error)
     try:
-        reply = mock.reply_for(request, index)
+        reply = mock.reply_for(request, index, kept)
     except RefusedRequest as refused:  # the client's fault: it gets the kind's refusal
-        return Answer(entry, index, refused.reply, (), states, refused)
+        return Answer(request, entry, index, refused.reply, (), states, refused)
     except Exception as exc:  # a handler's: the call counts, the client gets a 500
-        return Answer(entry, index, None, (), states, exc)
+        return Answer(request, entry, index, None, (), states, exc)
     faults = mock.faults_for(index)
-    return Answer(entry, index, reply, (*reply.faults, *faults) if reply.faults else faults, states)
+    faults = (*reply.faults, *faults) if reply.faults else faults
+    return Answer(request, entry, index, reply, faults, states)
 
 
 def by_target(request: Request, entries: Sequence[E], found: Answer[E]) -> bool:
@@ -312,12 +355,14 @@ class Claim:
 @dataclass(frozen=True, slots=True)
 class Choice:
     """The keeper's answer: which claim answers (``position``, None: none), as its
-    ``index``-th call, the scenario ``states`` before the call and the ``counts`` after."""
+    ``index``-th call, the scenario ``states`` before the call and the ``counts`` after;
+    ``ticket``: what the keeper holds for the call until it ends (0: nothing)."""
 
     position: int | None
     index: int
     states: Mapping[str, str]
     counts: Mapping[int, int]
+    ticket: int = 0
 
 
 def choose(claims: Sequence[Claim], counts: Mapping[int, int], states: Mapping[str, str]) -> Choice:
@@ -353,7 +398,11 @@ Tally = Callable[[Sequence[Claim]], Choice]
 
 
 def route_shared(
-    request: Request, entries: Sequence[IE], tally: Tally, every: Sequence[IE] | None = None
+    request: Request,
+    entries: Sequence[IE],
+    tally: Tally,
+    every: Sequence[IE] | None = None,
+    kept: Kept | None = None,
 ) -> Answer[IE] | Miss:
     """``route`` with the state held elsewhere: the matching entries up to the first that
     keeps no state are the candidates; that one answers at once when it comes first, else
@@ -365,10 +414,12 @@ def route_shared(
         if not candidates:
             continue
         if not keeps_state(candidates[0].mock):
-            return answer(request, candidates[0], {})
+            return answer(request, candidates[0], {}, None, kept)
         choice = tally([Claim.of(e.id, e.mock) for e in candidates])
         if choice.position is not None:
-            return answer(request, candidates[choice.position], choice.states, choice.index)
+            found = answer(request, candidates[choice.position], choice.states, choice.index, kept)
+            found.ticket = choice.ticket
+            return found
         states = choice.states
     return Miss(request, entries if every is None else every, states)
 

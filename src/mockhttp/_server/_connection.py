@@ -1,12 +1,29 @@
-"""One client connection: parse requests with httptools, run one reply at a time.
+"""One client connection: the ``asyncio.Protocol`` around the sans-I/O ``_http1.Http1``.
 
-Pipelined requests queue up and are answered in order; past ``MAX_QUEUED`` of them the
-connection stops reading (``pause_reading``) until the replies catch up.  A request that
-cannot be parsed gets a 400 (431 for a head over ``MAX_HEAD``, 413 for a body over
-``MAX_BODY`` or a ``Content-Length`` that promises one) and the connection closes; the
-server goes on serving others.  A head that does not arrive within the server's
-``header_timeout``, or a body that pauses that long, gets a 408 and a close; an idle
-connection closes after ``idle_timeout``.
+Bytes go in to ``Http1``, which gives events (``_http1.py``); each request is answered
+by a plan the server gives (``Server._serve``), run one at a time in the order they
+came.  Pipelined requests queue up; past ``MAX_QUEUED`` of them the connection stops
+reading (``pause_reading``) until the replies catch up, and a read of thousands is
+parsed a slice at a time.  A request that cannot be parsed is answered with the status
+``Http1`` gives (400, 413, 431) and the connection closes; the server goes on serving
+others.  A head that does not arrive within the server's ``header_timeout``, or a body
+that pauses that long, gets a 408 and a close; an idle connection closes after
+``idle_timeout``.
+
+An ``Upgrade`` request stops the reading until its plan is known: a ``Switch`` plan
+(``_upgrade.py``) hands the transport, with the bytes the client sent after the request,
+to another protocol (``switch``); any other reply answers it as HTTP/1.1 and the bytes
+that followed are parsed as requests.
+
+Cost (measured, ``docs/performance.md`` "Session seven"): this form, a sans-I/O parser
+whose events are handled here and the lane a plan kind the server gives, costs 17.7% more
+instructions on a small keep-alive request answered by the lane than the parser
+callbacks that wrote the lane's bytes themselves (39.7k -> 46.7k, ``bench/instructions.py``):
+about 100 more Python opcodes (the feed, the event loop here, ``_serve``'s call and plan,
+``Hit.start`` and ``done``) and the event objects.  It is kept as the fastest honest form
+tried: the request next in line starts at once (``next`` and ``_start`` inlined in
+``_handle``), the lane's lookup and journal are inlined in ``Server._serve``, and a
+``Message`` is built without its Python ``__new__``.
 """
 
 from __future__ import annotations
@@ -20,28 +37,37 @@ import termios
 from collections import deque
 from typing import Any, Protocol, cast
 
-import httptools
-
 from .._core._reply import error_reply, status
-from .._core._request import Headers, Request
 from .._core._wire import frame
+from ._http1 import (
+    MAX_BODY,
+    MAX_HEAD,
+    MAX_PIECES,
+    Bad,
+    Continue,
+    Http1,
+    Message,
+    Upgrade,
+    request_of,
+)
 from ._journal import Call, CallList
-from ._lane import Key, Lane
-from ._runner import Host, Plan, Runner, Steps, Whole
+from ._runner import Host, Plan, Runner, Steps
+from ._upgrade import Switch
 
-__all__ = ["MAX_BODY", "MAX_HEAD", "MAX_QUEUED", "Connection", "Server", "no_delay"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_HEAD",
+    "MAX_PIECES",
+    "MAX_QUEUED",
+    "Connection",
+    "Server",
+    "Switched",
+    "no_delay",
+]
 
-MAX_HEAD = 64 * 1024
-MAX_BODY = 64 * 1024 * 1024
 MAX_QUEUED = 64  # pipelined requests waiting for their reply before reading pauses
-MAX_PIECES = 1 << 20  # pieces (chunks) one request body may come in
 _SLICE = 16 * 1024  # bytes parsed at a time, so that a full queue stops the parsing
-_NO_TRAILERS = Headers()
-_METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
 RESET_WAIT = 10.0  # seconds a reset waits for written bytes to leave before it goes anyway
-# the fields on_headers_complete reads (Content-Length, Expect), and those on_message_complete
-# reads for an upgrade request with a body (Content-Length, Transfer-Encoding)
-_SPECIAL = (len("content-length"), len("expect"), len("transfer-encoding"))
 _TIOCOUTQ = getattr(termios, "TIOCOUTQ", None)  # Linux: bytes in a socket's send queue
 
 
@@ -86,38 +112,10 @@ class Server(Host, Protocol):
     @property
     def _connections(self) -> set[Any]: ...  # (HTTP/2 connections too: ``_h2.py``)
 
-    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
-        """The call to journal and the wire plan to run for ``request``."""
+    def _serve(self, message: Message) -> tuple[Call | None, Plan]:
+        """The call journaled (None: journaled already, or never) and the plan to run
+        for ``message``."""
         ...
-
-    @property
-    def _lane(self) -> Lane | None: ...
-
-    def _by_lane(self, key: Key, headers: list[tuple[str, str]]) -> Whole | None:
-        """The answer kept for a bodiless request of ``key``, journaled; or None."""
-        ...
-
-
-class _Bad:
-    """A request that could not be parsed: answer ``status`` and close."""
-
-    __slots__ = ("message", "status")
-
-    def __init__(self, status: int, message: str) -> None:
-        self.status = status
-        self.message = message
-
-
-_BAD_TARGET = (
-    "malformed request: the request target is not a valid URL "
-    "(expected /path?query, or http://host/path)"
-)
-
-
-class _TooLarge(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class Connection(asyncio.Protocol):
@@ -125,40 +123,32 @@ class Connection(asyncio.Protocol):
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.parser = httptools.HttpRequestParser(self)
+        self.h1 = Http1()
         self.transport: asyncio.Transport | None = None
-        self.queue: deque[tuple[Request, bool] | _Bad] = deque()
+        self.queue: deque[Message | Bad] = deque()
         self.runner: Runner | None = None
         self.paused = False
         self.closed = False
-        self._url = b""
-        self._headers: list[tuple[str, str]] = []
-        self._first = b""  # the body's first piece (most bodies come in one)
-        self._body = bytearray()  # the pieces of a body in several (no object per piece)
-        self._pieces = 0
-        self._head_seen = 0  # bytes read while a head was unfinished (see data_received)
         self._next: asyncio.Handle | None = None  # replies to start on the next turn
         self._turn = MAX_QUEUED  # replies this callback may still start (see next)
         self._held = b""  # bytes read but not parsed while the queue is full
         self._release: asyncio.Handle | None = None  # parses them on a later turn
-        self._head_size = 0
-        self._body_size = 0
-        self._special = False  # a field name as long as one of _SPECIAL's came
-        self._broken = False
+        self._broken = False  # a Bad is queued: read and drop until the close
         self._continue = False  # a request head asked for "100 Continue" not yet sent
         self.server_closed = False
         self._eof = False  # the client shut down its side: close once the replies are done
         self._starting = False  # inside next(): replies that end at once don't recurse
         self._reading = True  # False while pause_reading holds back a pipelining client
-        self._trailers: list[tuple[str, str]] = []  # fields after a chunked body
-        self._upgraded: tuple[str, str, bytes, list[tuple[str, str]]] | None = None
-        self._in_head = False  # between a request's first byte and the end of its head
-        self._in_body = False  # between the end of a head and the end of its body
+        self.switched: asyncio.Protocol | None = None  # the protocol after an upgrade
         # the server's sweep times out a head that takes too long, or a connection idle
-        # for too long: ``ticks`` moves when a head begins or a reply ends (a new wait),
-        # ``mark`` is (ticks, when the sweep first saw this wait)
-        self.ticks = 0
+        # for too long: ``ticks`` moves when a head begins, body bytes come or a reply
+        # ends (a new wait), ``mark`` is (ticks, when the sweep first saw this wait)
+        self._ended = 0  # replies ended
         self.mark: tuple[int, float] | None = None
+
+    @property
+    def ticks(self) -> int:
+        return self._ended + self.h1.progress
 
     # -- transport callbacks ------------------------------------------------------------
 
@@ -171,7 +161,6 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server._connections.discard(self)
-        self._body.clear()  # a body cut off by the hang-up (the parser keeps us in a cycle)
         self.queue.clear()
         self._held = b""
         for handle in (self._next, self._release):
@@ -196,8 +185,6 @@ class Connection(asyncio.Protocol):
             runner.handle = runner.loop.call_soon(runner.run)
 
     def data_received(self, data: bytes) -> None:
-        if self._broken:
-            return
         if self._held:  # reading is paused: a loop may still hand over one last read
             self._held += data
             return
@@ -205,23 +192,18 @@ class Connection(asyncio.Protocol):
         if len(data) > _SLICE:
             self._take(data)
             return
-        # most reads: one slice (_parse, inlined: every read)
-        if self._in_head:
-            self._head_seen += len(data)
-        try:
-            self.parser.feed_data(data)
-        except (_TooLarge, httptools.HttpParserUpgrade, httptools.HttpParserError) as exc:
-            self._failed(exc, data)
-        finally:
-            if self._in_head and self._head_seen > MAX_HEAD and not self._broken:
-                self._reject(431, f"request head is larger than {MAX_HEAD} bytes")
+        events = self.h1.feed(data)  # most reads: one slice (_take, inlined)
+        if events:
+            self._handle(events)
 
     def _take(self, data: bytes) -> None:
         """Parse ``data``, a slice at a time: once the queue is full, the rest is held
         back (and reading paused) until the replies catch up, so a read of thousands of
         pipelined requests is neither queued whole nor parsed in one callback."""
         for start in range(0, len(data), _SLICE):
-            self._parse(data[start : start + _SLICE])
+            events = self.h1.feed(data[start : start + _SLICE])
+            if events:
+                self._handle(events)
             if self._broken:
                 return
             rest = start + _SLICE
@@ -230,51 +212,52 @@ class Connection(asyncio.Protocol):
                 self._pause_reading()
                 return
 
-    def _parse(self, data: bytes) -> None:
-        # httptools keeps a header's name and value until its line ends, before on_header
-        # can count it: count here what arrives while a head is unfinished, so a line that
-        # never ends is refused within MAX_HEAD and one slice (the slice in which the head
-        # began is not counted: on_message_begin starts the count)
-        if self._in_head:
-            self._head_seen += len(data)
-        try:
-            self.parser.feed_data(data)  # (_feed, inlined: every read)
-        except (_TooLarge, httptools.HttpParserUpgrade, httptools.HttpParserError) as exc:
-            self._failed(exc, data)
-        finally:
-            if self._in_head and self._head_seen > MAX_HEAD and not self._broken:
-                self._reject(431, f"request head is larger than {MAX_HEAD} bytes")
-
-    def _feed(self, data: bytes) -> None:
-        try:
-            self.parser.feed_data(data)
-        except (_TooLarge, httptools.HttpParserUpgrade, httptools.HttpParserError) as exc:
-            self._failed(exc, data)
-
-    def _failed(self, exc: Exception, data: bytes) -> None:
-        """What parsing ``data`` raised: a request too large, an upgrade, a bad request."""
-        if isinstance(exc, _TooLarge):
-            self._reject(exc.status, str(exc))
-        elif isinstance(exc, httptools.HttpParserUpgrade):
-            # We answer an upgrade request like any other (no 101), so the connection stays
-            # HTTP/1.1: parse what follows it with a fresh parser.  llhttp ends an upgrade
-            # request at its head, so one with a body (curl --http2 sends h2c with its POST)
-            # is parsed again with the Upgrade field hidden, and keeps its body.
-            self.parser = httptools.HttpRequestParser(self)
-            rest = data[exc.args[0] :] if exc.args else b""
-            if self._upgraded is not None:
-                rest = self._replayed_head() + rest
-            if rest:
-                self._feed(rest)
-        else:
-            # httptools wraps exceptions raised in callbacks; ours says what was too large
-            cause = exc.__context__
-            if isinstance(cause, _TooLarge):
-                self._reject(cause.status, str(cause))
-            elif isinstance(cause, ValueError):  # the URL parser's (a bad absolute target)
-                self._reject(400, _BAD_TARGET)
+    def _handle(self, events: list[Message | Continue | Bad]) -> None:
+        """Act on what the bytes completed (``_http1.py``)."""
+        for event in events:
+            if type(event) is Message:
+                self._continue = False  # the body came (the client did not wait for the 100)
+                transport = self.transport
+                # next in line (nothing runs or waits: no next() is pending or under way
+                # either), within this turn's replies and not closing: start its reply now
+                # (next() and _start, inlined: most requests)
+                if (
+                    self.runner is None
+                    and not self.queue
+                    and self._turn > 0
+                    and transport is not None
+                    and not transport.is_closing()
+                ):
+                    self._turn -= 1
+                    try:
+                        call, plan = self.server._serve(event)
+                    except Exception as exc:
+                        call, plan = self._failed(event, exc)
+                        plan.start(self, call, False)
+                        continue
+                    plan.start(self, call, event.keep_alive)
+                    continue
+                self._queue(event)
+            elif type(event) is Upgrade:
+                self._continue = False
+                self._pause_reading()  # read no more until its plan says what comes next
+                self._queue(event)
+            elif type(event) is Continue:
+                # RFC 9110 §10.1.1: "100 Continue" when this request is next in line;
+                # behind a running reply, once that reply ends
+                self._continue = True
+                self._send_continue()
             else:
-                self._reject(400, f"malformed request: {exc}")
+                assert isinstance(event, Bad)
+                self._reject(event)
+
+    def _queue(self, message: Message) -> None:
+        """``message`` waits behind the replies before it."""
+        self.queue.append(message)
+        if self.runner is None:
+            self.next()
+        if len(self.queue) >= MAX_QUEUED:
+            self._pause_reading()  # a client pipelining faster than it reads: wait for it
 
     def eof_received(self) -> bool:
         # Keep the connection half-open while a reply runs; the client may have shut down
@@ -284,70 +267,10 @@ class Connection(asyncio.Protocol):
         self._eof = True
         if self.runner is not None:
             eof = getattr(self.runner.fed, "eof", None)
-            if eof is not None:  # a fed reply may take an EOF for a hang-up
-                eof()
+            if eof is not None and eof():  # a fed reply may take an EOF for a hang-up:
+                return False  # close (connection_lost ends the call)
             return not self.runner.stalled
         return bool(self.queue)  # pipelined requests still to answer (on a later turn)
-
-    # -- parser callbacks -----------------------------------------------------------------
-
-    def on_message_begin(self) -> None:
-        self._url = b""
-        self._headers = []
-        if self._pieces:  # what a body left (on_body counts a piece first)
-            self._first = b""
-            self._body.clear()
-            self._pieces = 0
-            self._body_size = 0
-        if self._special:
-            self._special = False
-        self._head_seen = 0
-        if self._trailers:
-            self._trailers = []
-        self._head_size = 0
-        self._in_head = True
-        self.ticks += 1
-
-    def on_url(self, url: bytes) -> None:
-        self._url += url
-        self._head_size += len(url)  # _grow_head, inlined: every request
-        if self._head_size > MAX_HEAD:
-            raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        if self._in_body:  # after the body: a trailer field, not a header
-            self._trailers.append((name.decode("latin-1"), value.decode("latin-1")))
-        else:
-            self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
-            if len(name) in _SPECIAL:  # perhaps Content-Length or Expect (see below)
-                self._special = True
-        self._head_size += len(name) + len(value) + 4  # _grow_head, inlined: every header
-        if self._head_size > MAX_HEAD:
-            raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
-
-    def _grow_head(self, n: int) -> None:
-        self._head_size += n
-        if self._head_size > MAX_HEAD:
-            raise _TooLarge(431, f"request head is larger than {MAX_HEAD} bytes")
-
-    def on_headers_complete(self) -> None:
-        self._in_head = False
-        self._in_body = True
-        if not self._special:
-            return
-        expect = False
-        for name, value in self._headers:
-            lower = name.lower()
-            if lower == "content-length" and value.strip().isdigit():
-                if int(value) > MAX_BODY:  # refused before the body (or a 100) is sent
-                    raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
-            elif lower == "expect" and value.lower() == "100-continue":
-                expect = True
-        # RFC 9110 §10.1.1: answer "Expect: 100-continue" (ignored from HTTP/1.0 clients)
-        # when this request is next in line; behind a running reply, once that reply ends.
-        if expect and self.parser.get_http_version() != "1.0":
-            self._continue = True
-            self._send_continue()
 
     def _send_continue(self) -> None:
         if self._continue and self.runner is None and not self.queue and not self._closing():
@@ -355,97 +278,14 @@ class Connection(asyncio.Protocol):
             assert self.transport is not None
             self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
 
-    def on_body(self, body: bytes) -> None:
-        self.ticks += 1  # progress: the header timeout counts from the last body bytes
-        self._pieces += 1  # (first: on_message_begin resets the body only after a piece)
-        self._body_size += len(body)
-        if self._body_size > MAX_BODY:
-            raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
-        if self._pieces == 1:
-            self._first = body
-            return
-        if self._pieces > MAX_PIECES:  # each piece is a call from the parser: bounded CPU
-            raise _TooLarge(413, f"request body comes in more than {MAX_PIECES} chunks")
-        if self._pieces == 2:
-            self._body += self._first
-            self._first = b""
-        self._body += body
-
-    def on_message_complete(self) -> None:
-        self._continue = False  # the body came (the client did not wait for the 100)
-        self._in_body = False
-        raw = self.parser.get_method()
-        method = _METHODS.get(raw) or raw.decode("ascii", "replace").upper()
-        version = self.parser.get_http_version()
-        headers = self._headers
-        if self._upgraded is not None:  # the replayed head of an upgrade request
-            headers = self._upgraded[3]
-            self._upgraded = None
-        elif self._special and self.parser.should_upgrade() and _has_body(headers):
-            # llhttp skipped the body: parse the request again (see data_received)
-            self._upgraded = (method, version, self._url, headers)
-            return
-        keep_alive = bool(self.parser.should_keep_alive()) and version != "1.0"
-        if (
-            not self._pieces
-            and not self._trailers
-            and self.runner is None
-            and not self.queue
-            and self._turn > 0
-            and not self.paused
-            and self.server._lane is not None
-            and not self.closed
-            and self.transport is not None
-            and not self.transport.is_closing()  # (_closing, inlined)
-        ):
-            target = self._url.decode("latin-1")
-            whole = self.server._by_lane((method, target, version, keep_alive), headers)
-            if whole is not None:  # a kept answer (``_lane.py``), already journaled
-                self._turn -= 1
-                self.transport.write(whole.data)
-                # (done, inlined: no runner, nothing queued, no 100 Continue to send)
-                self.ticks += 1
-                if not keep_alive or self._broken or self._eof:
-                    self.close()
-                elif not self._reading:
-                    self._resume_reading()
-                return
-        body = self._first if self._pieces < 2 else bytes(self._body)
-        self._first = b""
-        self._body.clear()  # the pieces go now, not when the next request begins
-        request = Request(  # positional: keywords cost more on every request
-            method,
-            self._url.decode("latin-1"),
-            Headers(tuple(headers)),
-            body,
-            version,
-            Headers(tuple(self._trailers)) if self._trailers else _NO_TRAILERS,
-        )
-        self.queue.append((request, keep_alive))
-        if self.runner is None:
-            self.next()
-        if len(self.queue) >= MAX_QUEUED:
-            self._pause_reading()  # a client pipelining faster than it reads: wait for it
-
-    def _replayed_head(self) -> bytes:
-        """The head of the upgrade request that had a body, without its Upgrade field."""
-        assert self._upgraded is not None
-        method, version, url, headers = self._upgraded
-        lines = [f"{method} ".encode("latin-1") + url + f" HTTP/{version}".encode("latin-1")]
-        lines.extend(
-            f"{name}: {value}".encode("latin-1")
-            for name, value in headers
-            if name.lower() != "upgrade"
-        )
-        return b"\r\n".join(lines) + b"\r\n\r\n"
-
     # -- replies ------------------------------------------------------------------------
 
-    def _reject(self, code: int, message: str) -> None:
-        # Keep reading (and discarding) until the close, so unread bytes in our receive
-        # buffer do not turn the close into a reset that could hide the error reply.
+    def _reject(self, bad: Bad) -> None:
+        # Keep reading (and discarding: ``Http1`` reads nothing more) until the close, so
+        # unread bytes in our receive buffer do not turn the close into a reset that could
+        # hide the error reply.
         self._broken = True
-        self.queue.append(_Bad(code, message))
+        self.queue.append(bad)
         if self.runner is None:
             self.next()
 
@@ -486,6 +326,8 @@ class Connection(asyncio.Protocol):
             self.transport.pause_reading()
 
     def _resume_reading(self) -> None:
+        if self.h1.trailing is not None:  # an upgrade request waits for its plan
+            return
         if self._held:  # parse what was held back first, on a turn of its own
             if self._release is None:
                 self._release = asyncio.get_running_loop().call_soon(self._release_held)
@@ -507,31 +349,72 @@ class Connection(asyncio.Protocol):
     def _closing(self) -> bool:
         return self.closed or self.transport is None or self.transport.is_closing()
 
-    def _start(self, item: tuple[Request, bool] | _Bad) -> None:
+    def _start(self, item: Message | Bad) -> None:
         """Start the reply to one queued request."""
         plan: Plan
         call: Call | None
-        if isinstance(item, _Bad):
+        if type(item) is Bad:
             reply = status(item.status).header("Content-Type", "text/plain; charset=utf-8")
             plan = Steps(frame(reply.body(item.message + "\n").plan(), keep_alive=False))
             call = None
             keep_alive = False
         else:
-            request, keep_alive = item
+            assert isinstance(item, Message)
+            keep_alive = item.keep_alive
             try:
-                call, plan = self.server._dispatch(request, keep_alive)
+                call, plan = self.server._serve(item)
             except Exception as exc:
-                self.server.errors.append(exc)
-                plan = Steps(frame(error_reply(exc).plan(), keep_alive=False))
-                call = Call(request, None, 500)
-                self.server.journal.append(call)
+                call, plan = self._failed(item, exc)
                 keep_alive = False
+            if type(item) is Upgrade and type(plan) is not Switch:
+                self._answered_upgrade()
         plan.start(self, call, keep_alive)
+
+    def _failed(self, message: Message, exc: Exception) -> tuple[Call, Plan]:
+        """The server raised while dispatching ``message``: a 500, and the call journaled."""
+        self.server.errors.append(exc)
+        call = Call(request_of(message), None, 500)
+        self.server.journal.append(call)
+        return call, Steps(frame(error_reply(exc).plan(), keep_alive=False))
+
+    def _answered_upgrade(self) -> None:
+        """An upgrade request is answered as HTTP/1.1: what the client sent after it is
+        parsed as requests, on a turn of its own (``_release_held``)."""
+        self._held = self.h1.resume() + self._held
+        if not self._reading:
+            self._resume_reading()
+
+    def switch(self, protocol: asyncio.Protocol) -> bool:
+        """Hand the transport to ``protocol`` after an upgrade request (a ``Switch`` plan,
+        ``_runner.py``), with the bytes the client sent after the request; False when this
+        request did not ask to switch (the plan answers otherwise).  The connection stays
+        among the server's (its shutdown ends the transport) until the transport is lost.
+        """
+        transport = self.transport
+        if not self.upgrading or transport is None:
+            return False
+        rest = self.h1.resume() + self._held
+        self._held = b""
+        self.queue.clear()  # (nothing can be queued behind the upgrade request)
+        self.switched = protocol
+        transport.set_protocol(Switched(self, protocol))
+        protocol.connection_made(transport)
+        if rest:
+            protocol.data_received(rest)
+        if not self._reading and not transport.is_closing():
+            self._reading = True
+            transport.resume_reading()
+        return True
+
+    @property
+    def upgrading(self) -> bool:
+        """True while an upgrade request is answered: ``switch`` may take the transport."""
+        return self.h1.trailing is not None and not self._closing()
 
     def done(self, keep_alive: bool) -> None:
         """The current reply ended completely."""
         self.runner = None
-        self.ticks += 1
+        self._ended += 1
         if not keep_alive or ((self._broken or self._eof) and not self.queue):
             self.close()
         elif self.queue:
@@ -583,9 +466,9 @@ class Connection(asyncio.Protocol):
         """How long the connection may wait for its client in its present state (a head
         begun, or a body that has stopped coming: the header timeout; nothing: the idle
         timeout), or None: no limit (a reply runs or is queued)."""
-        if self.closed or self.runner is not None or self.queue:
+        if self.closed or self.runner is not None or self.queue or self.switched is not None:
             return None
-        if self._in_head or self._in_body:
+        if self.h1.in_head or self.h1.in_body:
             return self.server.header_timeout
         return self.server.idle_timeout
 
@@ -594,11 +477,9 @@ class Connection(asyncio.Protocol):
         finished, or a body that stopped coming, gets a 408; an idle connection is closed."""
         if self._closing() or self.waiting() is None:
             return
-        if self._in_head or self._in_body:
-            what = "head" if self._in_head else "body"
-            self.parser = httptools.HttpRequestParser(self)  # whatever comes next is late
-            self._in_head = self._in_body = False
-            self._reject(408, f"the request {what} did not arrive in time")
+        late = self.h1.expire()
+        if late is not None:
+            self._reject(late)
         else:
             self.close()
 
@@ -609,12 +490,29 @@ class Connection(asyncio.Protocol):
             self.transport.abort()
 
 
-def _has_body(headers: list[tuple[str, str]]) -> bool:
-    """A Content-Length over 0 or a Transfer-Encoding (the request has a body)."""
-    for name, value in headers:
-        lower = name.lower()
-        if lower == "transfer-encoding" or (
-            lower == "content-length" and value.strip() not in ("", "0")
-        ):
-            return True
-    return False
+class Switched(asyncio.Protocol):
+    """The transport's protocol once a connection switched (``Connection.switch``): what
+    the transport says goes to the new protocol; its loss to the connection too, which
+    leaves the server's connections then."""
+
+    __slots__ = ("conn", "protocol")
+
+    def __init__(self, conn: Connection, protocol: asyncio.Protocol) -> None:
+        self.conn = conn
+        self.protocol = protocol
+
+    def data_received(self, data: bytes) -> None:
+        self.protocol.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.protocol.eof_received()
+
+    def pause_writing(self) -> None:
+        self.protocol.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.protocol.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.conn.connection_lost(exc)
+        self.protocol.connection_lost(exc)

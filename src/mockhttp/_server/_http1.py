@@ -359,7 +359,7 @@ class Http1:
         version = parser.get_http_version()
         url = self._url
         target = url.decode("latin-1")
-        if url[:1] != b"/":  # an absolute target (origin-form has no host to be bad)
+        if url[0] != 0x2F:  # not "/": an absolute target (origin-form has no host to be bad)
             urlsplit(target)  # a ValueError stops the parser: a 400 (see _failed)
         headers = self._headers
         if self._upgraded is not None:  # the replayed head of an upgrade request
@@ -369,7 +369,9 @@ class Http1:
             # llhttp skipped the body: parse the request again (see _failed)
             self._upgraded = (method, version, url, headers)
             return
-        if self._pieces < 2:
+        if not self._pieces:
+            body = b""
+        elif self._pieces == 1:
             body = self._first
             self._first = b""
         else:

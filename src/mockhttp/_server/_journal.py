@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import marshal
 import operator
-import struct
 import threading
 import time
 import weakref
@@ -487,60 +486,32 @@ _EXTRA_BLANK = tuple(
 )
 
 
-# A kept answer's entries (``Journal.answered_whole``) are written in pieces: the fields
-# that are the same for each of its calls are marshalled once (``Kept``), and only the
-# call's number, its request fields and its time each time (marshal's refs table, built
-# and freed for every ``dumps``, was most of what an entry cost).  A piece marshalled on
-# its own may refer back only to objects of its own (marshal numbers them from 0 in a
-# stream), so every piece but the request fields is written with no reference flag at
-# all (``_plain``); the request fields come before anything else flagged, so their own
-# numbering is the stream's.  ``marshal.loads`` reads the joined pieces as one tuple,
-# equal to the one ``marshal.dumps`` writes (``tests/server/test_lane.py``).
-
-_INT32 = 1 << 31  # call numbers below this are marshalled as a 4-byte int ("i")
-_FIELDS = 10 + len(_EXTRA)  # the fields of a record (see ``_pack``)
-# the record's tuple (marshal's TYPE_SMALL_TUPLE, ")"), then its number (TYPE_INT)
-_LEAD = b")" + bytes((_FIELDS,)) + b"i"  # the record's tuple (TYPE_SMALL_TUPLE), a TYPE_INT
-_PACKERS: dict[int, Callable[..., bytes]] = {}  # by the length of a Kept's middle
-_FLAG_REF = 0x80
-
-
-def _plain(value: Any) -> bytes:
-    """``value`` marshalled with no reference flag: ``None``, a bool, int, float, str,
-    bytes, or a tuple of them (of fewer than 256).
-
-    Raises:
-        ValueError: another type.
-    """
-    if type(value) is tuple:
-        if len(value) > 255:
-            raise ValueError("a tuple too long to write in pieces")
-        return b")" + bytes((len(value),)) + b"".join(_plain(v) for v in value)
-    if value is None or type(value) in (bool, int, float, str, bytes):
-        data = marshal.dumps(value)  # (no objects inside: only the first byte is flagged)
-        return bytes((data[0] & ~_FLAG_REF,)) + data[1:]
-    raise ValueError(f"{type(value).__name__} is not written in pieces")
-
-
-_TAIL = b"".join(_plain(v) for v in _EXTRA_BLANK[_TIME_AT + 1 :])  # after the time (a "g")
-_FRONT = b")\x06"  # the request's tuple (see ``_pack``), without trailers: six fields
-
-
-def _packer(n: int) -> Callable[..., bytes]:
-    """Packs an entry around a middle of ``n`` bytes: its lead, number, middle, time, tail."""
-    if len(_PACKERS) >= 256:  # (as many lengths of request fields as that: start again)
-        _PACKERS.clear()
-    pack = _PACKERS[n] = struct.Struct(f"<3si{n}scd{len(_TAIL)}s").pack
-    return pack
+# A kept answer's entries (``Journal.answered_whole``) are records as ``_pack`` makes them,
+# kept as the tuple itself rather than marshalled whole: every field but the call's
+# number, its request's fields and its time is the same for each call of a kept answer,
+# so an entry is one tuple that refers to objects it shares with the others (``Kept``):
+# the reply's body, the path parameters, and its request (method, target, fields,
+# version), marshalled into one ``bytes`` object each time a client sends other fields
+# than the last request did (a client sends the same fields again and again; a request's
+# fields as objects are two strings and a tuple a field).  Such a tuple holds nothing the
+# garbage collector tracks, so its first collection stops tracking it, as it never
+# tracked a marshalled entry.  Measured (``docs/performance.md``, session seven): the
+# same CPU as the struct-packed marshal stream it replaces (one tuple build against one
+# struct pack, ~0.15 us; ``marshal.dumps`` of a whole record costs 0.5 us without
+# references, 0.8 us with them); memory, ``GET /small`` kept: see the table there.
 
 
 class Kept:
-    """What the compact entries of a kept answer's calls share (``Journal.answered_whole``):
-    the fields of ``mock``'s answer to ``method target`` (``_lane.Hit`` holds one)."""
+    """What the entries of a kept answer's calls share (``Journal.answered_whole``): the
+    fields of ``mock``'s answer to ``method target`` (``_lane.Hit`` holds one).
 
-    __slots__ = (
-        "_request", "back", "fields", "front", "key", "middle", "mock", "pack", "size", "written"
-    )  # fmt: skip
+    ``record(seq, fields)`` is the entry of call ``seq`` with request fields ``fields``:
+    ``_pack``'s layout, ``(seq, request, mock id, status, path params, body bytes, wire
+    bytes, events, body sent, outcome, *extras)``, its request ``(method, target, fields,
+    body, version, trailers)`` marshalled (``_request_of`` reads it).
+    """
+
+    __slots__ = ("_fields", "_request", "after", "before", "key", "mock", "request", "size")
 
     def __init__(
         self,
@@ -550,15 +521,12 @@ class Kept:
         path_params: tuple[tuple[str, str], ...],
         whole: Written,
     ) -> None:
-        method, target, version = request
         self.mock = mock
         self.key = id(mock)
         self.size = len(whole.body)
-        # from the request's body to the call's time (see ``_pack``)
-        self.fields: tuple[Any, ...] = (
-            b"",
-            version,
-            (),
+        self.request = request  # method, target, version
+        # the record's fields after its request, up to its time; and after its time
+        self.before: tuple[Any, ...] = (
             self.key,
             status,
             path_params,
@@ -569,41 +537,29 @@ class Kept:
             "complete",
             *_EXTRA_BLANK[:_TIME_AT],
         )
-        self.front: bytes | None = None  # None: each entry marshalled whole
-        self.back = b""
-        if _FIELDS < 256:
-            try:
-                self.front = _FRONT + _plain(method) + _plain(target)
-                self.back = b"".join(_plain(v) for v in self.fields)
-            except ValueError:
-                self.front = None
-        self._request = (method, target)
-        # for the request fields last ``written`` (marshalled): the entry but for its number
-        # and time, and what packs the three into one (a struct: one call)
-        self.written = b""
-        self.middle = b""
-        self.pack: Callable[..., bytes] = _PACKERS.get(0) or _packer(0)
+        self.after = _EXTRA_BLANK[_TIME_AT + 1 :]
+        self._fields: tuple[tuple[str, str], ...] | None = None  # the request's last fields
+        self._request = b""  # and its request, marshalled
 
-    def write(self, fields: bytes) -> None:
-        """Prepare the entries of calls with the request fields ``fields`` (marshalled)."""
-        assert self.front is not None
-        self.written = fields
-        self.middle = middle = self.front + fields + self.back
-        self.pack = _PACKERS.get(len(middle)) or _packer(len(middle))
-
-    def dumps(self, seq: int, fields: tuple[tuple[str, str], ...]) -> bytes:
-        """The entry of call ``seq`` of request ``fields``, marshalled whole."""
-        method, target = self._request
-        request = (method, target, fields, *self.fields[:3])
-        return marshal.dumps(
-            (seq, request, *self.fields[3:], _now(), *_EXTRA_BLANK[_TIME_AT + 1 :])
-        )
+    def record(self, seq: int, fields: tuple[tuple[str, str], ...]) -> tuple[Any, ...]:
+        """The entry of call ``seq``, whose request had the fields ``fields``."""
+        if fields is not self._fields:
+            method, target, version = self.request
+            self._fields = fields
+            self._request = marshal.dumps((method, target, fields, b"", version, ()))
+        return (seq, self._request, *self.before, _now(), *self.after)
 
 
-def read_back(record: bytes, mock: Mock) -> Call:
+def _request_of(record: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A record's request fields (a kept answer's entry holds them marshalled)."""
+    request = record[1]
+    return marshal.loads(request) if type(request) is bytes else request  # type: ignore[no-any-return]
+
+
+def read_back(record: tuple[Any, ...], mock: Mock) -> Call:
     """The ``Call`` of a compact entry of ``mock``'s (``Journal.answered_whole``), as the
     journal's lists give it to a reader (the same object on every read)."""
-    return _unpack(marshal.loads(record), {id(mock): mock})
+    return _unpack(record, {id(mock): mock})
 
 
 def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
@@ -611,7 +567,7 @@ def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
     view = _VIEWS.get(seq)
     if view is not None:
         return view
-    values = dict(zip(_REQUEST_FIELDS, record[1], strict=True))
+    values = dict(zip(_REQUEST_FIELDS, _request_of(record), strict=True))
     for name in _HEADER_FIELDS:
         values[name] = Headers(values[name])
     extra = dict(zip(_EXTRA, record[10:], strict=True))
@@ -695,7 +651,7 @@ def _stripped(record: tuple[Any, ...]) -> tuple[Any, ...]:
     """A compact entry without its bodies (unchanged when they are already gone)."""
     if record[_DROPPED_AT] is not None:
         return record
-    request = list(record[1])
+    request = list(_request_of(record))
     dropped = digests(request[_BODY], record[8])
     request[_BODY] = b""
     fresh = list(record)
@@ -750,8 +706,8 @@ class Journal:
         self.limit = limit
         self._most = None if limit is None else _most(limit)
         self.budget = Budget(nbytes, limit, drop_bodies)
-        # the last request fields a kept answer journaled, and their marshal
-        self._headers: tuple[Any, bytes] = (None, b"")
+        # the last request fields a kept answer journaled (``answered_whole``)
+        self._headers: tuple[tuple[str, str], ...] = ()
 
     def add(self, call: Call) -> None:
         """Journal a call that has just arrived (no mock answers it)."""
@@ -764,7 +720,9 @@ class Journal:
         append_call(active.calls, call, self.limit)
         append_call(self.calls, call, self.limit)
 
-    def answered_whole(self, active: Answered, kept: Kept, headers: list[tuple[str, str]]) -> bytes:
+    def answered_whole(
+        self, active: Answered, kept: Kept, headers: list[tuple[str, str]]
+    ) -> tuple[Any, ...]:
         """Journal a call that has just arrived with ``headers`` (and no body), answered by
         ``active`` with ``kept``'s reply in one write, as ``answered``, ``ended`` and
         ``seal`` do for a ``Call``, but with no ``Call`` at all: its compact entry is
@@ -772,15 +730,11 @@ class Journal:
         gives its ``Call``)."""
         seq = _next_seq()
         fields = tuple(headers)
-        if kept.front is not None and seq < _INT32:
-            known = self._headers  # a client sends the same fields again and again
-            if fields != known[0]:
-                known = self._headers = (fields, marshal.dumps(fields))
-            if known[1] is not kept.written:
-                kept.write(known[1])
-            record = kept.pack(_LEAD, seq, kept.middle, b"g", _now(), _TAIL)
+        if fields == self._headers:  # a client sends the same fields again and again:
+            fields = self._headers  # one tuple for them all (``Kept.record``)
         else:
-            record = kept.dumps(seq, fields)
+            self._headers = fields
+        record = kept.record(seq, fields)
         active._count += 1
         mine = active.calls
         calls = self.calls

@@ -5,11 +5,12 @@ fixed reply that is written in one call (a ``Whole``).  When the route says such
 answer depends on nothing but the method and target (``_core._route.by_target``: a
 stateless, fixed, fault-free mock that matches on the target alone, and no mock before
 it that could match that target), the server keeps it here under the request's method,
-target, HTTP version and keep-alive.  A connection that reads another request of that
-key (no body, no trailers, nothing queued before it) then writes the kept bytes and the
-journal gets the call as a compact entry (``_journal.Kept``), with no
-``Request``, ``Call``, route or plan built for it: the same entry, counts and bytes as
-the long way gives (``tests/server/test_lane.py`` checks both ways give equal journals).
+target, HTTP version and keep-alive: a ``Hit``, which is a plan kind.  The server
+answers another request of that key without a body (``Server._serve``) with the kept
+``Hit``, the call journaled as a compact entry (``_journal.Kept``), with no
+``Request``, ``Call``, route or framing built for it: the same entry, counts and bytes
+as the long way gives (``tests/server/test_lane.py`` checks both ways give equal
+journals).  The connection starts it as it starts any plan, in its turn.
 
 Rule 1: loop thread only.  Rule 2: kept answers hold for one snapshot of the mocks
 (``Ranked.snapshot()``): any change to the mocks empties the lane.  An ``on_call_end``
@@ -21,8 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._journal import Kept
-from ._runner import Whole
+from ._journal import Call, Kept
+from ._runner import Line, Steps, Whole
 
 if TYPE_CHECKING:
     from ._verify import ActiveMock
@@ -36,7 +37,8 @@ Key = tuple[str, str, str, bool]
 
 
 class Hit:
-    """A kept answer: the mock that gives it, the bytes and what the journal records."""
+    """A kept answer, a plan: the mock that gives it, the bytes and what the journal
+    records."""
 
     __slots__ = ("active", "entry", "whole")
 
@@ -51,6 +53,16 @@ class Hit:
         self.active = active
         self.entry = Kept(active.mock, key[:3], status, params, whole)
         self.whole = whole
+
+    def start(self, conn: Line, call: Call | None, keep_alive: bool) -> None:
+        """Write the kept bytes (the call was journaled when the hit was taken); on a
+        paused connection they wait on a runner, as a ``Whole``'s do."""
+        transport = conn.transport
+        if conn.paused or transport is None:
+            Steps(iter(self.whole.steps)).start(conn, None, keep_alive)
+            return
+        transport.write(self.whole.data)
+        conn.done(keep_alive)
 
 
 class Lane:

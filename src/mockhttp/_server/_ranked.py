@@ -19,13 +19,16 @@ grows without bound, and neither does a read (amortised O(log n) a change).
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .._core._errors import ConfigError
+from .._core._mock import Mock, as_mock
 from .._core._paths import PathIndex
-from ._verify import ActiveMock
+from ._verify import ActiveMock, Registry
 
-__all__ = ["Ranked"]
+__all__ = ["Ranked", "mocks_of"]
 
 _FEW = 32  # up to this many changes are merged into the sorted tuple by binary search
 
@@ -54,8 +57,37 @@ class Ranked:
         # (the version it was built for, its sorted tuple): the cache readers share
         self._built: tuple[_Version, tuple[ActiveMock, ...]] = (self._version, ())
         self._members: dict[int, ActiveMock] = {}  # by id (``ActiveMock.id``)
+        self._names: dict[str, dict[int, ActiveMock]] = {}  # by name, then id
         self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
         self._indexed: PathIndex[ActiveMock] = PathIndex(())  # of the last tuple indexed
+        self.lock = threading.Lock()  # the writers' (test threads, the admin worker)
+        self._seq = 0  # the number of the last mock added (``ActiveMock.id``)
+
+    def add(self, mocks: Sequence[Mock], server: Registry) -> list[ActiveMock]:
+        """Register ``mocks`` on ``server`` in one step, in O(1) each (a new mock ranks
+        first among its priority; the tuple is brought up to date when next read)."""
+        with self.lock:
+            added = []
+            for mock in mocks:
+                self._seq += 1
+                added.append(ActiveMock(mock, server, self._seq))
+            self.change(added, ())
+        return added
+
+    def swap(
+        self, old: Sequence[ActiveMock], new: Sequence[Mock], server: Registry
+    ) -> tuple[list[ActiveMock], set[int]]:
+        """``old`` go, ``new`` come where they ranked, at once; the new mocks' handles and
+        the ids of the replies no mock gives any more."""
+        with self.lock:
+            base = min((a._rank for a in old), default=0.0)
+            created = []
+            for i, mock in enumerate(new, 1):
+                self._seq += 1
+                active = ActiveMock(mock, server, self._seq)
+                active._rank = base + i / (len(new) + 1)
+                created.append(active)
+            return created, self.change(created, old)
 
     def snapshot(self) -> tuple[ActiveMock, ...]:
         """The mocks in the order they are tried, as of now; lock-free."""
@@ -81,6 +113,12 @@ class Ranked:
         """The registered mock numbered ``mock_id`` (``ActiveMock.id``); lock-free."""
         return self._members.get(mock_id)
 
+    def named(self, name: str) -> list[ActiveMock]:
+        """The registered mocks named ``name``, the first tried first; lock-free, O(1) for
+        a name at most one mock has (the admin API's checks and lookups by name)."""
+        found = list(self._names.get(name, {}).values())
+        return sorted(found, key=order) if len(found) > 1 else found
+
     def gives(self, reply_id: int) -> bool:
         """Whether a registered mock answers with the reply whose ``id()`` this is."""
         return reply_id in self._replies
@@ -93,8 +131,11 @@ class Ranked:
             if self._members.get(active.id) is active:
                 del self._members[active.id]
                 gone.append(active)
+                self._unname(active)
         for active in added:
             self._members[active.id] = active
+            if active.mock.name is not None:
+                self._names.setdefault(active.mock.name, {})[active.id] = active
             key = id(active.mock.response)
             self._replies[key] = self._replies.get(key, 0) + 1
         dropped = set()
@@ -114,9 +155,19 @@ class Ranked:
         """Unregister every mock; the ids of the replies they gave.  Under the lock."""
         dropped = set(self._replies)
         self._members = {}
+        self._names = {}
         self._replies = {}
         self._version = _Version((), None)
         return dropped
+
+    def _unname(self, active: ActiveMock) -> None:
+        name = active.mock.name
+        if name is None:
+            return
+        same = self._names.get(name, {})
+        same.pop(active.id, None)
+        if not same:
+            self._names.pop(name, None)
 
     def _publish(self, added: tuple[ActiveMock, ...], removed: tuple[ActiveMock, ...]) -> None:
         built = self._built
@@ -180,3 +231,16 @@ def _take_out(ordered: list[ActiveMock], active: ActiveMock) -> None:
             del ordered[i]
             return
         i += 1
+
+
+def mocks_of(items: Sequence[object]) -> list[Mock]:
+    """``items`` as mocks (a reply kind that stands alone as its own mock).
+
+    Raises:
+        ConfigError: an item is not a mock.
+    """
+    mocks = [as_mock(m) for m in items]
+    for mock in mocks:
+        if not isinstance(mock, Mock):
+            raise ConfigError(f"mock={mock!r} must be a Mock (mockhttp.get(...), ...)")
+    return mocks

@@ -14,7 +14,7 @@ from .._core._errors import ConfigError, UnknownNameError, VerificationError
 from .._core._pushed import Pushed
 from .._core._route import limit_of
 from .._core._sse import Event
-from ._journal import CallList
+from ._journal import Call, CallList
 from ._push import Hub, PushedStream, wait_stream, wait_stream_async
 from ._resume import resume_problems
 
@@ -307,3 +307,23 @@ def _blocked_a_loop(instead: str) -> str:
 
 def _times(n: int) -> str:
     return {0: "0 times", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def journal_text(calls: Sequence[Call]) -> str:
+    """Every request received, one per line (used in assertion messages)."""
+    if not calls:
+        return "the server received no requests"
+    lines = [f"the server received {len(calls)} request(s):"]
+    lines.extend(f"  {i}. {c.summary()}" for i, c in enumerate(calls, 1))
+    return "\n".join(lines)
+
+
+def uncalled_report(mocks: Sequence[ActiveMock], received: str) -> str | None:
+    """What ``assert_all_called`` says of the ``mocks`` never called (None: none is);
+    ``received``: the journal's text."""
+    uncalled = [a for a in mocks if not a.called]
+    if not uncalled:
+        return None
+    names = "\n".join(f"  mock {a.mock.describe()}" for a in uncalled)
+    count = f"{len(uncalled)} mock" if len(uncalled) == 1 else f"{len(uncalled)} mocks"
+    return f"{count} of {len(mocks)} never called:\n{names}\n{received}"

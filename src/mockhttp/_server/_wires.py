@@ -18,10 +18,12 @@ from typing import NamedTuple
 
 from .._core._plan import Fault, FaultContext, Step
 from .._core._reply import Reply
+from .._core._request import Request
 from .._core._wire import frame
 from ._runner import Paced, Steps, Whole
+from ._upgrade import Switch, Switching, plan_of
 
-__all__ = ["CACHE_SIZE", "CACHE_STEPS", "Framing", "WireCache"]
+__all__ = ["CACHE_SIZE", "CACHE_STEPS", "Framing", "WireCache", "framing_of"]
 
 CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
 CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
@@ -45,6 +47,15 @@ class Framing(NamedTuple):
         )
 
 
+_UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
+
+
+def framing_of(request: Request, keep_alive: bool) -> Framing:
+    """How replies to ``request`` are framed (HTTP/2 frames a body as HTTP/1.0 does,
+    without transfer coding: ``_h2.py``)."""
+    return Framing(request.method == "HEAD", request.http_version in _UNCHUNKED, keep_alive)
+
+
 _Plans = dict[Framing, tuple[Step, ...] | Whole | Paced | None]
 
 
@@ -60,9 +71,12 @@ class WireCache:
 
     def plan(
         self, reply: Reply, faults: tuple[Fault, ...], index: int, fixed: bool, framing: Framing
-    ) -> Steps | Whole | Paced:
+    ) -> Steps | Whole | Paced | Switch:
         """The wire plan of ``reply`` as the ``index``-th call's, ``faults`` applied;
-        ``fixed``: the reply is the mock's own (not a handler's), so it may be cached."""
+        ``fixed``: the reply is the mock's own (not a handler's), so it may be cached.
+        A ``Switching`` reply's plan hands the connection over (``_upgrade.py``)."""
+        if type(reply) is not Reply and isinstance(reply, Switching):
+            return plan_of(reply, lambda refusal: Steps(framing.frame(refusal.plan())))
         if faults:
             return Steps(_faulted(reply, faults, index, framing))
         if fixed:

@@ -17,10 +17,10 @@ The admin API is a layer above each worker's own (``_admin.AdminAPI``):
 - the hub keeps every change that succeeded (POST, PUT, PATCH, DELETE) and replays them
   to a worker that replaces a dead one before that worker starts listening, so it serves
   what the others serve, with the same mock ids;
-- the state of mocks that keep one (``times``, ``replies`` sequences, scenarios) is the
-  supervisor's (a ``Keeper``): a worker asks it, over a socketpair of its own, which of
-  the matching mocks answers and as which call (``_core._route.route_shared``), so the
-  order is exact across workers; a mock that keeps no state is answered without asking.
+- the state of mocks that keep one (``times``, ``replies`` sequences, scenarios) and of
+  the capacities is the supervisor's (``_shared.Keeper``): a worker asks it over a
+  socketpair of its own, and what a worker that dies held is given back (``_shared``);
+  a mock that keeps no state is answered without asking.
 
 Rule 1: the supervisor serialises admin requests (one lock), so every worker sees the
 same changes in the same order.  A write is all-or-nothing: a worker that cannot answer
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import hmac
 import http.client
-import json
 import os
 import secrets
 import signal
@@ -60,9 +59,8 @@ from typing import Any
 from .._core._gc import collector_off
 from .._core._reply import Reply, status
 from .._core._request import Request
-from .._core._route import Choice, Claim, choose, next_states
 from ._admin import MAX_ADMIN_BODY
-from ._admission import Admissions
+from ._shared import Keeper
 from ._sliced import dumps, loads
 
 __all__ = [
@@ -70,8 +68,6 @@ __all__ = [
     "SECRET_HEADER",
     "ControlAdmin",
     "ForwardingAdmin",
-    "Keeper",
-    "StateChannel",
     "Supervisor",
     "forward_timeout",
     "hop_timeout",
@@ -82,7 +78,6 @@ __all__ = [
 
 _TIMEOUT = 30.0  # seconds for one admin request to a worker, plus the body's reading
 _SLOWEST_READ = 32 * 1024  # bytes of mocks a second a worker reads at least (a busy machine)
-_STATE_TIMEOUT = 10.0  # seconds for the supervisor to answer a state question
 _SUMMED = frozenset({"call_count", "count", "calls_total", "dropped"})
 SECRET_HEADER = "X-Mockhttp-Secret"
 SECRET_ENV = "MOCKHTTP_WORKER_SECRET"  # how a worker gets the run's secret (then forgets it)
@@ -252,123 +247,6 @@ class ControlAdmin:
         if self.admin is None:
             return status(404).json({"error": {"type": "no_admin", "message": "no admin API"}})
         return self.admin(request)
-
-
-# -- the one state of the mocks that keep one ----------------------------------------------
-
-
-class Keeper:
-    """The supervisor's count of each mock's calls and the scenario states, for every
-    worker: ``choose`` runs ``_core._route.choose`` under a lock and keeps its result."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.counts: dict[int, int] = {}
-        self.states: dict[str, str] = {}
-        self.admissions = Admissions()  # the capacities' pools (``_admission``)
-
-    def choose(self, claims: list[Claim]) -> Choice:
-        with self.lock:
-            choice = choose(claims, self.counts, self.states)
-            if choice.position is not None:
-                self.counts = dict(choice.counts)
-                self.states = dict(next_states(claims[choice.position], self.states))
-            return choice
-
-    def after(self, method: str, target: str) -> None:
-        """An admin write every worker applied: forget what it forgets."""
-        path = target.partition("?")[0].rstrip("/")
-        with self.lock:
-            if path == "/__mockhttp/reset" or (path, method) == ("/__mockhttp/journal", "DELETE"):
-                self.counts = {}
-            if path in ("/__mockhttp/reset", "/__mockhttp/scenarios/reset"):
-                self.states = {}
-
-    def answer(self, line: bytes) -> bytes | None:
-        """One question of a worker's ``StateChannel`` (a JSON line), answered; None for a
-        message that wants no answer (``{"tell": ...}``: an admission's ``leave``)."""
-        asked = json.loads(line)
-        told = asked.get("tell")
-        if told is not None:
-            self.admissions.answer(told["admission"])
-            return None
-        if "admission" in asked:
-            found = self.admissions.answer(asked["admission"])
-        elif "claims" in asked:
-            choice = self.choose([Claim(*c) for c in asked["claims"]])
-            found = {"position": choice.position, "index": choice.index, "states": choice.states}
-        else:
-            with self.lock:
-                found = {"states": dict(self.states)}
-        return json.dumps(found, separators=(",", ":")).encode() + b"\n"
-
-    def serve(self, sock: socket.socket) -> None:
-        """Answer one worker's questions until it goes (a thread per worker)."""
-        with sock, sock.makefile("rb") as lines:
-            for line in lines:
-                try:
-                    found = self.answer(line)
-                    if found is not None:
-                        sock.sendall(found)
-                except (OSError, ValueError, TypeError, KeyError):
-                    return
-
-
-class StateChannel:
-    """A worker's end of its socketpair to the ``Keeper`` (the server's ``tally``)."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        sock.settimeout(_STATE_TIMEOUT)
-        self.sock = sock
-        self.lines = sock.makefile("rb")
-        self.lock = threading.Lock()  # the loop asks; the admin thread reads the states
-        self.broken: str | None = None
-
-    def _ask(self, question: dict[str, Any]) -> Any:
-        """One question and its answer; after a failure (a timeout, the supervisor gone)
-        the channel is closed for good, so that a late answer is never taken for the
-        answer to the next question."""
-        data = json.dumps(question, separators=(",", ":")).encode() + b"\n"
-        with self.lock:
-            if self.broken is not None:
-                raise ConnectionError(self.broken)
-            try:
-                self.sock.sendall(data)
-                line = self.lines.readline()
-                if not line:
-                    raise ConnectionError("the supervisor is gone")
-                return json.loads(line)
-            except (OSError, ValueError) as exc:
-                self.broken = f"the supervisor did not answer ({exc or type(exc).__name__})"
-                self.sock.close()
-                raise ConnectionError(self.broken) from None
-
-    def ask(self, question: dict[str, Any]) -> Any:
-        """One question of another kind (``_admission``'s) and its answer."""
-        return self._ask(question)
-
-    def tell(self, message: dict[str, Any]) -> None:
-        """One message the ``Keeper`` takes without answering (``_admission``'s
-        ``leave``): sent in order with the questions, and not waited for."""
-        data = json.dumps({"tell": message}, separators=(",", ":")).encode() + b"\n"
-        with self.lock:
-            if self.broken is not None:
-                raise ConnectionError(self.broken)
-            try:
-                self.sock.sendall(data)
-            except OSError as exc:
-                self.broken = f"the supervisor did not take a message ({exc})"
-                self.sock.close()
-                raise ConnectionError(self.broken) from None
-
-    def __call__(self, claims: Sequence[Claim]) -> Choice:
-        rows = [[c.id, c.limit, c.scenario, c.state, c.next_state] for c in claims]
-        found = self._ask({"claims": rows})
-        return Choice(found["position"], found["index"], found["states"], {})
-
-    def states(self) -> dict[str, str]:
-        """The scenario states now."""
-        return dict(self._ask({"states": True})["states"])
 
 
 # -- the supervisor -----------------------------------------------------------------------

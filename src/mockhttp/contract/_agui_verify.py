@@ -437,8 +437,8 @@ def _step(run: _Run, event: dict[str, Any]) -> None:
     elif (tag, name) in run.steps:
         del run.steps[(tag, name)]
     else:
-        other = next((o for o, n in run.steps if n == name), "none")
-        under = f" (it is open under {_whose(other)})" if other != "none" else ""
+        others = [o for o, n in run.steps if n == name]
+        under = f" (it is open under {_whose(others[0])})" if others else ""
         raise _Wrong("ag-ui.step-pairing", f"STEP_FINISHED for step {short(name)}, which is "
                      f"not open under {_whose(tag)}{under}")  # fmt: skip
 

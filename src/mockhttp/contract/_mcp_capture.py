@@ -34,7 +34,14 @@ from ._rule import Hit, Rule, short
 from ._stream import Stream
 from ._transcript import Chunk, Transcript
 
-__all__ = ["MCP_TRANSPORT", "SESSION_REQUIRED", "Exchange", "check_capture", "loads_capture"]
+__all__ = [
+    "MCP_TRANSPORT",
+    "SESSION_REQUIRED",
+    "Exchange",
+    "check_capture",
+    "loads_capture",
+    "transport",
+]
 
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 STATELESS = "2026-07-28"
@@ -505,9 +512,15 @@ def check_capture(exchanges: Sequence[Exchange]) -> list[Outcome]:
         if e.closed_by_client and t.error is None:
             t = replace(t, error="the client closed it (the capture's own cut)")
         outcomes.append(evaluate(t, "mcp", f"{e.label} [{e.revision}]"))
+    outcomes.append(transport(exchanges))
+    return outcomes
+
+
+def transport(exchanges: Sequence[Exchange]) -> Outcome:
+    """The transport's rules over a session's exchanges (numbered, revisions read)."""
+    exchanges = with_revisions(exchanges)
     findings: list[Finding] = []
     for rule in MCP_TRANSPORT:
         for exchange, message in _FINDERS[rule.id](exchanges):
             findings.append(Finding(rule.id, rule.severity, message, None, None, exchange.label))
-    outcomes.append(Outcome("transport", MCP_TRANSPORT, tuple(findings), (), ("mcp",)))
-    return outcomes
+    return Outcome("transport", MCP_TRANSPORT, tuple(findings), (), ("mcp transport",))

@@ -1,10 +1,13 @@
 """Live mode for the ``mcp`` profile: a short MCP session sent to a server and checked.
 
 ``initialize`` (the newest revision asked), ``notifications/initialized``, ``tools/list``
-and ``ping`` with the session header the server issued; each answer is checked with the
-``mcp`` rules.  Then, when a session was issued, a ``ping`` without it: the spec says
-such a request should get ``400`` (``mcp.session-required``, a rule of live mode only:
-a saved exchange does not show which headers were sent).
+and ``ping`` with the session header the server issued, a ``ping`` with an
+``MCP-Protocol-Version`` no revision has; each answer is checked with the ``mcp`` rules.
+Then, when a session was issued, a ``ping`` without it, the session's ``DELETE`` and a
+``tools/list`` after it.  Last, the transport's rules (``_mcp_capture.py``) over them all,
+as over a capture: ``mcp.session-required`` (400 without the session),
+``mcp.protocol-version`` (400 for an unknown revision), ``mcp.session-ended`` (404 after
+the DELETE) ...
 """
 
 from __future__ import annotations
@@ -13,8 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._check import Outcome, evaluate
-from ._finding import Finding
-from ._mcp_capture import SESSION_REQUIRED
+from ._mcp_capture import SESSION_REQUIRED, Exchange, transport
 from ._record import Limits, record
 from ._stream import Stream
 from ._transcript import Transcript
@@ -51,17 +53,23 @@ def _negotiated(transcript: Transcript) -> str | None:
 def run_mcp_live(
     url: str, headers: Mapping[str, str], timeout: float, limits: Limits | None = None
 ) -> list[Outcome]:
-    """Send the session's requests to ``url`` and check each answer (see the module)."""
+    """Send the session's requests to ``url`` and check each answer, then the transport's
+    rules over them all (see the module)."""
     base = {**_ACCEPT, **headers}
+    sent: list[Exchange] = []
 
-    def send(label: str, body: Any, sent: Mapping[str, str]) -> tuple[Transcript, Outcome]:
-        transcript = record(url, body, headers=sent, timeout=timeout, limits=limits)
-        return transcript, evaluate(transcript, "mcp", label)
+    def send(label: str, body: Any, given: Mapping[str, str], method: str = "POST") -> Transcript:
+        transcript = record(url, body, headers=given, timeout=timeout, limits=limits,
+                            method=method)  # fmt: skip
+        sent.append(Exchange(method, transcript))
+        if method != "DELETE":
+            outcomes.append(evaluate(transcript, "mcp", label))
+        return transcript
 
+    outcomes: list[Outcome] = []
     init = _rpc("initialize", 1, protocolVersion=REVISION, capabilities={},
                 clientInfo={"name": "mockhttp-check", "version": "1"})  # fmt: skip
-    first, outcome = send("initialize", init, base)
-    outcomes = [outcome]
+    first = send("initialize", init, base)
     if first.status != 200:
         return outcomes
     session = first.header("mcp-session-id")
@@ -69,23 +77,15 @@ def run_mcp_live(
     if session is not None:
         inside["mcp-session-id"] = session
     inside["mcp-protocol-version"] = _negotiated(first) or REVISION
-    for label, body in (
-        ("notifications/initialized", _rpc("notifications/initialized")),
-        ("tools/list", _rpc("tools/list", 2)),
-        ("ping", _rpc("ping", 3)),
-    ):
-        outcomes.append(send(label, body, inside)[1])
+    send("notifications/initialized", _rpc("notifications/initialized"), inside)
+    send("tools/list", _rpc("tools/list", 2), inside)
+    send("ping", _rpc("ping", 3), inside)
+    send("ping with MCP-Protocol-Version 1999-01-01", _rpc("ping", 4),
+         {**inside, "mcp-protocol-version": "1999-01-01"})  # fmt: skip
     if session is not None:
-        outcomes.append(_probe(url, {k: v for k, v in inside.items() if k != "mcp-session-id"},
-                               timeout, limits))  # fmt: skip
+        alone = {k: v for k, v in inside.items() if k != "mcp-session-id"}
+        send("ping without Mcp-Session-Id", _rpc("ping", 5), alone)
+        send("DELETE", None, {k: v for k, v in inside.items() if k != "accept"}, "DELETE")
+        send("tools/list after DELETE", _rpc("tools/list", 6), inside)
+    outcomes.append(transport(sent))
     return outcomes
-
-
-def _probe(url: str, headers: Mapping[str, str], timeout: float, limits: Limits | None) -> Outcome:
-    label = "ping without Mcp-Session-Id"
-    transcript = record(url, _rpc("ping", 4), headers=headers, timeout=timeout, limits=limits)
-    findings: tuple[Finding, ...] = ()
-    if transcript.status is not None and transcript.status < 300:
-        text = f"a request without the session's Mcp-Session-Id got {transcript.status}, not 400"
-        findings = (Finding(SESSION_REQUIRED.id, "warning", text, None, None, label),)
-    return Outcome(label, (SESSION_REQUIRED,), findings, (), ("mcp",))

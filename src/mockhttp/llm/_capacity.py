@@ -12,9 +12,10 @@ plan that starts with a ``Wait`` on its :class:`_Slot`; the executor parks it un
 running request ends and the slot is handed over, then its pauses run from that moment
 (so the time to first token grows with the queue ahead of it).
 Rule 2: a slot is held until its call ends, however it ends: the server calls the reply's
-``on_end(call)`` once (``_server._server.Server._hold``).  A client that hangs up frees
-its slot (or its place in the queue) when the server notices: at its next write (a
-stream's next event), since an EOF alone may be a half-close.
+``on_end(call)`` once (``_server._answer.hold``).  A client that hangs up frees its slot
+when the server notices: at its next write (a stream's next event), since an EOF alone may
+be a half-close; a client that hangs up while queued leaves the queue at its EOF (it has
+had nothing to read: nginx takes such an EOF for a hang-up too).
 Rule 3: buckets read the injectable ``clock`` (seconds since the epoch; a
 :class:`ManualClock` a test moves by hand); the queue waits in real time on the loop.
 Buckets refill continuously (``rpm / minute`` per second) up to their limit, as OpenAI's
@@ -43,8 +44,8 @@ from .._core._errors import ConfigError
 from .._core._plan import Step, Wait
 from .._core._reply import Reply
 from .._core._units import Duration, format_seconds, seconds
-from .._server._admission import Bucket, SharedGate, check_buckets, shared_gate
 from .._server._metrics import Families, families
+from .._server._shared import Bucket, SharedGate, check_buckets, shared_gate
 from ._draft import Context, Draft, Timing, render
 from ._errors import anthropic_error, gemini_error, openai_error
 from ._text import prompt_tokens
@@ -145,6 +146,13 @@ class _Slot:
                 self.callback = callback
                 return
         callback()
+
+    def eof(self) -> bool:
+        """The client ended its side of the connection: True (a hang-up: the server
+        closes, and the call's end frees the place) while the slot waits in the queue, as
+        a queued request has had nothing to read; once granted, its stream's next write
+        tells (Rule 2)."""
+        return not self.granted
 
     def on_end(self, call: Any) -> None:
         self.pool._release(self, call)
@@ -292,7 +300,7 @@ class Capacity:
         assert slot is not None
         return _held(slot, draft, headers, context, (tokens, cost))
 
-    # -- across the workers of ``serve --workers`` (``_server._admission``) -------------
+    # -- across the workers of ``serve --workers`` (``_server._shared``) -------------
 
     @property
     def pool(self) -> str:

@@ -56,6 +56,7 @@ from ._resources import resource as resource
 from ._resources import template as template
 from ._sessions import Cancelled as Cancelled
 from ._spec import REVISIONS as REVISIONS
+from ._spec import STATEFUL as STATEFUL
 
 register_reply_kind(McpServer.file_key, McpServer)
 
@@ -107,6 +108,7 @@ __all__ = [  # noqa: RUF022 (plain sorted order, as tests/test_exports.py checks
     "REVISIONS",
     "Resource",
     "ResourceTemplate",
+    "STATEFUL",
     "Tool",
     "allowing",
     "answer",

@@ -28,6 +28,7 @@ __all__ = [
     "check_ask",
     "elicitation",
     "problem",
+    "request_of",
     "roots",
     "sampling",
     "summary",
@@ -42,16 +43,33 @@ ASKS: dict[str, tuple[str, str]] = {
 
 
 def check_ask(value: Any, where: str) -> dict[str, Any]:
-    """One ``ask`` entry as data: ``{method, params}`` with a method of :data:`ASKS`."""
-    if not isinstance(value, Mapping) or set(value) - {"method", "params"}:
-        raise ConfigError(f"{where}: {value!r} must be {{method, params}}")
+    """One ``ask`` entry as data: ``{method, params}`` with a method of :data:`ASKS`, and
+    for revision 2026-07-28's ``InputRequiredResult`` its ``key`` in ``inputRequests``
+    (default: its place) and its ``round`` (default 0: all in the first)."""
+    if not isinstance(value, Mapping) or set(value) - {"method", "params", "key", "round"}:
+        raise ConfigError(f"{where}: {value!r} must be {{method, params, key, round}}")
     method = value.get("method")
     if method not in ASKS:
         raise ConfigError(f"{where}.method: {method!r} must be one of {', '.join(ASKS)}")
     params = value.get("params", {})
     if not isinstance(params, Mapping):
         raise ConfigError(f"{where}.params: {params!r} must be a mapping")
-    return {"method": method, "params": dict(params)}
+    out = {"method": method, "params": dict(params)}
+    if "key" in value:
+        if not isinstance(value["key"], str) or not value["key"]:
+            raise ConfigError(f"{where}.key: {value['key']!r} must be non-empty text")
+        out["key"] = value["key"]
+    if "round" in value:
+        number = value["round"]
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise ConfigError(f"{where}.round: {number!r} must be a whole number from 0")
+        out["round"] = number
+    return out
+
+
+def request_of(ask: Mapping[str, Any]) -> dict[str, Any]:
+    """The request an ``ask`` entry sends: its method and params."""
+    return {"method": ask["method"], "params": ask["params"]}
 
 
 def sampling(

@@ -24,6 +24,7 @@ from .._core._registry import ReplyKind
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
 from .._server._feed import Feed
+from . import _stateless as stateless
 from ._asking import ClientResponse, Exchange, problem
 from ._catalog import Tool
 from ._faults import MethodFault
@@ -42,6 +43,7 @@ from ._spec import (
     PRIMING_FROM,
     REVISIONS,
     SESSION_HEADER,
+    STATEFUL,
     VERSION_HEADER,
     error,
     negotiate,
@@ -192,6 +194,7 @@ class McpServer(ReplyKind):
         if params is not None:
             message["params"] = dict(params)
         self.state.push(message)
+        self.state.tell_listeners(method, message.get("params"))
 
     def update(self, uri: str) -> int:
         """Tell the sessions subscribed to ``uri`` (``resources/subscribe``) that it
@@ -200,7 +203,8 @@ class McpServer(ReplyKind):
         if not isinstance(uri, str) or not uri:
             raise ConfigError(f"uri={uri!r} must be a resource's URI")
         message = notification("notifications/resources/updated", {"uri": uri})
-        return self.state.push(message, uri=uri)
+        listening = self.state.tell_listeners(message["method"], {"uri": uri})
+        return self.state.push(message, uri=uri) + listening
 
     def list_changed(self, what: str) -> None:
         """Send ``notifications/<what>/list_changed`` (``what``: tools, resources or
@@ -280,6 +284,10 @@ class McpServer(ReplyKind):
             return self._batch(req, raw, read)
         if isinstance(read, jsonrpc.Invalid):
             return status(400).json(read.answer())
+        if isinstance(read, jsonrpc.Request) and stateless.is_stateless(
+            req.headers, read, STATEFUL
+        ):
+            return self._stateless(req, read, raw)
         if _calls(read, "initialize"):
             return self._initialize(req, raw)
         session = self._session(req, id_)
@@ -297,6 +305,69 @@ class McpServer(ReplyKind):
         messages = answer(self, session, raw)
         reply = self._answer(req, session, messages, resume=resume, sse=aimed is not None)
         return reply.pipe(*aimed.pipe) if aimed is not None else reply
+
+    def _stateless(self, req: Request, read: jsonrpc.Request, raw: Any) -> Reply:
+        """A request of revision 2026-07-28 (see ``_stateless``): checked, answered with
+        no session, its result shaped as that revision writes it."""
+        refused = stateless.refusal(req.headers, read, self.protocol_versions)
+        if refused is not None:
+            return status(refused[0]).json(refused[1])
+        if read.notification:
+            return status(202)
+        session = stateless.session_for(read)
+        if read.method == "server/discover":
+            messages: list[Any] = [result(read.id, self._discover())]
+        elif read.method == "subscriptions/listen":
+            return self._listen(read)
+        else:
+            messages = answer(self, session, raw)
+        if isinstance(messages[-1], Exchange):
+            messages[-1] = stateless.input_required(read, messages[-1], session, self.state)
+        messages[-1] = stateless.shape(read.method, messages[-1])
+        code = messages[-1].get("error", {}).get("code")
+        if code in stateless.HTTP_STATUS:
+            return status(stateless.HTTP_STATUS[code]).json(messages[-1])
+        aimed = self._aimed(read)
+        json_ok, sse_ok = _accepts(req)
+        wants_sse = (
+            aimed is not None
+            or self.answer_as == "sse"
+            or (self.answer_as == "auto" and len(messages) > 1)
+        )
+        if not (sse_ok and (wants_sse or not json_ok)):
+            reply = ok().json(messages[-1])
+        else:
+            reply = ok().event_stream(*(sse_event(None, m) for m in messages))
+        return reply.pipe(*aimed.pipe) if aimed is not None else reply
+
+    def _discover(self) -> dict[str, Any]:
+        """``server/discover``: the revisions spoken, the capabilities, who it is."""
+        info = {"name": self.name, "version": self.version}
+        value: dict[str, Any] = {
+            "supportedVersions": list(self.protocol_versions),
+            "capabilities": _CAPABILITIES,
+            "_meta": {"io.modelcontextprotocol/serverInfo": info},
+        }
+        if self.instructions is not None:
+            value["instructions"] = self.instructions
+        return value
+
+    def _listen(self, read: jsonrpc.Request) -> Reply:
+        """``subscriptions/listen``: a stream acknowledging the notifications it will
+        carry (those the server has), then each as it happens."""
+        asked = read.named.get("notifications")
+        asked = asked if isinstance(asked, Mapping) else {}
+        wanted = {k: v for k, v in asked.items() if k in _LISTENABLE and v}
+        meta = {"io.modelcontextprotocol/subscriptionId": read.id}
+        ack = notification(
+            "notifications/subscriptions/acknowledged",
+            {"notifications": wanted, "_meta": meta},
+        )
+        feed = Feed()
+        feed.head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+        feed.data(sse_event(None, ack).encode())
+        self.state.listen(feed, read.id, wanted)
+        return feed.reply()
 
     def _notified(self, session: Session, note: jsonrpc.Request) -> None:
         """A notification from the client: ``initialized``, or ``cancelled``."""
@@ -516,6 +587,12 @@ class McpServer(ReplyKind):
 
 
 _RECORDS = ("tools", "resources", "prompts", "templates", "faults")
+_LISTENABLE = (
+    "toolsListChanged",
+    "promptsListChanged",
+    "resourcesListChanged",
+    "resourceSubscriptions",
+)
 _CAPABILITIES: dict[str, Any] = {
     "tools": {"listChanged": True},
     "resources": {"subscribe": True, "listChanged": True},

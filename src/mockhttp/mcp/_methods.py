@@ -32,6 +32,7 @@ from ._spec import (
 
 __all__ = ["METHODS", "answer"]
 
+STATELESS_FROM = "2026-07-28"
 COMPLETIONS_AT_MOST = 100  # server/utilities/completion: "MUST NOT exceed 100 items"
 
 
@@ -171,13 +172,18 @@ def _before(call: Call, chosen: Answer) -> list[Message]:
             body = dict(value) if isinstance(value, Mapping) else {"progress": value}
             out.append(notification("notifications/progress", {"progressToken": token, **body}))
     floor = LOG_LEVELS.index(call.session.level) if call.session.level in LOG_LEVELS else 0
-    for entry in chosen.log:
+    for entry in chosen.log if call.session.logs else ():
         entry = {"data": entry} if isinstance(entry, str) else entry
         level = entry.get("level", "info")
         if LOG_LEVELS.index(level) >= floor:
             body = {"level": level, "logger": call.server.name, "data": entry.get("data")}
             out.append(notification("notifications/message", body))
-    out.extend(notification(f"notifications/{what}/list_changed") for what in chosen.notify)
+    changes = [notification(f"notifications/{what}/list_changed") for what in chosen.notify]
+    if call.session.revision >= STATELESS_FROM:  # on the subscriptions/listen streams
+        for change in changes:
+            call.server.state.tell_listeners(change["method"])
+    else:
+        out.extend(changes)
     return out
 
 
@@ -227,7 +233,7 @@ def _prompts_list(call: Call) -> list[Message]:
     return _page(call, "prompts", call.server.offered_prompts)
 
 
-def _prompts_get(call: Call) -> list[Message]:
+def _prompts_get(call: Call) -> list[Any]:
     name = call.params.get("name")
     found = next((p for p in call.server.offered_prompts if p.name == name), None)
     if found is None:
@@ -238,7 +244,16 @@ def _prompts_get(call: Call) -> list[Message]:
     if missing:
         text = f"Invalid params: prompt {name!r} needs the argument {missing[0]!r}"
         return [error(call.id, INVALID_PARAMS, text)]
+    if found.ask:
+        rendered = partial(_rendered, call.id, found, dict(arguments))
+        return [Exchange(found.ask, rendered, call.id)]
     return [result(call.id, found.render(arguments))]
+
+
+def _rendered(
+    id_: Any, prompt: Prompt, arguments: dict[str, Any], replies: list[Message]
+) -> Message:
+    return result(id_, prompt.render(arguments, replies))
 
 
 # -- utilities --------------------------------------------------------------------------

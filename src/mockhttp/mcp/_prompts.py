@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._asking import check_ask, summary
 from ._content import check_block
 from ._fields import check_keys, check_mapping, check_sequence, check_text, fail, record_data
 from ._resources import check_completions
@@ -60,6 +61,7 @@ class Prompt:
     arguments: tuple[str | dict[str, Any], ...] = ()
     messages: tuple[dict[str, Any], ...] = ()
     title: str = ""
+    ask: tuple[dict[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         check_text(self.name, "name", empty=False)
@@ -73,6 +75,10 @@ class Prompt:
         object.__setattr__(self, "messages", checked)
         if self.text and checked:
             raise fail("messages", "a prompt has text or messages, not both")
+        asks = check_sequence(self.ask, "ask")
+        object.__setattr__(
+            self, "ask", tuple(check_ask(a, f"ask[{i}]") for i, a in enumerate(asks))
+        )
 
     @property
     def argument_list(self) -> tuple[dict[str, Any], ...]:
@@ -100,8 +106,15 @@ class Prompt:
             a["name"] for a in self.argument_list if a["required"] and a["name"] not in arguments
         ]
 
-    def render(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def render(
+        self, arguments: Mapping[str, Any], replies: Sequence[Mapping[str, Any]] = ()
+    ) -> dict[str, Any]:
+        """The ``GetPromptResult``: the messages with the arguments filled in, and
+        ``{reply}`` with the client's answers when the prompt asked it first."""
         values = {a["name"]: str(arguments.get(a["name"], "")) for a in self.argument_list}
+        if replies:
+            values["reply"] = summary(replies[-1])
+            values.update({f"reply[{i}]": summary(r) for i, r in enumerate(replies)})
         messages = self.messages or (
             {"role": "user", "content": {"type": "text", "text": self.text}},
         )
@@ -144,9 +157,11 @@ def prompt(
     arguments: Sequence[str | Mapping[str, Any]] = (),
     messages: Sequence[Mapping[str, Any]] = (),
     title: str = "",
+    ask: Sequence[Mapping[str, Any]] = (),
 ) -> Prompt:
     """A prompt named ``name``: one user message ``text``, or ``messages`` (``{role,
-    content}`` with any content block), ``{argument}`` filled in."""
+    content}`` with any content block), ``{argument}`` filled in; after the client
+    answered ``ask`` (``mcp.elicitation(...)``...), quoted as ``{reply}``."""
     return Prompt(
         name,
         text,
@@ -154,4 +169,5 @@ def prompt(
         tuple(a if isinstance(a, str) else dict(a) for a in arguments),
         tuple(dict(m) for m in messages),
         title,
+        tuple(dict(a) for a in ask),
     )

@@ -28,12 +28,14 @@ from typing import Any
 from .._core._errors import ConfigError
 from .._core._sse import Event
 from .._server._feed import Feed
-from ._asking import ClientResponse, Exchange
+from ._asking import ClientResponse, Exchange, request_of
 
 __all__ = ["Cancelled", "Session", "State"]
 
 
-def sse_event(event_id: str, message: dict[str, Any] | None, retry: int | None = None) -> Event:
+def sse_event(
+    event_id: str | None, message: dict[str, Any] | None, retry: int | None = None
+) -> Event:
     """One SSE event: ``event: message``, ``id``, ``retry`` when given, and the message as
     ``data`` (a priming event, without message, has an empty ``data``)."""
     return Event("" if message is None else message, event="message", id=event_id, retry=retry)
@@ -56,6 +58,7 @@ class Session:
     subscriptions: set[str] = field(default_factory=set)  # resources/subscribe'd URIs
     resume: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # stream -> its faults
     level: str | None = None  # logging/setLevel's (None: every message)
+    logs: bool = True  # False: no log message at all (2026-07-28 without a logLevel)
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,7 @@ class State:
         self._responses: list[ClientResponse] = []
         self._evicted: dict[str, None] = {}  # ids of sessions ended by the cap, oldest first
         self._cancelled: list[Cancelled] = []
+        self._listeners: list[tuple[Feed, Any, dict[str, Any]]] = []
 
     # -- sessions ----------------------------------------------------------------------
 
@@ -223,6 +227,33 @@ class State:
                     s.sent = index + 1
             return len(sessions)
 
+    def listen(self, feed: Feed, id_: Any, wanted: dict[str, Any]) -> None:
+        """A ``subscriptions/listen`` stream (revision 2026-07-28): ``feed`` gets the
+        notifications ``wanted`` (the acknowledged filter), each tagged with ``id_``."""
+        with self._lock:
+            self._listeners = [t for t in self._listeners if not t[0].gone]
+            self._listeners.append((feed, id_, wanted))
+
+    def tell_listeners(self, method: str, params: dict[str, Any] | None = None) -> int:
+        """Put a notification on each ``subscriptions/listen`` stream that asked for it;
+        returns how many got it."""
+        uri = (params or {}).get("uri")
+        told = 0
+        with self._lock:
+            for feed, id_, wanted in self._listeners:
+                if feed.gone or not _wants(wanted, method, uri):
+                    continue
+                meta = {"io.modelcontextprotocol/subscriptionId": id_}
+                message = {
+                    "jsonrpc": "2.0",
+                    "method": method,
+                    "params": {**(params or {}), "_meta": meta},
+                }
+                with contextlib.suppress(ConfigError):
+                    feed.data(sse_event(None, message).encode())
+                    told += 1
+        return told
+
     def subscribe(self, session: Session, uri: str, on: bool) -> None:
         """Subscribe ``session`` to ``uri`` (``on``) or unsubscribe it."""
         with self._lock:
@@ -242,7 +273,7 @@ class State:
         """Send ``talk``'s next request (under the lock)."""
         ask = talk.exchange.asks[len(talk.replies)]
         talk.session.asked += 1
-        message = {"jsonrpc": "2.0", "id": talk.session.asked, **ask}
+        message = {"jsonrpc": "2.0", "id": talk.session.asked, **request_of(ask)}
         self._waiting[(talk.session.id, talk.session.asked)] = (talk, message)
         self._send(talk, message)
 
@@ -296,6 +327,12 @@ class State:
         with self._lock:
             return tuple(self._cancelled)
 
+    def answered(self, asked: dict[str, Any], message: dict[str, Any]) -> None:
+        """Keep the client's answer ``message`` to ``asked`` (a request of an
+        ``InputRequiredResult``, revision 2026-07-28: no session)."""
+        with self._lock:
+            self._responses.append(_record("", asked, message))
+
     def client_responses(self) -> tuple[ClientResponse, ...]:
         """The client's answers to the mock's requests, in order."""
         with self._lock:
@@ -325,7 +362,26 @@ class State:
             self._responses.clear()
             self._evicted.clear()
             self._cancelled.clear()
+            listeners, self._listeners = self._listeners, []
+        for feed, _, _ in listeners:
+            _end(feed)
+        with self._lock:
             self._stateless = Session("", "")
+
+
+_LIST_CHANGES = {
+    "notifications/tools/list_changed": "toolsListChanged",
+    "notifications/prompts/list_changed": "promptsListChanged",
+    "notifications/resources/list_changed": "resourcesListChanged",
+}
+
+
+def _wants(wanted: dict[str, Any], method: str, uri: Any) -> bool:
+    """Whether a listen stream's filter asked for this notification."""
+    if method == "notifications/resources/updated":
+        return uri in (wanted.get("resourceSubscriptions") or ())
+    key = _LIST_CHANGES.get(method)
+    return key is not None and wanted.get(key) is True
 
 
 def _is_id(value: Any) -> bool:

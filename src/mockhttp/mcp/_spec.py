@@ -37,8 +37,9 @@ __all__ = [
     "result",
 ]
 
-REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 """The revisions a mock speaks, oldest first (all of them by default)."""
+STATEFUL = REVISIONS[:3]  # with initialize and sessions; 2026-07-28 is stateless
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -56,4 +57,5 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 def negotiate(requested: object, supported: Sequence[str]) -> str:
     """The revision to answer ``initialize`` with (lifecycle, "Version Negotiation"): the
     client's when the mock speaks it, else the newest the mock speaks."""
-    return requested if isinstance(requested, str) and requested in supported else supported[-1]
+    stateful = [v for v in supported if v in STATEFUL] or list(STATEFUL)
+    return requested if isinstance(requested, str) and requested in stateful else stateful[-1]
