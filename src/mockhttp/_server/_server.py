@@ -236,6 +236,7 @@ class Server:
         """Rank the server's own endpoints above the mocks, as configured now."""
         count = lambda: len(self._ranked.snapshot())  # noqa: E731
         metrics = metrics_reply if self.metrics else None
+        self._answers.cors = self._policy
         found = builtins(count, admin=self._admin is not None, cors=self._policy, metrics=metrics)
         self._router.front = found
 
