@@ -362,7 +362,11 @@ class Server:
             UnknownNameError: no registered mock has that name (did you mean ...).
             ConfigError: several have.
         """
-        return named(self._active, name)
+        return named(self._ranked.named(name) or self._active, name)
+
+    def _named(self, name: str) -> list[ActiveMock]:
+        """The registered mocks named ``name``, the first tried first (O(1): the admin API)."""
+        return self._ranked.named(name)
 
     def _registered(self, mock_id: int) -> ActiveMock | None:
         """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""
