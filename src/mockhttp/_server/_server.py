@@ -190,11 +190,7 @@ class Server:
         if loop is None or thread is None:
             return True
         self._thread = None
-        stopped = shut_down(self, loop, thread, timeout)
-        self._answers.stop()
-        if self._tls is not None:
-            self._tls.remove()
-        return stopped
+        return shut_down(self, loop, thread, timeout)
 
     def __enter__(self) -> Server:
         return self.start()
