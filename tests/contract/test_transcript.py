@@ -29,7 +29,7 @@ def test_request_headers_are_apart_from_the_response_headers() -> None:
 
 def test_json_of_a_buffered_answer() -> None:
     assert Transcript.from_body(b'{"a": 1}').json() == {"a": 1}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Expecting value"):
         Transcript.from_body(b"data: x\n\n").json()
 
 

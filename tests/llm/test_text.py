@@ -18,7 +18,7 @@ from mockhttp.llm._text import (
     tokens,
 )
 
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
+TEXT = st.text(st.characters(codec="utf-8"), max_size=80)
 
 
 @settings(max_examples=200, deadline=None)
