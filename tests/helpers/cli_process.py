@@ -50,7 +50,9 @@ class Serving:
         self._reader.start()
         self.url = self._read_url()
 
-    def _read_url(self, timeout: float = 30) -> str:
+    def _read_url(self, timeout: float = 90) -> str:
+        # a wait on a condition, so a generous bound costs nothing: --workers 2 starts three
+        # interpreters one after another, 30 s was not enough on a loaded 2-core machine
         stdout = self.proc.stdout
         assert stdout is not None
         found: list[str] = []
@@ -58,7 +60,8 @@ class Serving:
         reader.start()
         reader.join(timeout)
         if not found or not found[0]:
-            self.stop()
+            self.proc.kill()  # (its workers stop at the end of their stdin)
+            self.proc.wait(30)
             raise AssertionError(f"no URL on stdout; stderr:\n{''.join(self.log)}")
         return found[0].strip()
 
@@ -69,7 +72,7 @@ class Serving:
                 self.log.append(line)
                 self._changed.notify_all()
 
-    def wait_for_log(self, text: str, timeout: float = 20) -> str:
+    def wait_for_log(self, text: str, timeout: float = 60) -> str:
         """The first log line containing ``text``, waiting for it to arrive."""
         deadline = time.monotonic() + timeout
         with self._changed:
@@ -82,7 +85,7 @@ class Serving:
                     raise AssertionError(f"no log line with {text!r} in:\n{''.join(self.log)}")
                 self._changed.wait(left)
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> int:
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
         """Send ``sig`` and wait for the exit status."""
         if self.proc.poll() is None:
             self.proc.send_signal(sig)

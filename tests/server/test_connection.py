@@ -174,3 +174,101 @@ def test_an_unmatched_request_gets_the_report() -> None:
     assert b"no mock matched GET /nothing" in transport.sent
     assert srv.unmatched[0].explanation is not None
     assert not transport.closed
+
+
+def test_100_continue_goes_out_when_the_request_is_next_in_line() -> None:
+    head = b"POST /p HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"
+    srv = server()
+    srv.mock(mockhttp.post("/p").reply(mockhttp.ok().body("P")))
+    _, _, alone = fed([head], srv)
+    assert alone.writes == [b"HTTP/1.1 100 Continue\r\n\r\n"]
+    _, _, came = fed([head + b"hi"], srv)  # the body came with the head: no wait
+    assert heads(came.sent) == [b"HTTP/1.1 100 Continue", b"HTTP/1.1 200 OK"]
+
+
+def test_100_continue_behind_a_running_reply_waits_for_it() -> None:
+    srv = server()
+    srv.mock(mockhttp.get("/slow").reply(mockhttp.ok().body("s").delay(0.05)))
+    srv.mock(mockhttp.post("/p").reply(mockhttp.ok().body("P")))
+    transport = Recorder()
+
+    async def run() -> None:
+        conn = Connection(srv)
+        conn.connection_made(transport)
+        conn.data_received(b"GET /slow HTTP/1.1\r\n\r\n")
+        conn.data_received(b"POST /p HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+        assert b"100 Continue" not in transport.sent  # the slow reply runs
+        deadline = asyncio.get_running_loop().time() + 10
+        while b"100 Continue" not in transport.sent:
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.01)
+        conn.data_received(b"hi")
+        await asyncio.sleep(0)
+
+    asyncio.run(run())
+    assert heads(transport.sent) == [
+        b"HTTP/1.1 200 OK",
+        b"HTTP/1.1 100 Continue",
+        b"HTTP/1.1 200 OK",
+    ]
+
+
+def test_an_upgrade_request_answered_as_http11_lets_the_next_request_through() -> None:
+    upgrade = b"GET /a HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+    srv, conn, transport = fed([upgrade + b"GET /b HTTP/1.1\r\n\r\n"])
+    assert heads(transport.sent) == [b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK"]
+    assert [c.request.path for c in srv.journal] == ["/a", "/b"]
+    assert transport.pauses == 1  # held while its plan was chosen
+    assert transport.resumes >= 1
+    assert conn.h1.trailing is None
+
+
+def test_a_kept_answer_on_a_paused_connection_waits_for_the_client_to_read() -> None:
+    srv = server()
+    get = b"GET /a HTTP/1.1\r\n\r\n"
+    transport = Recorder()
+
+    async def run() -> None:
+        conn = Connection(srv)
+        conn.connection_made(transport)
+        conn.data_received(get)
+        conn.data_received(get)  # the second time: the lane keeps the answer
+        assert srv._lane is not None
+        assert len(srv._lane) == 1
+        conn.pause_writing()
+        conn.data_received(get)  # a kept answer, journaled, its bytes held
+        assert len(transport.writes) == 2
+        assert conn.runner is not None
+        conn.resume_writing()
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert conn.runner is None
+
+    asyncio.run(run())
+    assert len(heads(transport.sent)) == 3
+    assert [c.status for c in srv.journal] == [200, 200, 200]
+
+
+def test_a_late_head_gets_408_and_an_idle_connection_just_closes() -> None:
+    srv = server()
+    transport = Recorder()
+    idle = Recorder()
+
+    async def run() -> None:
+        conn = Connection(srv)
+        conn.connection_made(transport)
+        conn.data_received(b"GET /a HTTP/1.1\r\nHo")
+        assert conn.waiting() == srv.header_timeout
+        conn.timed_out()
+        await asyncio.sleep(0)
+        other = Connection(srv)
+        other.connection_made(idle)
+        assert other.waiting() == srv.idle_timeout
+        other.timed_out()
+
+    asyncio.run(run())
+    assert transport.sent.startswith(b"HTTP/1.1 408 ")
+    assert b"the request head did not arrive in time" in transport.sent
+    assert transport.closed
+    assert idle.closed
+    assert idle.sent == b""

@@ -11,9 +11,19 @@ that pauses that long, gets a 408 and a close; an idle connection closes after
 ``idle_timeout``.
 
 An ``Upgrade`` request stops the reading until its plan is known: a ``Switch`` plan
-(``_runner.py``) hands the transport, with the bytes the client sent after the request,
+(``_upgrade.py``) hands the transport, with the bytes the client sent after the request,
 to another protocol (``switch``); any other reply answers it as HTTP/1.1 and the bytes
 that followed are parsed as requests.
+
+Cost (measured, ``docs/performance.md`` "Session seven"): this form, a sans-I/O parser
+whose events are handled here and the lane a plan kind the server gives, costs 17.7% more
+instructions on a small keep-alive request answered by the lane than the parser
+callbacks that wrote the lane's bytes themselves (39.7k -> 46.7k, ``bench/instructions.py``):
+about 100 more Python opcodes (the feed, the event loop here, ``_serve``'s call and plan,
+``Hit.start`` and ``done``) and the event objects.  It is kept as the fastest honest form
+tried: the request next in line starts at once (``next`` and ``_start`` inlined in
+``_handle``), the lane's lookup and journal are inlined in ``Server._serve``, and a
+``Message`` is built without its Python ``__new__``.
 """
 
 from __future__ import annotations
