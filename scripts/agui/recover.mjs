@@ -9,12 +9,14 @@ console.error = () => {}; // and logs the failure
 const agent = new HttpAgent({ url: process.argv[2], threadId: "t1",
   initialMessages: [{ id: "u1", role: "user", content: "Hi" }] });
 const surfaced = [];
-// the client's own read timeout (it has none: the caller aborts)
-const timer = setTimeout(() => agent.abortRun(), Number(process.argv[3] ?? 1000));
+// a read timeout (the client has none: the caller aborts): ABORT_MS without an event
+const idle = Number(process.argv[3] ?? 1000);
+let timer = setTimeout(() => agent.abortRun(), Math.max(idle, 20000)); // connecting
+const quiet = () => { clearTimeout(timer); timer = setTimeout(() => agent.abortRun(), idle); };
 let ended = "resolved";
 try {
   await agent.runAgent({ runId: "r1" }, {
-    onEvent: ({ event }) => { surfaced.push(event.type); },
+    onEvent: ({ event }) => { surfaced.push(event.type); quiet(); },
     onRunErrorEvent: () => { if (surfaced.at(-1) !== "RUN_ERROR") surfaced.push("RUN_ERROR"); },
   });
 } catch (error) {

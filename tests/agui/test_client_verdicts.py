@@ -37,13 +37,13 @@ def run(broken: fault.Fault, abort_ms: int) -> tuple[dict[str, Any], verdicts.Ve
 
 
 def test_a_stall_is_surfaced_as_run_error() -> None:
-    said, verdict = run(fault.stall(after_events=2), abort_ms=3000)
+    said, verdict = run(fault.stall(after_events=2), abort_ms=1000)
     assert said["surfaced"][-1] == "RUN_ERROR"
     assert verdict.passed, str(verdict)
 
 
 def test_a_cut_is_neither_retried_nor_surfaced() -> None:
-    said, verdict = run(fault.close_after_events(3), abort_ms=20_000)  # the cut comes first
+    said, verdict = run(fault.close_after_events(3), abort_ms=20_000)  # the cut comes long before
     assert said["ended"] == "rejected: TypeError: terminated"
     assert "RUN_ERROR" not in said["surfaced"]
     assert not verdict.passed
