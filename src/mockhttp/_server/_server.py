@@ -524,7 +524,8 @@ class Server:
         here (no ``Request`` or ``Call`` built for it: the call is None), or else
         ``_dispatch``'s."""
         lane = self._lane
-        if lane is not None and not message.body and not message.trailers:
+        # (the message's fields by index on this path: by name, each is a descriptor call)
+        if lane is not None and not message[5] and not message[6]:  # (body, trailers)
             ranked = self._ranked
             built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
             if built[0] is ranked._version and built[1] is lane._for:
@@ -532,7 +533,7 @@ class Server:
             else:
                 hit = lane.get(message[:4], ranked.snapshot())
             if hit is not None:  # journaled here, as ``_dispatch`` journals its calls
-                record = self._journal.answered_whole(hit.active, hit.entry, message.headers)
+                record = self._journal.answered_whole(hit.active, hit.entry, message[4])  # headers
                 on_call_end = self.on_call_end
                 if on_call_end is not None:  # (``serve`` logs each call): the call read back
                     try:
