@@ -25,7 +25,8 @@ from mockhttp import fault, match, mcp
 
 HERE = Path(__file__).resolve().parent / "mcp_node"
 TERMINATED = "SSE stream disconnected: TypeError: terminated"
-EXPIRED = '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}'
+# the 404's body, with the request's id
+EXPIRED = '{"jsonrpc":"2.0","id":5,"error":{"code":-32001,"message":"Session not found"}}'
 EXPECTED: dict[str, Any] = {  # what @modelcontextprotocol/sdk 1.32.2 does (docs show it)
     "initialize": ["2025-11-25", "mockhttp-mcp"],
     "list_tools": ["get_weather", "slow", "flaky"],

@@ -355,9 +355,18 @@ def test_serve_cors_answers_a_preflight_from_the_origin_given(tmp_path: Path) ->
             serving.url + "/v1/chat", headers={**asked, "Origin": "http://e.test"}
         )
         got = httpx.post(serving.url + "/v1/chat", headers={"Origin": "http://localhost:3000"})
+        to_mcp = httpx.options(
+            serving.url + "/mcp", headers={**asked, "Origin": "http://localhost:3000"}
+        )
+        answered = serving.wait_for_log("OPTIONS /v1/chat → cors preflight 204")
+        refused = serving.wait_for_log("OPTIONS /v1/chat → cors preflight 403")
+        mcp = serving.wait_for_log("OPTIONS /mcp → cors preflight 204")
     assert ok.status_code == 204
     assert other.status_code == 403
+    assert to_mcp.status_code == 204
     assert got.headers["access-control-allow-origin"] == "http://localhost:3000"
+    for line in (answered, refused, mcp):  # the server answered them: no "no match"
+        assert "no match" not in line
 
 
 def test_serve_cors_with_a_path_for_an_origin_says_how_to_write_it(tmp_path: Path) -> None:

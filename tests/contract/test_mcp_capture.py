@@ -257,3 +257,123 @@ def test_the_command_line_reads_a_capture(
     assert "[server-session-terminated-returns-404]" in out
     assert main(["--profile", "ag-ui", "--capture", str(tmp_path / "broken.json")]) == 2
     assert "--capture is checked with --profile mcp alone" in capsys.readouterr().err
+
+
+def _ex(
+    method: str,
+    request: Any = None,
+    *,
+    sent: dict[str, str] | None = None,
+    status: int = 200,
+    body: str = "",
+    kind: str = "text/event-stream",
+    at: tuple[float, float] | None = None,
+    closed: bool = False,
+    head: dict[str, str] | None = None,
+) -> Exchange:
+    """One exchange built by hand (for the cases the real captures do not have)."""
+    headers = (("content-type", kind), *(head or {}).items())
+    t = Transcript.from_body(body.encode(), status=status, headers=headers, request=request)
+    t = Transcript(t.status, t.headers, t.chunks, request,
+                   request_headers=tuple((sent or {}).items()))  # fmt: skip
+    started, ended = at if at is not None else (None, None)
+    return Exchange(method, t, started, ended, closed)
+
+
+def _rules(exchanges: list[Exchange]) -> list[str]:
+    return [f.rule for o in check_capture(exchanges) for f in o.findings]
+
+
+CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}
+ANSWER = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'
+WITH_IDS = 'id: 1\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'
+
+
+@pytest.mark.parametrize(
+    ("version", "body", "expected"),
+    [
+        ("2025-11-25", WITH_IDS, ["mcp.priming", "mcp.retry"]),
+        ("2025-06-18", WITH_IDS, []),  # SEP-1699 came with 2025-11-25
+        ("2025-03-26", WITH_IDS, []),
+        ("2025-11-25", ANSWER, []),  # no ids: not resumable, nothing to prime
+        ("2025-11-25", "id: 0\nretry: 100\ndata: \n\n" + WITH_IDS.replace("id: 1", "id: 2"), []),
+    ],
+)
+def test_priming_and_retry_apply_from_2025_11_25_to_streams_with_ids(
+    version: str, body: str, expected: list[str]
+) -> None:
+    sent = {"mcp-protocol-version": version}
+    assert _rules([_ex("POST", CALL, sent=sent, body=body)]) == expected
+
+
+def test_statelessness_and_error_ids_only_in_2026_07_28() -> None:
+    error = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}'
+    for version, expected in (("2026-07-28", ["mcp.error-id"]), ("2025-11-25", [])):
+        sent = {"mcp-protocol-version": version}
+        ex = _ex("POST", CALL, sent=sent, status=400, body=error, kind="application/json")
+        assert _rules([ex]) == expected, version
+    result = '{"jsonrpc":"2.0","id":1,"result":{}}'
+    sent = {"mcp-protocol-version": "2026-07-28", "mcp-session-id": "s"}
+    stateful = _ex("POST", CALL, sent=sent, body=result, kind="application/json",
+                   head={"mcp-session-id": "s"})  # fmt: skip
+    assert _rules([stateful]) == ["mcp.stateless"]
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    answered = _ex("POST", init, sent={"mcp-protocol-version": "2026-07-28"}, body=result,
+                   kind="application/json")  # fmt: skip
+    assert _rules([answered]) == ["mcp.stateless"]
+
+
+def test_several_streams_only_when_they_overlap() -> None:
+    sent = {"mcp-session-id": "s"}
+    served = _ex("POST", CALL, sent=sent, body=ANSWER, at=(0.0, 1.0))
+    refused = _ex("POST", CALL, sent=sent, status=409, body="", kind="text/plain", at=(0.5, 0.6))
+    later = _ex("POST", CALL, sent=sent, status=409, body="", kind="text/plain", at=(1.5, 1.6))
+    assert _rules([served, refused]) == ["mcp.streams"]
+    assert _rules([served, later]) == []
+
+
+def test_a_resume_the_server_refuses_or_does_not_know() -> None:
+    first = _ex("POST", CALL, body="id: 5\ndata: \n\n", closed=True)
+    resume = {"last-event-id": "5"}
+    assert _rules([first, _ex("GET", sent=resume, status=405, kind="text/plain")]) == []
+    assert _rules([first, _ex("GET", sent=resume, status=400, kind="text/plain")]) == ["mcp.resume"]
+    unknown = {"last-event-id": "99"}  # no stream had it: not a resumption to judge
+    assert _rules([first, _ex("GET", sent=unknown, status=400, kind="text/plain")]) == []
+
+
+def test_a_replay_of_what_the_client_never_had_is_not_a_second_stream() -> None:
+    """The response on the resumed GET, after a cut before it: one stream (mcp.one-stream
+    and mcp.resume agree); the same response twice with different ids: two."""
+    cut = _ex("POST", CALL, sent={"mcp-session-id": "s"}, body="id: 1\nretry: 5\ndata: \n\n",
+              closed=True)  # fmt: skip
+    resumed = _ex("GET", sent={"mcp-session-id": "s", "last-event-id": "1"},
+                  body='id: 2\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')  # fmt: skip
+    assert _rules([cut, resumed]) == []
+    whole = _ex("POST", CALL, sent={"mcp-session-id": "s"}, body="id: 1\nretry: 5\ndata: \n\n"
+                + 'id: 3\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')  # fmt: skip
+    again = _ex("GET", sent={"mcp-session-id": "s"},
+                body='id: 4\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')  # fmt: skip
+    assert _rules([whole, again]) == ["mcp.one-stream"]
+
+
+def test_session_required_is_not_asked_of_2026_07_28_nor_of_a_server_without_sessions() -> None:
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    result = '{"jsonrpc":"2.0","id":2,"result":{}}'
+    plain = _ex("POST", ping, body=result, kind="application/json")
+    assert _rules([plain]) == []  # no initialize issued a session
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    issued = _ex("POST", init, body='{"jsonrpc":"2.0","id":1,"result":{}}',
+                 kind="application/json", head={"mcp-session-id": "s"})  # fmt: skip
+    assert _rules([issued, plain]) == ["mcp.session-required"]
+    stateless = _ex("POST", ping, sent={"mcp-protocol-version": "2026-07-28"}, body=result,
+                    kind="application/json")  # fmt: skip
+    assert _rules([issued, stateless]) == []
+
+
+def test_labels_name_the_exchange() -> None:
+    read = with_revisions([
+        _ex("GET", sent={"last-event-id": "7"}),
+        _ex("POST", [CALL, CALL]),
+        _ex("DELETE"),
+    ])  # fmt: skip
+    assert [e.label for e in read] == ["#1 GET (Last-Event-ID 7)", "#2 POST a batch", "#3 DELETE"]

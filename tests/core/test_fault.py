@@ -620,3 +620,15 @@ def test_wire_faults_after_an_empty_response_send_nothing() -> None:
     """Garbage and malformed chunks need a head; with none, the connection just closes."""
     for f in (fault.garbage(5), fault.malformed_chunk()):
         assert run([fault.empty_response(), f], seed_plan()) == [End("close")]
+
+
+def test_end_after_events_ends_the_body_well_formed() -> None:
+    """end_after_events(2): two whole events, then a complete end (chunked: the last
+    chunk), so the client reads a short stream and no error."""
+    steps = run([fault.end_after_events(2)], stream_plan(*EVENTS, delay=0.1))
+    seen = client_view(wire_bytes(steps))
+    assert seen.body == EVENTS[0] + EVENTS[1]
+    assert not seen.result.startswith("error")
+    assert end_of(steps) == "complete"
+    assert wire_bytes(steps).endswith(b"0\r\n\r\n")  # the last chunk
+    assert fault.from_args(["end_after_events", 2]) == fault.end_after_events(2)

@@ -185,3 +185,26 @@ def test_limit_of(times: int | None, replies: int, exhausted: str, limit: int | 
     if replies:
         mock = mock.replies(*[mockhttp.ok()] * replies, exhausted=exhausted)  # type: ignore[arg-type]
     assert limit_of(mock) == limit
+
+
+def test_a_replys_own_faults_come_before_the_mocks() -> None:
+    """A reply kind may aim faults at one answer (``Reply.pipe``); the route gives them
+    first, then the mock's own."""
+
+    class Aimed(mockhttp.ReplyKind):
+        file_key = "aimed"
+
+        def to_args(self) -> dict[str, object]:
+            return {}
+
+        def build(self, request: Request) -> mockhttp.Reply:
+            reply = mockhttp.ok().body("x")
+            return reply.pipe(fault.latency(0.5)) if request.path == "/cut" else reply
+
+    mock = mockhttp.request("GET", None).reply(Aimed()).pipe(fault.limit_data(1))
+    entries = [Entry(mock)]
+    cut = answered(served(Request("GET", "/cut"), entries)[0])
+    assert cut.faults == (fault.latency(0.5), fault.limit_data(1))
+    plain = answered(served(Request("GET", "/plain"), entries)[0])
+    assert plain.faults == (fault.limit_data(1),)
+    assert mockhttp.ok().pipe(fault.reset()).pipe(fault.reset()).faults == (fault.reset(),) * 2

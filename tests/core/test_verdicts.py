@@ -265,3 +265,152 @@ def test_a_client_hanging_up_cut_nothing() -> None:
     left = call()
     left.outcome = "client hung up"
     assert not is_cut(left)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "cut"),
+    [("closed", True), ("reset", True), ("stalled", True), ("client hung up", False),
+     ("server closed", False), ("complete", False), ("in progress", False)],
+)  # fmt: skip
+def test_what_counts_as_a_cut(outcome: str, cut: bool) -> None:
+    seen = call(sent=events("1"))
+    seen.outcome = outcome
+    assert is_cut(seen) is cut
+
+
+def test_a_jsonrpc_stream_ended_without_its_response_is_a_cut() -> None:
+    """MCP servers may end a POST's stream before the response (SEP-1699); with the
+    response, or as a JSON answer, it is not cut."""
+    note = rpc("notifications/progress")
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    ask = rpc("tools/call", 1)
+    assert is_cut(call("POST", "/mcp", body=ask, sent=sse(note)))
+    assert not is_cut(call("POST", "/mcp", body=ask, sent=sse(note, answer)))
+    assert not is_cut(call("POST", "/mcp", body=ask, sent=json.dumps(answer).encode()))
+    assert not is_cut(call("POST", "/mcp", body=rpc("notifications/initialized"), sent=b""))
+    assert not is_cut(call("POST", "/mcp", body=[ask], sent=sse(note)))  # a batch: not judged
+
+
+def test_the_reconnect_is_the_call_with_the_cut_streams_id() -> None:
+    """Between the cut and the resume, other requests (another stream, a POST) do not
+    count as the reconnect: the GET with a Last-Event-ID of the cut stream does."""
+    sent = sse(rpc("n/x"), first_id=7) + b"retry: 400\n\n"
+    cut = call("POST", "/mcp", cut=1.0, body=rpc("tools/call", 1), sent=sent)
+    other = call("GET", "/mcp", at=1.1)  # the standalone GET stream, opened meanwhile
+    post = call("POST", "/mcp", at=1.2, body=rpc("tools/list", 2))
+    back = call("GET", "/mcp", at=1.5, last_event_id="7")
+    checks = (verdicts.reconnected(on="GET"), verdicts.waited_retry(on="GET"),
+              verdicts.resumed(on="GET"))  # fmt: skip
+    found = verdicts.judge([cut, other, post, back], *checks)
+    assert all(found), [str(v) for v in found]
+    assert found[1].explanation == "call 4 after 500 ms"
+    # without the id, the first GET after the cut is taken as the reconnect: it came too soon
+    assert explain([cut, other, post], *checks) == [
+        "call 2 came 100 ms after the cut, sooner than retry: 400 ms",
+        "call 2 came with Last-Event-ID None, expected '7' (the last event delivered whole "
+        "before it)",
+    ]
+
+
+def test_two_cuts_two_reconnects_each_judged() -> None:
+    calls = [
+        call(cut=1.0, sent=events("1", retry=200)),
+        call(at=1.25, cut=2.0, last_event_id="1", sent=events("2")),
+        call(at=2.05, last_event_id="1", sent=events("2", "3")),
+    ]
+    assert explain(calls, verdicts.reconnected()) == []
+    assert explain(
+        calls, verdicts.waited_retry(), verdicts.resumed(), verdicts.delivered_once()
+    ) == [
+        "call 3 came 50 ms after the cut, sooner than retry: 200 ms",
+        "call 3 came with Last-Event-ID '1', expected '2' (the last event delivered whole "
+        "before it)",
+        "event id='2' was delivered twice (calls 2 and 3)",
+    ]
+
+
+def test_the_retry_is_the_last_one_the_client_read() -> None:
+    """An earlier stream's retry holds until another replaces it (the TypeScript SDK keeps
+    the last one any stream gave)."""
+    calls = [
+        call(sent=b"retry: 1000\n\n"),  # a first stream, complete
+        call(at=2.0, cut=3.0, sent=events("1")),
+        call(at=3.5, last_event_id="1"),
+    ]
+    assert explain(calls, verdicts.waited_retry()) == [
+        "call 3 came 500 ms after the cut, sooner than retry: 1000 ms"
+    ]
+    calls[1] = call(at=2.0, cut=3.0, sent=events("1", retry=300))
+    assert explain(calls, verdicts.waited_retry()) == []
+
+
+def test_a_verdict_reads_as_pass_or_fail() -> None:
+    (failed,) = verdicts.judge(GOOD[:1], verdicts.reconnected())
+    assert not failed
+    assert str(failed) == (
+        "FAIL reconnected [client-sse-graceful-reconnect]: the client never reconnected after "
+        "the cut of call 1 (GET /events)"
+    )
+    (passed,) = verdicts.judge(iter(GOOD), verdicts.delivered_once())  # any iterable
+    assert passed
+    assert passed.suite is None
+    assert str(passed) == "PASS delivered_once: 4 event(s) with ids, each once"
+
+
+def test_deleted_session_judges_each_session() -> None:
+    calls = [
+        call("POST", "/mcp", body=rpc("tools/list", 1), mcp_session_id="a"),
+        call("DELETE", "/mcp", mcp_session_id="a"),
+        call("POST", "/mcp", body=rpc("tools/list", 2), mcp_session_id="b"),
+    ]
+    assert explain(calls, verdicts.deleted_session()) == [
+        "session 'b' was not deleted: its last request was call 3 (POST tools/list)"
+    ]
+    calls.append(call("POST", "/mcp", body=rpc("ping", 3), mcp_session_id="a"))
+    (text,) = explain(calls, verdicts.deleted_session())  # a, used again after its DELETE
+    assert text.startswith("session 'a' was not deleted: its last request was call 4 (POST ping); ")
+
+
+def test_retry_after_read_from_the_mocks_reply() -> None:
+    class Reply:
+        headers = (("Retry-After", "2"),)
+
+    class Mock:
+        response = Reply()
+
+    busy = call(status=503)
+    busy.mock = Mock()
+    assert explain([busy, call(at=1.0)], verdicts.honoured_retry_after()) == [
+        "call 2 came 1000 ms after call 1's 503, sooner than its Retry-After: 2 s"
+    ]
+    assert explain([busy, call(at=2.0)], verdicts.honoured_retry_after()) == []
+    assert explain([call(status=429), call(at=0.0)], verdicts.honoured_retry_after()) == []
+
+
+def test_a2a_and_agui_say_when_there_was_nothing_to_judge() -> None:
+    assert explain([call("POST", "/")], verdicts.a2a_resubscribed()) == [
+        "no A2A stream was cut: nothing to resubscribe to"
+    ]
+    early = call("POST", "/", cut=1.0, body=rpc("message/stream", 1), sent=b"")
+    assert explain([early], verdicts.a2a_resubscribed()) == [
+        "call 1 (POST message/stream) was cut before it named its task: the client cannot "
+        "resubscribe"
+    ]
+    artifact = {"jsonrpc": "2.0", "id": 1, "result": {"artifactUpdate": {"taskId": "t9"}}}
+    cut = call("POST", "/", cut=1.0, body=rpc("SendStreamingMessage", 1), sent=sse(artifact))
+    wrong = call("POST", "/", at=2, body=rpc("SubscribeToTask", 2, id="t8"))
+    assert explain([cut, wrong], verdicts.a2a_resubscribed()) == [
+        "the client never resubscribed to task t9 after the cut of call 1 (POST "
+        "SendStreamingMessage)"
+    ]
+    assert explain([call("POST", "/agent")], verdicts.agui_recovered()) == [
+        "no AG-UI run was cut: nothing to recover from"
+    ]
+
+
+def test_gave_up_after_counts_tries_not_outcomes() -> None:
+    assert explain([], verdicts.gave_up_after(1)) == [
+        "the client gave up after 0 tries, expected 1"
+    ]
+    (verdict,) = verdicts.judge([call(status=500)], verdicts.gave_up_after(1))
+    assert verdict.explanation == "1 try, then it stopped"

@@ -34,6 +34,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "scripts").mkdir()
     (tmp_path / "bin").mkdir()
     (tmp_path / "mocks" / "chat.yaml").write_text(block("yaml", "name: chat"))
+    (tmp_path / "mocks" / "stream.yaml").write_text(block("yaml", "name: stream"))
     (tmp_path / "test" / "chat.test.mjs").write_text(
         block("js", 'import { test } from "node:test";')
     )
@@ -66,7 +67,7 @@ def test_the_node_recipe_runs_its_tests_against_the_printed_url(tmp_path: Path) 
     url = (where / "logs" / "mockhttp.url").read_text().strip()
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+", url)
     assert f"mockhttp ready at {url}" in done.stdout
-    assert "# pass 1" in done.stdout
+    assert "# pass 2" in done.stdout  # the JSON mock, and the streamed one read as SSE
     assert "# fail 0" in done.stdout
     log = (where / "logs" / "mockhttp.log").read_text()
     assert "POST /v1/chat/completions" in log  # the request log, kept as the artifact
@@ -102,7 +103,6 @@ def go_project(tmp_path: Path) -> Path:
     """The Go project as the page lays it out: the chat mock, the streamed one, the test."""
     where = project(tmp_path)
     (where / "test").rename(where / "node-test")  # `go test ./...` reads Go packages only
-    (where / "mocks" / "stream.yaml").write_text(block("yaml", "name: stream"))
     (where / "go.mod").write_text("module example.com/chat\n\ngo 1.19\n")
     (where / "chat_test.go").write_text(block("go", "package chat_test"))
     return where
@@ -158,3 +158,14 @@ def test_the_go_recipe_fails_when_the_stream_breaks(tmp_path: Path) -> None:
     assert "--- FAIL: TestChatStream" in done.stdout
     assert 'text "Goodbye"' in done.stdout
     assert "--- PASS: TestChatMock" in done.stdout
+
+
+def test_every_python_job_that_runs_pytest_installs_it() -> None:
+    """The Python steps installed mockhttp and the project, not pytest (mockhttp does not
+    depend on it): ``pytest`` was not found."""
+    jobs = [code for code in re.findall(r"^```yaml\n(.*?)^```$", PAGE, re.S | re.M)]
+    running = [job for job in jobs if re.search(r"run: pytest\b", job)]
+    assert running
+    for job in running:
+        installs = re.findall(r"run: pip install (.*)", job)
+        assert any(re.search(r"(^|\s)pytest(\s|$)", line) for line in installs), job

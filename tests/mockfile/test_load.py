@@ -338,7 +338,8 @@ BAD: dict[str, tuple[str, str]] = {
     ),
     "bad method": (
         "request:\n  method: 'GE T'\n",
-        "bad.yaml:2:11 at request.method: method='GE T' must be an HTTP method such as 'POST'",
+        "bad.yaml:2:11 at request.method: method='GE T' must be an HTTP method such as 'POST', "
+        "or a matcher of methods such as match.any_of('GET', 'POST')",
     ),
     "second document": (
         "request: {path: /ok}\n---\nrequest: {path: nope}\n",

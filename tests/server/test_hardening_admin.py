@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import itertools
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -441,3 +443,68 @@ def test_a_yaml_body_over_the_node_limit_is_refused_before_it_is_composed(
     assert "more than 1,000,000 nodes" in error["message"]
     assert "JSON" in error["message"]
     assert len(server.mocks) == 0
+
+
+def _one_mock_body(tag: str, n: int) -> str:
+    return (
+        f"name: {tag}{n}\nrequest: {{method: GET, path: /{tag}/{n}}}\nresponse: {{status: 204}}\n"
+    )
+
+
+def test_admin_writes_one_mock_at_a_time_cost_the_same_among_many() -> None:
+    """Each admin POST walked every mock to check names (and the loop's next request indexed
+    them all again): 10,000 adds took 266 s, 3.3 -> 45 ms a write.  A name is looked up in
+    O(1) and the index is built by the writer."""
+    with mockhttp.Server(admin=True) as few, mockhttp.Server(admin=True) as many:
+        many.mock(_mocks(10_000, "big"))
+        counter = itertools.count()
+
+        def posting(server: mockhttp.Server) -> Callable[[], None]:
+            def post() -> None:
+                with httpx.Client(base_url=server.url) as client:
+                    for _ in range(20):
+                        body = _one_mock_body("w", next(counter))
+                        reply = client.post(
+                            "/__mockhttp/mocks", content=body,
+                            headers={"content-type": "application/yaml"},
+                        )  # fmt: skip
+                        assert reply.status_code == 201, reply.text
+
+            return post
+
+        _in_turns(posting(few), posting(many), rounds=5)
+        snapshot = many._ranked.snapshot()
+        assert many._ranked._indexed.entries is snapshot  # indexed by the writer
+        assert len(many.mocks) == 10_100
+
+
+FROZEN = """
+import gc, httpx, mockhttp
+with mockhttp.Server(admin=True) as server, httpx.Client(base_url=server.url) as client:
+    gc.freeze()  # as mockhttp serve does at start
+    def post(body, code):
+        reply = client.post("/__mockhttp/mocks", content=body,
+                            headers={"content-type": "application/yaml"})
+        assert reply.status_code == code, reply.text
+    post("request: {path: /warm}\\n", 201)
+    frozen = gc.get_freeze_count()
+    for n in range(30):
+        post(f"request: {{path: /bad/{n}}}\\nresponse: {{status: 99}}\\n", 400)
+    for n in range(5):
+        post(f"request: {{path: /one/{n}}}\\n", 201)
+    assert gc.get_freeze_count() <= frozen, (frozen, gc.get_freeze_count())
+    post("".join(f"- request: {{path: /many/{n}}}\\n" for n in range(600)), 201)
+    assert gc.get_freeze_count() > frozen + 600
+print("ok")
+"""
+
+
+def test_admin_writes_do_not_freeze_their_own_request() -> None:
+    """In a process with a frozen heap (``mockhttp serve``), each admin write froze what was
+    alive, its own request's reference cycles included: never freed (10,000 rejected POSTs:
+    +62 MiB).  A rejected write and a few small ones freeze nothing; a batch of hundreds of
+    mocks freezes them."""
+    done = subprocess.run(
+        [sys.executable, "-c", FROZEN], capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.strip() == "ok", done.stderr

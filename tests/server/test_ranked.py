@@ -226,3 +226,23 @@ def test_a_writer_no_reader_catches_up_with_keeps_the_chain_short(handle: Handle
         ranked.change([], [extra])
         assert _chain(ranked) <= 32
     assert ranked.snapshot() == (stable,)
+
+
+def test_named_follows_adds_removes_and_clear(owner: mockhttp.Server) -> None:
+    """``named``: the mocks of a name, the first tried first, kept up to date by each change
+    (the admin API's name checks and lookups, in O(1))."""
+    ranked = Ranked()
+    a = ActiveMock(mockhttp.get("/a", name="chat"), owner, 1)
+    b = ActiveMock(mockhttp.get("/b", name="chat", priority=-1), owner, 2)
+    c = ActiveMock(mockhttp.get("/c", name="chat"), owner, 3)
+    plain = ActiveMock(mockhttp.get("/d"), owner, 4)
+    ranked.change([a, b, plain], ())
+    assert ranked.named("chat") == [a, b]
+    ranked.change([c], [a])
+    assert ranked.named("chat") == [c, b]
+    ranked.change([], [b, c, b])
+    assert ranked.named("chat") == []
+    ranked.change([a], [])
+    ranked.clear()
+    assert ranked.named("chat") == []
+    assert ranked.named("nothing") == []

@@ -39,7 +39,7 @@ from .._server._metrics import require as require_metrics
 from .._server._server import LOOPS, Server, loop_factory
 from .._server._shared import StateChannel
 from .._server._shared import join as join_admissions
-from .._server._tls import make_certs
+from .._server._tls import kept_certs, make_certs
 from .._server._tls import require as require_tls
 from .._server._workers import (
     ControlAdmin,
@@ -186,6 +186,13 @@ def _parser() -> argparse.ArgumentParser:
         help="serve https with a throwaway CA made for the run (pip install 'mockhttp[tls]'); "
         "its PEM file's path is printed: trust it (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS)",
     )
+    serve.add_argument(
+        "--ca-dir",
+        metavar="DIR",
+        help="with --tls: keep the CA and the server's certificate in DIR (made there at the "
+        "first run, used as they are after), so a client can trust DIR/ca.pem before the "
+        "server starts",
+    )
     serve.add_argument("--tls-dir", help=argparse.SUPPRESS)  # the supervisor's, for workers
     serve.add_argument(
         "--http2",
@@ -304,9 +311,13 @@ def _serve(args: argparse.Namespace) -> int:
         print("mockhttp: nothing to serve; --allow-empty starts anyway", file=sys.stderr)
         return 2
     try:
+        if args.ca_dir is not None and not args.tls:
+            raise ConfigError("--ca-dir DIR keeps the certificates of --tls: add --tls")
         if args.tls:
             require_tls()
-        if args.tls and args.workers is not None and args.worker is None:
+        if args.ca_dir is not None and args.worker is None:
+            args.tls_dir = str(kept_certs(args.host, Path(args.ca_dir)))
+        if args.tls and args.tls_dir is None and args.workers is not None and args.worker is None:
             args.tls_dir = str(make_certs(args.host).folder)
         loop_factory(args.loop)
         cors_policy(args.cors)
@@ -392,7 +403,8 @@ def _serve(args: argparse.Namespace) -> int:
                 print(f"mockhttp: forwarding misses to {recorder.upstream}, recording them "
                       f"into {paths[0]}", file=sys.stderr, flush=True)  # fmt: skip
             if args.tls:
-                print(_ca_line(server.ca_path), file=sys.stderr, flush=True)
+                kept = args.ca_dir is not None
+                print(_ca_line(server.ca_path, kept=kept), file=sys.stderr, flush=True)
         else:
             print(server.url, flush=True)  # to the supervisor
             # the supervisor holds our stdin: at its end (it died, even by SIGKILL), stop
@@ -494,24 +506,25 @@ def _supervise(
             f"with {args.workers} workers" + ("" if args.loop == "auto" else f" ({args.loop})")
         )
         if args.tls_dir is not None:
-            log(_ca_line(Path(args.tls_dir) / "ca.pem"))
+            log(_ca_line(Path(args.tls_dir) / "ca.pem", kept=args.ca_dir is not None))
         supervisor.watch(stop, _POLL, tick)
     except RuntimeError as exc:
         log(f"mockhttp: {exc}")
         return 1
     finally:
         supervisor.stop()
-        if args.tls_dir is not None:
+        if args.tls_dir is not None and args.ca_dir is None:  # (--ca-dir: the user's)
             shutil.rmtree(args.tls_dir, ignore_errors=True)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0
 
 
-def _ca_line(ca_path: Path | str) -> str:
+def _ca_line(ca_path: Path | str, kept: bool = False) -> str:
     """What ``serve --tls`` says on stderr: the CA's PEM file, and how to trust it."""
+    which = "the CA kept in --ca-dir" if kept else "a throwaway CA"
     return (
-        f"mockhttp: https with a throwaway CA: {ca_path} (trust it: SSL_CERT_FILE, "
+        f"mockhttp: https with {which}: {ca_path} (trust it: SSL_CERT_FILE, "
         "REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS; see docs/tls.md)"
     )
 

@@ -21,6 +21,7 @@ from .._core._explain import explain
 from .._core._mock import Mock
 from .._core._redact import Redactor, is_secret, masked
 from .._core._reply import Reply
+from .._core._request import Request
 from .._mockfile._load import files, load
 from .._server._admin import PREFIX, AdminAPI
 from .._server._journal import Call
@@ -56,6 +57,8 @@ def log_line(call: Call, mocks: Sequence[Mock], now: datetime, redact: bool = Tr
         who = "admin"
     elif call.mock is not None:
         who = f"mock {call.mock.describe()}"
+    elif call.explanation is None and _preflight(request):
+        who = "cors preflight"  # answered by the server itself (server.preflights)
     else:
         why = call.explanation or explain(request, mocks)
         who = f"no match ({(why if redactor is None else why.redacted(redactor)).line})"
@@ -65,6 +68,16 @@ def log_line(call: Call, mocks: Sequence[Mock], now: datetime, redact: bool = Tr
     stamp = now.strftime("%H:%M:%S.%f")[:-3]
     target = request.target if redactor is None else redactor.text(request.target)
     return f"{stamp} {request.method} {target} → {who} {code}, {sent}, {call.outcome}"
+
+
+def _preflight(request: Request) -> bool:
+    """A CORS preflight: ``OPTIONS`` with ``Origin`` and ``Access-Control-Request-Method``."""
+    headers = request.headers
+    return (
+        request.method == "OPTIONS"
+        and headers.get("origin") is not None
+        and headers.get("access-control-request-method") is not None
+    )
 
 
 def plural(n: int, noun: str) -> str:

@@ -521,7 +521,10 @@ def gave_up_after(tries: int) -> Check:
             return [f"the client gave up after {len(calls)} tries, expected {tries}"]
         return []
 
-    return Check("gave_up_after", problems, lambda calls: f"{len(calls)} tries, then it stopped")
+    def seen(calls: Calls) -> str:
+        return f"{len(calls)} {'try' if len(calls) == 1 else 'tries'}, then it stopped"
+
+    return Check("gave_up_after", problems, seen)
 
 
 def _task_ids(call: JournalCall) -> set[str]:

@@ -19,7 +19,8 @@ The plan kinds, by what the route gave:
 - a mock's reply: resumed after ``Last-Event-ID`` (a resumable stream), opened as a stream
   the test feeds (``Pushed``), held until the call ends (a reply with ``on_end``: a
   capacity's slot, the server's shared claims), framed by the ``WireCache``; a fixed
-  reply written in one call is offered to the lane (``learn``: the hook the server gives).
+  reply written in one call is learned by the lane (``_lane.py``), which answers the next
+  requests of its key itself (``serve``: the lane's kept answer, or ``_dispatch``).
 
 Rule 1: loop thread only, as the server's dispatch is; the two worker threads (admin,
 explainer) only compute replies, which come back through ``Deferred``.
@@ -42,10 +43,12 @@ from .._core._paths import PathIndex
 from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
-from .._core._route import Answer, Miss, Tally, route, route_front, route_shared
-from ._builtin import ADMIN_PREFIX, HEALTH_PATH, Builtin
+from .._core._route import Answer, Miss, Tally, by_target, route, route_front, route_shared
+from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin, may_take
 from ._heap import BIG_BODY, release
-from ._journal import Call, Journal, seal
+from ._http1 import Message, request_of
+from ._journal import Call, Journal, read_back, seal
+from ._lane import Hit, Lane
 from ._loop import Worker
 from ._push import open_stream
 from ._ranked import Ranked
@@ -56,7 +59,6 @@ from ._wires import Framing, WireCache
 __all__ = [
     "EXPLAINED_ON_LOOP",
     "Answers",
-    "Learn",
     "Routed",
     "Router",
     "Unreachable",
@@ -116,9 +118,10 @@ class Router:
     def _route(self, request: Request) -> Routed:
         """The server's own endpoints first (before the mocks are even indexed: an admin
         write after another never waits for an index), then the mocks."""
-        found = route_front(request, self.front, self.states, self.kept)
-        if found is not None:
-            return found
+        if may_take(request):
+            found = route_front(request, self.front, self.states, self.kept)
+            if found is not None:
+                return found
         snapshot = self.ranked.snapshot()
         index = self.index
         if index.entries is not snapshot:  # the mocks changed: index them again (or
@@ -137,9 +140,6 @@ class Router:
             return Unreachable(request, exc)
 
 
-Learn = Callable[[Request, Framing, Answer[Entry], Call, Whole], None]
-
-
 class Host(Protocol):
     """What the plan kinds need of the server (``_server.Server`` is one)."""
 
@@ -153,6 +153,8 @@ class Host(Protocol):
     @property
     def admin(self) -> Callable[[Request], Reply] | None: ...
 
+    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]: ...
+
     @property
     def _cors(self) -> Cors | None: ...
 
@@ -160,11 +162,13 @@ class Host(Protocol):
 class Answers:
     """The journal entry and the plan of each routed request (see the module's docstring)."""
 
-    __slots__ = ("_admin", "_explainer", "done", "host", "learn", "wires")
+    __slots__ = ("_admin", "_explainer", "cors", "done", "host", "lane", "router", "wires")
 
-    def __init__(self, host: Host, learn: Learn | None) -> None:
+    def __init__(self, host: Host, router: Router) -> None:
         self.host = host
-        self.learn = learn  # the lane's hook: a fixed reply written in one call
+        self.router = router
+        self.lane: Lane | None = None  # answers kept by method and target (``_lane.py``)
+        self.cors: Cors | None = None  # the server's CORS policy (``_core._cors``)
         # tells the keeper of the state that a claim's call ended (``_shared``), or None
         self.done: Callable[[int], None] | None = None
         self.wires = WireCache()  # the wire plans of fixed replies
@@ -255,7 +259,7 @@ class Answers:
 
     def plan(self, routed: Routed, call: Call, framing: Framing) -> Plan:
         """The wire plan that answers ``call`` (the kinds: see the module's docstring)."""
-        cors = self.host._cors
+        cors = self.cors
         if cors is not None and _with_cors(routed):
             framing = framing._replace(cors=cors.headers(routed.request))
         if type(routed) is not Answer:
@@ -296,9 +300,70 @@ class Answers:
             plan = self.wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
             return self._failed(call, exc, framing)
-        if type(plan) is Whole and fixed and type(reply) is Reply and self.learn is not None:
-            self.learn(call.request, framing, answer, call, plan)
+        if type(plan) is Whole and fixed and type(reply) is Reply and self.lane is not None:
+            self._learn(call.request, framing, answer, call, plan)
         return plan
+
+    def _learn(
+        self,
+        request: Request,
+        framing: Framing,
+        answer: Answer[Entry],
+        call: Call,
+        whole: Whole,
+    ) -> None:
+        """Keep an answer written in one call for the requests that will get it again, when
+        only their method and target decide it (``_lane.py``)."""
+        assert self.lane is not None
+        if (
+            request.body
+            or request.trailers
+            or request.http_version not in ("1.1", "1.0")  # (HTTP/2 answers its own way)
+            or request.path.startswith(ADMIN_PREFIX)
+            or request.path == METRICS_PATH
+            or call.status is None
+        ):
+            return
+        index = self.router.index  # (the mocks that could match the path, as routed)
+        snapshot = index.entries
+        key = (request.method, request.target, request.http_version, framing.keep_alive)
+        entries: Sequence[Entry] = index.candidates(request.path)
+        active = answer.entry
+        if (
+            isinstance(active, ActiveMock)
+            and self.lane.again(key, snapshot)
+            and by_target(request, entries, answer)
+        ):
+            params = tuple(call.path_params.items())
+            hit = Hit(active, key, call.status, params, whole)
+            self.lane.learn(key, snapshot, hit)
+
+    def serve(self, message: Message) -> tuple[Call | None, Plan]:
+        """The call and plan for an HTTP/1 request (``_connection.py``): the kept answer
+        to a request without a body whose key the lane knows (``_lane.py``), journaled
+        here (no ``Request`` or ``Call`` built for it: the call is None), or else
+        ``_dispatch``'s."""
+        lane = self.lane
+        host = self.host
+        # (the message's fields by index on this path: by name, each is a descriptor call)
+        if lane is not None and not message[5] and not message[6]:  # (body, trailers)
+            ranked = self.router.ranked
+            built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
+            if built[0] is ranked._version and built[1] is lane._for:
+                hit = lane._hits.get(message[:4])
+            else:
+                hit = lane.get(message[:4], ranked.snapshot())
+            if hit is not None:  # journaled here, as ``_dispatch`` journals its calls
+                headers = message[4]
+                record = host._journal.answered_whole(hit.active, hit.entry, headers)
+                on_call_end = host.on_call_end
+                if on_call_end is not None:  # (``serve`` logs each call): the call read back
+                    try:
+                        on_call_end(read_back(record, hit.entry.mock))
+                    except Exception as exc:
+                        host.errors.append(exc)
+                return None, hit
+        return host._dispatch(request_of(message), message.keep_alive)
 
     def _builtin(
         self, builtin: Builtin, answer: Answer[Entry], call: Call, framing: Framing

@@ -57,6 +57,7 @@ class Ranked:
         # (the version it was built for, its sorted tuple): the cache readers share
         self._built: tuple[_Version, tuple[ActiveMock, ...]] = (self._version, ())
         self._members: dict[int, ActiveMock] = {}  # by id (``ActiveMock.id``)
+        self._names: dict[str, dict[int, ActiveMock]] = {}  # by name, then id
         self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
         self._indexed: PathIndex[ActiveMock] = PathIndex(())  # of the last tuple indexed
         self.lock = threading.Lock()  # the writers' (test threads, the admin worker)
@@ -112,6 +113,12 @@ class Ranked:
         """The registered mock numbered ``mock_id`` (``ActiveMock.id``); lock-free."""
         return self._members.get(mock_id)
 
+    def named(self, name: str) -> list[ActiveMock]:
+        """The registered mocks named ``name``, the first tried first; lock-free, O(1) for
+        a name at most one mock has (the admin API's checks and lookups by name)."""
+        found = list(self._names.get(name, {}).values())
+        return sorted(found, key=order) if len(found) > 1 else found
+
     def gives(self, reply_id: int) -> bool:
         """Whether a registered mock answers with the reply whose ``id()`` this is."""
         return reply_id in self._replies
@@ -124,8 +131,11 @@ class Ranked:
             if self._members.get(active.id) is active:
                 del self._members[active.id]
                 gone.append(active)
+                self._unname(active)
         for active in added:
             self._members[active.id] = active
+            if active.mock.name is not None:
+                self._names.setdefault(active.mock.name, {})[active.id] = active
             key = id(active.mock.response)
             self._replies[key] = self._replies.get(key, 0) + 1
         dropped = set()
@@ -145,9 +155,19 @@ class Ranked:
         """Unregister every mock; the ids of the replies they gave.  Under the lock."""
         dropped = set(self._replies)
         self._members = {}
+        self._names = {}
         self._replies = {}
         self._version = _Version((), None)
         return dropped
+
+    def _unname(self, active: ActiveMock) -> None:
+        name = active.mock.name
+        if name is None:
+            return
+        same = self._names.get(name, {})
+        same.pop(active.id, None)
+        if not same:
+            self._names.pop(name, None)
 
     def _publish(self, added: tuple[ActiveMock, ...], removed: tuple[ActiveMock, ...]) -> None:
         built = self._built

@@ -20,7 +20,6 @@ import ssl
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from types import TracebackType
 from typing import Any, overload
 
 from .._core._cors import Cors, cors_policy
@@ -31,19 +30,18 @@ from .._core._mock import STARTED, Mock
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
 from .._core._request import Request
-from .._core._route import Answer, by_target
 from ._accept import Listener
 from ._answer import EXPLAINED_ON_LOOP, Answers, Router
 from ._budget import LIBRARY_DEFAULT
-from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin, builtins
+from ._builtin import HEALTH_PATH, builtins
 from ._connection import Connection
-from ._http1 import Message, request_of
-from ._journal import PACKS_PLAIN, Call, CallList, Journal, read_back, unmatched_calls
-from ._lane import Hit, Lane
+from ._http1 import Message
+from ._journal import PACKS_PLAIN, Call, CallList, Journal, unmatched_calls
+from ._lane import Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
 from ._ranked import Ranked, mocks_of
-from ._runner import Plan, Whole
+from ._runner import Plan
 from ._serving import (
     bind,
     certs_of,
@@ -57,7 +55,7 @@ from ._serving import (
 from ._shared import SharedKept, StateChannel
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock, journal_text, named, uncalled_report
-from ._wires import Framing, framing_of
+from ._wires import framing_of
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
@@ -72,49 +70,37 @@ class Server:
     in :attr:`journal`.
 
     Args:
-        host: address to listen on.
-        port: port (0 picks a free one).
+        host, port: where to listen (port 0: a free one); backlog: the listen backlog.
         unmatched_status: the status sent when no mock matches (404).
-        backlog: the listen backlog.
-        on_call_end: called on the server thread with each finished :class:`Call`
-            (the CLI logs with it).
-        admin: serve the admin API under ``/__mockhttp/`` (add, list and remove mocks,
-            read the journal over HTTP; see ``docs/cli.md``), as ``mockhttp serve`` does.
-        journal_limit: keep only the newest this many calls in :attr:`journal` and
-            in each mock's ``calls`` (None: all; above 1,024, up to an eighth more between
-            trims).  Counts (``call_count``, ``times``) stay exact.  For long-running
-            servers; ``mockhttp serve`` keeps 10,000.
-        loop: the event loop the server runs on (in its thread): ``"auto"`` (the default:
-            uvloop when it is installed, measured no slower, else asyncio's; see
-            ``docs/performance.md``),
-            ``"asyncio"``, ``"uvloop"`` (``pip install 'mockhttp[fast]'``), or a function
-            that returns a new asyncio-compatible loop.
-        reuse_port: set ``SO_REUSEPORT`` on the listening socket, so that several
-            processes can serve the same port (``mockhttp serve --workers``).
-        journal_bytes: keep request bodies and sent reply bodies of finished calls up to
-            this many bytes (256 MiB; None: all); past it the oldest are dropped, keeping
-            their lengths and SHA-256 in ``call.dropped``.  ``mockhttp serve``: 64 MiB.
-        header_timeout: seconds a request head may take from its first byte, and a
-            request body may pause between bytes (10); past it a 408, and the connection
-            closes.
-        idle_timeout: seconds a connection may wait, with no reply running, for its next
-            request (300) before it is closed.
-        cors: let web pages from other origins call the mocks (off by default): True
-            (any origin), an origin (``"http://localhost:3000"``) or a list of them.
-            Preflights are answered, and every reply (streams, faults, 404s included)
-            carries ``Access-Control-Allow-Origin``; the admin API never does
-            (``docs/browsers.md``).  Preflights are kept in :attr:`preflights`.
+        on_call_end: called on the server thread with each finished :class:`Call`.
+        admin: serve the admin API under ``/__mockhttp/`` (mocks and the journal over
+            HTTP, as ``mockhttp serve`` does: ``docs/cli.md``).
+        journal_limit: keep only the newest this many calls in :attr:`journal` and in
+            each mock's ``calls`` (None: all; above 1,024, up to an eighth more between
+            trims); counts stay exact.  ``mockhttp serve`` keeps 10,000.
+        loop: the event loop the server runs on: ``"auto"`` (uvloop when installed, else
+            asyncio's: ``docs/performance.md``), ``"asyncio"``, ``"uvloop"``
+            (``pip install 'mockhttp[fast]'``), or a function that returns a new loop.
+        reuse_port: set ``SO_REUSEPORT``: several processes serve the port (``--workers``).
+        journal_bytes: keep the bodies of finished calls up to this many bytes (256 MiB;
+            None: all; ``serve``: 64 MiB); past it the oldest go, their lengths and SHA-256
+            kept in ``call.dropped``.
+        header_timeout: seconds a request head may take from its first byte, and a body
+            may pause between bytes (10); past it a 408, and the connection closes.
+        idle_timeout: seconds a connection may wait for its next request (300).
+        cors: let web pages from other origins call the mocks: True (any origin), an
+            origin (``"http://localhost:3000"``) or a list of them; preflights are
+            answered (kept in :attr:`preflights`) and every reply but the admin API's
+            carries ``Access-Control-Allow-Origin`` (``docs/browsers.md``).
         metrics: answer ``GET /metrics`` with Prometheus text under vLLM's names (the
             capacity and rate limits of ``mockhttp.llm`` replies; ``docs/load-testing.md``);
             needs ``pip install 'mockhttp[metrics]'``.
-        tls: serve https with a throwaway CA made for the run (``pip install
-            'mockhttp[tls]'``): clients trust :attr:`ca_path`, or take
-            :meth:`ssl_context` (``docs/tls.md``).  A folder from an earlier run's
-            ``tls=True`` (its ``ca.pem`` and ``server.pem``) serves with those instead.
-        http2: serve HTTP/2 too (``pip install 'mockhttp[http2]'``): offered by ALPN
-            beside HTTP/1.1 under ``tls``, and on plain TCP to clients that send its
-            preface (h2c with prior knowledge).  Faults are per stream (``RST_STREAM``);
-            the journal's ``request.http_version`` is ``"2"`` (``docs/tls.md``).
+        tls: serve https with a CA made for the run (``pip install 'mockhttp[tls]'``):
+            clients trust :attr:`ca_path` or take :meth:`ssl_context`; or a folder of an
+            earlier run's ``ca.pem`` and ``server.pem`` (``docs/tls.md``).
+        http2: serve HTTP/2 too (``pip install 'mockhttp[http2]'``): by ALPN under
+            ``tls``, and h2c with prior knowledge on plain TCP; faults are per stream
+            (``RST_STREAM``); ``request.http_version`` is ``"2"`` (``docs/tls.md``).
     """
 
     def __init__(
@@ -157,7 +143,7 @@ class Server:
         self.errors: list[BaseException] = []
         self._ranked = Ranked()  # the mocks (read them as ``self._active``)
         self._router = Router(self._ranked)  # the route, the scenario states (_answer.py)
-        self._answers = Answers(self, None)  # what follows the route (_answer.py)
+        self._answers = Answers(self, self._router)  # what follows the route (_answer.py)
         self._admin: Callable[[Request], Reply] | None = None
         self._policy = cors_policy(cors)
         self.admin = None
@@ -168,15 +154,16 @@ class Server:
         # answers kept for requests that get them again (``_lane.py``): not with CORS,
         # whose headers depend on the request's Origin
         self._lane: Lane | None = Lane() if self._cors is None and PACKS_PLAIN else None
-        if self._lane is not None:
-            self._answers.learn = self._learn
+        self._answers.lane = self._lane
+        # an HTTP/1 request's call and plan (``_connection.py``): the lane's kept answer,
+        # or ``_dispatch``'s (``Answers.serve``; set here: no call between, every request)
+        self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._listener: asyncio.base_events.Server | Listener | None = None
-        # (and, with http2, ``_h2.Http2Connection``s: the same sweep and shutdown methods)
-        self._connections: set[Connection] = set()
+        self._connections: set[Connection] = set()  # (and HTTP/2's: _h2.Http2Connection)
         self._fds_warned = -1.0  # when running out of descriptors was last logged
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -185,8 +172,7 @@ class Server:
         """Bind and start serving; returns the server.
 
         Raises:
-            ServerError: the address cannot be bound, or the server is already running.
-        """
+            ServerError: the address cannot be bound, or the server is already running."""
         if self._thread is not None:
             raise ServerError("server is already running")
         sock = bind(self.host, self.port, self.reuse_port)
@@ -198,40 +184,24 @@ class Server:
     def close(self, timeout: float = 5.0) -> bool:
         """Stop serving: close the listener and every open connection (streams end).
 
-        Waits up to ``timeout`` seconds for the server's thread to stop (a handler stuck
-        on it keeps it; it is a daemon thread, so it does not keep the process alive).
-        Returns False when the thread was still running after ``timeout``.
-        """
+        Waits up to ``timeout`` seconds for the server's (daemon) thread to stop, which a
+        handler stuck on it keeps; returns False when it was still running then."""
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return True
         self._thread = None
-        stopped = shut_down(self, loop, thread, timeout)
-        self._answers.stop()
-        if self._tls is not None:
-            self._tls.remove()
-        return stopped
+        return shut_down(self, loop, thread, timeout)
 
     def __enter__(self) -> Server:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     async def __aenter__(self) -> Server:
         return self.start()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await asyncio.to_thread(self.close)
 
     def _on_its_loop(self) -> bool:
@@ -262,12 +232,12 @@ class Server:
         """Rank the server's own endpoints above the mocks, as configured now."""
         count = lambda: len(self._ranked.snapshot())  # noqa: E731
         metrics = metrics_reply if self.metrics else None
+        self._answers.cors = self._policy
         found = builtins(count, admin=self._admin is not None, cors=self._policy, metrics=metrics)
         self._router.front = found
 
     def share(self, channel: StateChannel) -> None:
-        """Keep the state of the mocks that keep one, and what reply kinds keep, in the
-        supervisor that ``channel`` reaches (``serve --workers``: ``_shared.py``)."""
+        """Keep the mocks' and the kinds' state in ``channel``'s supervisor (``_shared``)."""
         self._router.tally, self.shared_states = channel, channel.states
         self._answers.done, self._router.kept = channel.done, SharedKept(channel)
 
@@ -344,8 +314,7 @@ class Server:
         added = self._add(mocks)
         return added if several else added[0]
 
-    def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:
-        """Register ``mocks`` in one step, in O(1) each (``_ranked.py``)."""
+    def _add(self, mocks: Sequence[Mock]) -> list[ActiveMock]:  # O(1) each (``_ranked``)
         return self._ranked.add(mocks_of(mocks), self)
 
     def replace(self, old: Sequence[ActiveMock], new: Sequence[Mock]) -> list[ActiveMock]:
@@ -389,7 +358,11 @@ class Server:
             UnknownNameError: no registered mock has that name (did you mean ...).
             ConfigError: several have.
         """
-        return named(self._active, name)
+        return named(self._ranked.named(name) or self._active, name)
+
+    def _named(self, name: str) -> list[ActiveMock]:
+        """The registered mocks named ``name``, the first tried first (O(1): the admin API)."""
+        return self._ranked.named(name)
 
     def _registered(self, mock_id: int) -> ActiveMock | None:
         """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""
@@ -483,65 +456,6 @@ class Server:
         routed = self._router.route(request)
         call = self._answers.journal(routed)
         return call, self._answers.plan(routed, call, framing_of(request, keep_alive))
-
-    def _learn(
-        self,
-        request: Request,
-        framing: Framing,
-        answer: Answer[ActiveMock | Builtin],
-        call: Call,
-        whole: Whole,
-    ) -> None:
-        """Keep an answer written in one call for the requests that will get it again, when
-        only their method and target decide it (``_lane.py``)."""
-        assert self._lane is not None
-        if (
-            request.body
-            or request.trailers
-            or request.http_version not in ("1.1", "1.0")  # (HTTP/2 answers its own way)
-            or request.path.startswith(ADMIN_PREFIX)
-            or request.path == METRICS_PATH
-            or call.status is None
-        ):
-            return
-        index = self._router.index  # (the mocks that could match the path, as routed)
-        snapshot = index.entries
-        key = (request.method, request.target, request.http_version, framing.keep_alive)
-        entries = index.candidates(request.path)
-        active = answer.entry
-        if (
-            isinstance(active, ActiveMock)
-            and self._lane.again(key, snapshot)
-            and by_target(request, entries, answer)
-        ):
-            params = tuple(call.path_params.items())
-            hit = Hit(active, key, call.status, params, whole)
-            self._lane.learn(key, snapshot, hit)
-
-    def _serve(self, message: Message) -> tuple[Call | None, Plan]:
-        """The call and plan for an HTTP/1 request (``_connection.py``): the kept answer
-        to a request without a body whose key the lane knows (``_lane.py``), journaled
-        here (no ``Request`` or ``Call`` built for it: the call is None), or else
-        ``_dispatch``'s."""
-        lane = self._lane
-        # (the message's fields by index on this path: by name, each is a descriptor call)
-        if lane is not None and not message[5] and not message[6]:  # (body, trailers)
-            ranked = self._ranked
-            built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
-            if built[0] is ranked._version and built[1] is lane._for:
-                hit = lane._hits.get(message[:4])
-            else:
-                hit = lane.get(message[:4], ranked.snapshot())
-            if hit is not None:  # journaled here, as ``_dispatch`` journals its calls
-                record = self._journal.answered_whole(hit.active, hit.entry, message[4])  # headers
-                on_call_end = self.on_call_end
-                if on_call_end is not None:  # (``serve`` logs each call): the call read back
-                    try:
-                        on_call_end(read_back(record, hit.entry.mock))
-                    except Exception as exc:
-                        self.errors.append(exc)
-                return None, hit
-        return self._dispatch(request_of(message), message.keep_alive)
 
     def _finished(self, call: Call) -> None:
         """``call``'s reply has ended, however it ended (``_answer.Answers.finished``)."""

@@ -34,6 +34,7 @@ __all__ = [
     "TLSChoice",
     "certs_for",
     "client_context",
+    "kept_certs",
     "make_certs",
     "require",
     "spki_sha256",
@@ -100,6 +101,14 @@ def make_certs(host: str, folder: Path | None = None) -> Certs:
     ca.cert_pem.write_to_path(str(where / CA_FILE))
     cert.private_key_and_cert_chain_pem.write_to_path(str(where / SERVER_FILE))
     return Certs(where, made)
+
+
+def kept_certs(host: str, folder: Path) -> Path:
+    """``folder`` holding a CA and a server certificate (``serve --ca-dir``): those already
+    there, else new ones made there (for ``host`` and the loopback names)."""
+    if not ((folder / CA_FILE).is_file() and (folder / SERVER_FILE).is_file()):
+        make_certs(host, folder)
+    return folder
 
 
 def certs_for(tls: TLSChoice, host: str) -> Certs | None:
