@@ -345,3 +345,37 @@ def test_bad_live_arguments_are_usage_errors(args: list[str], message: str) -> N
     assert "Traceback" not in result.stderr
     assert message in result.stderr
     assert result.stdout == ""
+
+
+def test_request_alone_drives_a_check_against_a_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check URL --request FILE`` with no ``--model``: the request names its model, and
+    each exchange the check sends finds its recording (it needed --model, and its own
+    prompt matched no recording)."""
+    import httpx
+
+    from mockhttp import llm
+    from mockhttp.record import Recorder
+
+    messages = [{"role": "user", "content": "Say hi"}]
+    sent = {"model": "gpt-4o-mini", "messages": messages, "logprobs": False}
+    with mockhttp.Server() as upstream:
+        upstream.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hi there")))
+        with Recorder(upstream.url, tmp_path / "rec") as recorder:
+            usage = {"stream_options": {"include_usage": True}}
+            for extra in ({"stream": False}, {"stream": True}, {"stream": True, **usage}):
+                httpx.post(recorder.url + "/v1/chat/completions", json={**sent, **extra})
+            recorder.wait(3)
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(sent))
+    with mockhttp.Server() as replay:
+        replay.mock(mockhttp.load(tmp_path / "rec"))
+        assert main([replay.url, "--request", str(request)]) == 0, capsys.readouterr().out
+        assert [c.status for c in replay.journal] == [200, 200, 200]
+        replay.check()
+    request.write_text(json.dumps({"messages": messages}))
+    assert main([replay.url, "--request", str(request)]) == 2
+    assert "live mode needs --model, or a --request body that names its model" in (
+        capsys.readouterr().err
+    )

@@ -340,3 +340,19 @@ def test_models_list_answers_in_the_asking_clients_shape(server: mockhttp.Server
 def test_bad_arguments_are_config_errors(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(mockhttp.ConfigError, match=re.escape(message)):
         llm.openai_chat(**{"text": "Hi", **kwargs})
+
+
+def test_tokens_are_counted_as_docs_llm_md_says() -> None:
+    """docs/llm.md "How tokens are counted" (linked from load-testing's ``tpm``): words and
+    punctuation marks; the prompt's texts, not its roles, types, ids or names."""
+    from mockhttp.llm._text import count_tokens, prompt_tokens
+
+    assert count_tokens("Hello, world") == 3
+    body = {
+        "system": "Be brief.",
+        "messages": [
+            {"role": "user", "content": "Hi there"},
+            {"role": "tool", "tool_call_id": "call_abc", "name": "get", "content": "18"},
+        ],
+    }
+    assert prompt_tokens(body) == 3 + 2 + 1

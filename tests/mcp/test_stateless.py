@@ -240,3 +240,30 @@ def test_request_state_is_opaque_but_ours() -> None:
     assert _round_of(state, "e" * 32) is None
     assert _round_of(state + "-TAMPERED", "d" * 32) is None
     assert _round_of(base64.urlsafe_b64encode(b"other:1:x").decode(), "x") is None
+
+
+@pytest.mark.parametrize(
+    ("header", "status"),
+    [
+        ("Brest", 200),
+        ("=?base64?QnJlc3Q=?=", 200),  # base64 of Brest
+        ("=?base64?QnJlc3Q?=", 400),  # bad padding
+        ("=?base64?QnJl!!c3Q=?=", 400),  # not the alphabet
+        ("Paris", 400),
+        (None, 400),  # the argument is in the body, its header is not
+    ],
+)
+def test_mcp_param_headers_mirror_the_arguments(header: str | None, status: int) -> None:
+    """A property with ``x-mcp-header`` has its argument mirrored in ``Mcp-Param-*``
+    (SEP-2243), literal or ``=?base64?...?=``; a mismatch is 400 and -32020."""
+    schema = {"type": "object", "properties": {"city": {"type": "string", "x-mcp-header": "City"}}}
+    kind = mcp.McpServer(tools=[mcp.tool("w", input_schema=schema, answers=["ok"])])
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as http:
+        server.mock(kind.mock())
+        extra = {} if header is None else {"Mcp-Param-City": header}
+        answer = post(
+            http, "tools/call", {"name": "w", "arguments": {"city": "Brest"}}, headers=extra
+        )
+    assert answer.status_code == status
+    if status == 400:
+        assert answer.json()["error"]["code"] == -32020

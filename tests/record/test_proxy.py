@@ -287,17 +287,30 @@ def test_an_upstream_failing_before_its_head_is_recorded_as_a_fault(
             httpx.post(replay.url + CHAT, json={"model": "m"})
 
 
-def test_an_unreachable_upstream_resets_and_is_logged(tmp_path: Path) -> None:
+def test_an_unreachable_upstream_is_a_502_that_says_why_and_is_not_recorded(
+    tmp_path: Path,
+) -> None:
+    """No connection: nothing came from the upstream, so nothing is recorded (a reset in its
+    place was replayed for good); the client gets what a gateway answers, a 502, and the
+    openai SDK reports it as such."""
+    import openai
+
     with mockhttp.Server() as gone:
         url = gone.url  # a port nobody listens on once closed
     log = io.StringIO()
     with Recorder(url, tmp_path / "out", log=log) as recorder:
-        with pytest.raises(httpx.TransportError):
-            httpx.get(recorder.url + "/v1/models")
-        recorder.wait(1)
-    assert "GET /v1/models: upstream ConnectError" in log.getvalue()
-    (mock,) = mockhttp.load(tmp_path / "out")
-    assert mock.faults == (fault.reset(),)
+        reply = httpx.get(recorder.url + "/v1/models?key=AIzaGone1234")
+        client = openai.OpenAI(base_url=recorder.url + "/v1", api_key="sk-x", max_retries=0)
+        with pytest.raises(openai.InternalServerError) as caught:
+            client.models.list()
+        assert recorder.count == 0
+    assert reply.status_code == 502
+    assert reply.text.startswith(f"mockhttp: the upstream {url} is unreachable (ConnectError")
+    assert caught.value.status_code == 502
+    said = log.getvalue()
+    assert "GET /v1/models?key=[redacted]: not recorded: the upstream is unreachable" in said
+    assert "AIzaGone1234" not in said + reply.text
+    assert list((tmp_path / "out").iterdir()) == []
 
 
 def test_the_upstream_path_prefix_and_query_are_kept(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import mockhttp
 from mockhttp._core._cors import cors_policy
 from mockhttp._core._request import Headers, Request
 from mockhttp._core._route import Answer, Miss, keeps_state, route, route_front
-from mockhttp._server._builtin import ADMIN_PREFIX, HEALTH_PATH, Builtin, builtins
+from mockhttp._server._builtin import ADMIN_PREFIX, HEALTH_PATH, Builtin, builtins, may_take
 
 from ..core.test_route import Entry
 
@@ -109,3 +109,27 @@ def test_builtins_are_tried_before_the_mocks_and_never_explain_a_miss(method: st
     plain = route(request(method, "/nothing"), user, {})
     assert isinstance(plain, Miss)
     assert list(plain.entries) == user  # explained against the mocks alone
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "taken"),
+    [
+        ("GET", "/v1/chat/completions", False),
+        ("POST", "/__mockhttp/mocks", True),
+        ("GET", HEALTH_PATH, True),
+        ("OPTIONS", "/anything", True),
+        ("GET", "/metrics", True),
+        ("GET", "/metrics/x", False),
+    ],
+)
+def test_may_take_lets_no_request_a_builtin_takes_pass(method: str, path: str, taken: bool) -> None:
+    """Every request some builtin takes (every builtin, every option) is one ``may_take``
+    lets through; the others skip the builtins."""
+    asked = request(
+        method, path, ("origin", "http://a.test"), ("access-control-request-method", "GET")
+    )
+    every = builtins(lambda: 0, admin=True, cors=cors_policy(True), metrics=lambda: mockhttp.ok())
+    found = route_front(asked, list(every), {})
+    assert may_take(asked) is taken
+    if found is not None:
+        assert taken

@@ -351,7 +351,8 @@ def test_respond_with_builds_a_reply_per_request(server: mockhttp.Server) -> Non
 
 
 def test_a_failing_handler_gives_500_and_check_raises(server: mockhttp.Server) -> None:
-    """A handler that raises gets the client a 500 with the traceback; check() re-raises."""
+    """A handler that raises gets the client a 500 naming the error, no traceback; check()
+    re-raises."""
 
     def broken(request: mockhttp.Request) -> mockhttp.Reply:
         raise KeyError("model")
@@ -360,6 +361,8 @@ def test_a_failing_handler_gives_500_and_check_raises(server: mockhttp.Server) -
     response = httpx.post(server.url + "/x")
     assert response.status_code == 500
     assert "KeyError: 'model'" in response.text
+    assert "Traceback" not in response.text
+    assert 'File "' not in response.text
     assert mock.calls.last.status == 500
     assert len(server.journal) == 1
     with pytest.raises(KeyError, match="model"):

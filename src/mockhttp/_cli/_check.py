@@ -284,13 +284,14 @@ def _url(url: str) -> None:
 def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     if "mcp" in profiles:
         return _live_mcp(args, profiles)
-    if args.model is None:
-        raise UsageError("live mode needs --model")
+    request = _read_request(args.request)
+    model = args.model or (request or {}).get("model")  # --request alone names it
+    if not isinstance(model, str) or not model:
+        raise UsageError("live mode needs --model, or a --request body that names its model")
     try:
         api = api_of(profiles)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    request = _read_request(args.request)
     key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(_KEY_ENV[api])
     if key is not None and not key.isascii():
         raise UsageError("the API key (--api-key or its environment variable) is not ASCII")
@@ -301,12 +302,12 @@ def _live(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
     )
     if args.save is None:
         return run_live(
-            args.url, args.model, api, headers, args.timeout, limits,
+            args.url, model, api, headers, args.timeout, limits,
             as_=args.as_, request=request,
         )  # fmt: skip
     seen: list[tuple[str, dict[str, Any], Transcript]] = []
     outcomes = run_live(
-        args.url, args.model, api, headers, args.timeout, limits,
+        args.url, model, api, headers, args.timeout, limits,
         lambda *x: seen.append(x), as_=args.as_, request=request,
     )  # fmt: skip
     _save(args.save, seen, headers)

@@ -44,7 +44,7 @@ from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Answer, Miss, Tally, by_target, route, route_front, route_shared
-from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin
+from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin, may_take
 from ._heap import BIG_BODY, release
 from ._http1 import Message, request_of
 from ._journal import Call, Journal, read_back, seal
@@ -118,9 +118,10 @@ class Router:
     def _route(self, request: Request) -> Routed:
         """The server's own endpoints first (before the mocks are even indexed: an admin
         write after another never waits for an index), then the mocks."""
-        found = route_front(request, self.front, self.states, self.kept)
-        if found is not None:
-            return found
+        if may_take(request):
+            found = route_front(request, self.front, self.states, self.kept)
+            if found is not None:
+                return found
         snapshot = self.ranked.snapshot()
         index = self.index
         if index.entries is not snapshot:  # the mocks changed: index them again (or
@@ -161,12 +162,13 @@ class Host(Protocol):
 class Answers:
     """The journal entry and the plan of each routed request (see the module's docstring)."""
 
-    __slots__ = ("_admin", "_explainer", "done", "host", "lane", "router", "wires")
+    __slots__ = ("_admin", "_explainer", "cors", "done", "host", "lane", "router", "wires")
 
     def __init__(self, host: Host, router: Router) -> None:
         self.host = host
         self.router = router
         self.lane: Lane | None = None  # answers kept by method and target (``_lane.py``)
+        self.cors: Cors | None = None  # the server's CORS policy (``_core._cors``)
         # tells the keeper of the state that a claim's call ended (``_shared``), or None
         self.done: Callable[[int], None] | None = None
         self.wires = WireCache()  # the wire plans of fixed replies
@@ -257,7 +259,7 @@ class Answers:
 
     def plan(self, routed: Routed, call: Call, framing: Framing) -> Plan:
         """The wire plan that answers ``call`` (the kinds: see the module's docstring)."""
-        cors = self.host._cors
+        cors = self.cors
         if cors is not None and _with_cors(routed):
             framing = framing._replace(cors=cors.headers(routed.request))
         if type(routed) is not Answer:
@@ -343,7 +345,8 @@ class Answers:
         ``_dispatch``'s."""
         lane = self.lane
         host = self.host
-        if lane is not None and not message.body and not message.trailers:
+        # (the message's fields by index on this path: by name, each is a descriptor call)
+        if lane is not None and not message[5] and not message[6]:  # (body, trailers)
             ranked = self.router.ranked
             built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
             if built[0] is ranked._version and built[1] is lane._for:
@@ -351,7 +354,8 @@ class Answers:
             else:
                 hit = lane.get(message[:4], ranked.snapshot())
             if hit is not None:  # journaled here, as ``_dispatch`` journals its calls
-                record = host._journal.answered_whole(hit.active, hit.entry, message.headers)
+                headers = message[4]
+                record = host._journal.answered_whole(hit.active, hit.entry, headers)
                 on_call_end = host.on_call_end
                 if on_call_end is not None:  # (``serve`` logs each call): the call read back
                     try:

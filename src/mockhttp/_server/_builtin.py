@@ -32,7 +32,15 @@ from .._core._mock import Mock
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
 
-__all__ = ["ADMIN_PREFIX", "HEALTH_PATH", "METRICS_PATH", "Builtin", "BuiltinKind", "builtins"]
+__all__ = [
+    "ADMIN_PREFIX",
+    "HEALTH_PATH",
+    "METRICS_PATH",
+    "Builtin",
+    "BuiltinKind",
+    "builtins",
+    "may_take",
+]
 
 ADMIN_PREFIX = "/__mockhttp/"
 #: The readiness probe: ``GET`` answers 200 and ``{"status": "ok", "mocks": N}`` once the
@@ -58,6 +66,14 @@ class Builtin:
 
     def __repr__(self) -> str:
         return f"Builtin({self.kind!r})"
+
+
+def may_take(request: Request) -> bool:
+    """False when no builtin can take ``request`` (most requests: the mocks' own paths),
+    so that routing tries none of them: only an ``OPTIONS``, a path under
+    ``/__mockhttp/`` and ``/metrics`` may be the server's."""
+    path = request.path
+    return request.method == "OPTIONS" or path.startswith(ADMIN_PREFIX) or path == METRICS_PATH
 
 
 def builtins(

@@ -190,11 +190,7 @@ class Server:
         if loop is None or thread is None:
             return True
         self._thread = None
-        stopped = shut_down(self, loop, thread, timeout)
-        self._answers.stop()
-        if self._tls is not None:
-            self._tls.remove()
-        return stopped
+        return shut_down(self, loop, thread, timeout)
 
     def __enter__(self) -> Server:
         return self.start()
@@ -236,6 +232,7 @@ class Server:
         """Rank the server's own endpoints above the mocks, as configured now."""
         count = lambda: len(self._ranked.snapshot())  # noqa: E731
         metrics = metrics_reply if self.metrics else None
+        self._answers.cors = self._policy
         found = builtins(count, admin=self._admin is not None, cors=self._policy, metrics=metrics)
         self._router.front = found
 

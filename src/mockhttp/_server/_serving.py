@@ -57,6 +57,12 @@ class Swept(Protocol):
     def shutdown(self) -> None: ...
 
 
+class Stoppable(Protocol):
+    """What has worker threads to stop (``_answer.Answers``)."""
+
+    def stop(self) -> None: ...
+
+
 class Served(Protocol):
     """What the loop thread needs of the server (``_server.Server`` is one)."""
 
@@ -72,6 +78,9 @@ class Served(Protocol):
     _thread: threading.Thread | None
     _listener: asyncio.base_events.Server | Listener | None
     _fds_warned: float
+
+    @property
+    def _answers(self) -> Stoppable: ...
 
     def _new_loop(self) -> asyncio.AbstractEventLoop: ...
 
@@ -139,7 +148,8 @@ def shut_down(
     server: Served, loop: asyncio.AbstractEventLoop, thread: threading.Thread, timeout: float
 ) -> bool:
     """Close the listener and every connection on ``loop``, stop it, and wait up to
-    ``timeout`` seconds for ``thread``; False when it was still running."""
+    ``timeout`` seconds for ``thread``; False when it was still running.  Then the
+    server's worker threads stop, and its run's certificates go."""
 
     def shutdown() -> None:
         if server._listener is not None:
@@ -152,6 +162,9 @@ def shut_down(
 
     loop.call_soon_threadsafe(shutdown)
     thread.join(timeout)
+    server._answers.stop()
+    if server._tls is not None:
+        server._tls.remove()
     return not thread.is_alive()
 
 

@@ -315,6 +315,9 @@ class McpServer(ReplyKind):
         if read.notification:
             return status(202)
         session = stateless.session_for(read)
+        mismatch = self._param_mismatch(req, read)
+        if mismatch is not None:
+            return status(400).json(error(read.id, stateless.HEADER_MISMATCH, mismatch))
         if read.method == "server/discover":
             messages: list[Any] = [result(read.id, self._discover())]
         elif read.method == "subscriptions/listen":
@@ -339,6 +342,16 @@ class McpServer(ReplyKind):
         else:
             reply = ok().event_stream(*(sse_event(None, m) for m in messages))
         return reply.pipe(*aimed.pipe) if aimed is not None else reply
+
+    def _param_mismatch(self, req: Request, read: jsonrpc.Request) -> str | None:
+        """A call's ``Mcp-Param-*`` headers checked against its arguments (SEP-2243)."""
+        if read.method != "tools/call":
+            return None
+        tool = next((t for t in self.offered_tools if t.name == read.named.get("name")), None)
+        arguments = read.named.get("arguments")
+        if tool is None or not isinstance(arguments, Mapping):
+            return None
+        return stateless.param_mismatch(req.headers, arguments, tool.input_schema)
 
     def _discover(self) -> dict[str, Any]:
         """``server/discover``: the revisions spoken, the capabilities, who it is."""

@@ -130,6 +130,49 @@ def _header_mismatch(headers: Any, request: jsonrpc.Request) -> str | None:
     return None
 
 
+def param_mismatch(
+    headers: Any, arguments: Mapping[str, Any], schema: Mapping[str, Any]
+) -> str | None:
+    """Why the ``Mcp-Param-*`` headers disagree with a call's arguments (SEP-2243): each
+    property with an ``x-mcp-header`` name has its value mirrored in ``Mcp-Param-<name>``,
+    as it is or as ``=?base64?...?=`` (strict base64); or None."""
+    properties = schema.get("properties")
+    for name, spec in (properties if isinstance(properties, Mapping) else {}).items():
+        header = spec.get("x-mcp-header") if isinstance(spec, Mapping) else None
+        if not isinstance(header, str):
+            continue
+        sent = headers.get(f"mcp-param-{header}")
+        if name not in arguments and sent is None:
+            continue
+        if sent is None:
+            return f"Header mismatch: no Mcp-Param-{header} header for argument {name!r}"
+        value = _decoded(sent.strip())
+        if value is None:
+            return f"Header mismatch: Mcp-Param-{header} is not valid base64"
+        if name not in arguments or value != _as_header(arguments[name]):
+            return f"Header mismatch: Mcp-Param-{header} {value!r}, argument {name!r}"
+    return None
+
+
+def _decoded(value: str) -> str | None:
+    """A header value: ``=?base64?...?=`` decoded (None: invalid), else as it is."""
+    if not (value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11):
+        return value
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _as_header(value: Any) -> str:
+    """An argument as a header carries it (JavaScript's ``String(value)``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def session_for(request: jsonrpc.Request) -> Session:
     """A session that lives for one request: its capabilities and log level from
     ``_meta`` (no level: no log messages)."""

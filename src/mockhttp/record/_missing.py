@@ -88,6 +88,8 @@ class MissRecorder(Recorder):
             self._serve(mock)
 
     def _keep(self, exchange: Exchange, spool: Spool) -> None:
+        if exchange.failure == "unreachable":  # a 502, said by the recorder already
+            return
         if exchange.failure is not None:  # Rule 3
             self._say(
                 f"{self._shown(exchange.request)}: not recorded: the upstream did not answer "

@@ -21,6 +21,12 @@ own scheme, host and port before anything is sent.
 A path with a ``..`` segment, spelled in any case or percent-encoding (``%2e%2e``,
 ``.%2E``, ``..%2f``), is refused the same way: it would leave the upstream's base path
 (``--upstream https://gateway/openai`` must not reach ``https://gateway/admin``).
+Rule 5: an upstream that cannot be reached (no connection: refused, no such host, a
+connect timeout) is answered ``502 Bad Gateway`` with a body that says why, as a gateway
+answers, and is not recorded: nothing came from the upstream to reproduce (a reset in its
+place would be the proxy's invention, replayed for good; SDKs report a 502 plainly and
+retry it).  An upstream that connected and then failed before its head is the upstream's
+own behaviour: recorded as a fault (``reset``, ``empty_response``), the client cut alike.
 Rule 2: an exchange the client has finished is on disk, whole, before :meth:`close`
 returns: each file is written to a temporary name and renamed, and ``close`` waits for
 exchanges in flight up to one deadline, then says which it could not finish.
@@ -321,7 +327,7 @@ class Recorder:
                 self._names.pop(threading.current_thread(), None)
 
     def _exchange(self, req: Request, feed: Feed, spool: Spool) -> Exchange:
-        from ._upstream import Cancelled, UpstreamError
+        from ._upstream import Cancelled, Unreachable, UpstreamError
 
         headers = [(k, v) for k, v in req.headers.items_list if k.lower() not in _DROP_UPSTREAM]
         headers.append(("Accept-Encoding", "identity"))
@@ -346,6 +352,8 @@ class Recorder:
         except Cancelled:
             end = "close"
             self._say(f"{self._shown(req)}: the client went away; upstream request cancelled")
+        except Unreachable as exc:  # no connection: nothing of the upstream to reproduce
+            return self._unreachable(req, feed, spool, exc)
         except UpstreamError as exc:
             end = "reset" if _was_reset(exc) else "close"
             shown = redactor_of(req, self.redact).text(f"{type(exc).__name__}: {exc}")
@@ -359,7 +367,22 @@ class Recorder:
         code, reason, raw, length = head
         return Exchange(req, code, reason, raw, head_at - start, (), length, end)
 
+    def _unreachable(self, req: Request, feed: Feed, spool: Spool, exc: Exception) -> Exchange:
+        """Rule 5: the client gets a ``502`` that says why; nothing is recorded."""
+        shown = redactor_of(req, self.redact).text(f"{type(exc).__name__}: {exc}")
+        self._say(f"{self._shown(req)}: not recorded: the upstream is unreachable ({shown})")
+        spool.finish()
+        if not feed.gone:
+            body = f"mockhttp: the upstream {self.upstream} is unreachable ({shown})\n".encode()
+            text = [("Content-Type", "text/plain; charset=utf-8")]
+            feed.head(502, text, reason="Bad Gateway", length=len(body))
+            feed.data(body)
+            feed.end("complete")
+        return Exchange(req, 0, "", (), 0.0, (), None, "close", failure="unreachable")
+
     def _keep(self, exchange: Exchange, spool: Spool) -> None:
+        if exchange.failure == "unreachable":  # Rule 5: said already, not recorded
+            return
         key = key_of(exchange.request)
         with self._lock:
             if self._late:

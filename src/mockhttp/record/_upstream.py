@@ -25,7 +25,7 @@ from typing import Any
 import httpcore
 from h11 import _readers
 
-__all__ = ["Cancelled", "Upstream", "UpstreamError"]
+__all__ = ["Cancelled", "Unreachable", "Upstream", "UpstreamError"]
 
 # Rule 3: chunk-size [ BWS ";" chunk-ext ] OWS CRLF (h11's own pattern has no BWS)
 _readers.chunk_header_re = re.compile(
@@ -33,6 +33,8 @@ _readers.chunk_header_re = re.compile(
 )
 
 #: What a failed upstream raises (its cause chain says whether it was a reset).
+#: No connection was made (``_proxy``'s Rule 5: a 502, not recorded).
+Unreachable = (httpcore.ConnectError, httpcore.ConnectTimeout)
 UpstreamError = (
     httpcore.RemoteProtocolError,
     httpcore.LocalProtocolError,
