@@ -1,82 +1,75 @@
-"""The decoded view rules read (contract/_stream.py): messages, comments, payloads, and
-when a transcript has no stream to check."""
+"""The view of a response the contract rules read (``contract._stream``): its events,
+comments and JSON payloads decoded once whatever the reads' split, its content type, and
+when there is no stream to check at all."""
 
 from __future__ import annotations
 
-import json
+import itertools
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mockhttp.contract import Transcript
 from mockhttp.contract._stream import Stream
-from mockhttp.contract._transcript import Chunk, Transcript
 
-SSE = (("Content-Type", "text/event-stream; charset=utf-8"),)
-
-
-def _stream(
-    *pieces: bytes, status: int | None = 200, headers: tuple[tuple[str, str], ...] = SSE
-) -> Stream:
-    chunks = tuple(Chunk(p, at=i * 0.01) for i, p in enumerate(pieces))
-    return Stream(Transcript(status=status, headers=headers, chunks=chunks))
+BODY = b': hello\n\ndata: {"a": 1}\n\nevent: x\ndata: [1, 2]\n\ndata: not json\n\ndata: {"b"'
 
 
-def test_messages_comments_and_payloads_are_split() -> None:
-    s = _stream(b': hi\n\ndata: {"a": 1}\n\n', b"data: [DONE]\n\nevent: x\ndata: [1]\n\n")
-    assert [c.text for c in s.comments] == ["hi"]
-    assert [m.data for m in s.messages] == ['{"a": 1}', "[DONE]", "[1]"]
-    assert [p.valid for p in s.payloads] == [True, False, True]
-    assert s.payloads[0].obj == {"a": 1}
-    assert s.payloads[1].obj is None
-    assert s.payloads[2].value == [1]
-    assert s.payloads[2].obj is None  # valid JSON, not an object
-    assert s.tail is None
+def stream(body: bytes | list[bytes], **kw: object) -> Stream:
+    return Stream(Transcript.from_body(body, **kw))  # type: ignore[arg-type]
 
 
-def test_an_event_split_across_chunks_is_one_message() -> None:
-    s = _stream(b'data: {"a"', b": 2}\n", b"\n")
-    assert [p.obj for p in s.payloads] == [{"a": 2}]
+def test_events_comments_payloads_and_the_unfinished_tail() -> None:
+    seen = stream(BODY)
+    assert [m.data for m in seen.messages] == ['{"a": 1}', "[1, 2]", "not json"]
+    assert len(seen.comments) == 1
+    assert [(p.valid, p.value) for p in seen.payloads] == [
+        (True, {"a": 1}), (True, [1, 2]), (False, None),
+    ]  # fmt: skip
+    assert [p.obj for p in seen.payloads] == [{"a": 1}, None, None]  # only JSON objects
+    assert seen.tail is not None  # 'data: {"b"' never ended
 
 
-def test_an_unterminated_event_is_the_tail() -> None:
-    s = _stream(b"data: 1\n\ndata: 2")
-    assert [m.data for m in s.messages] == ["1"]
-    assert s.tail is not None
+@given(st.lists(st.integers(min_value=1, max_value=len(BODY) - 1), max_size=8))
+def test_the_view_is_the_same_however_the_body_was_read(cuts: list[int]) -> None:
+    points = [0, *sorted(set(cuts)), len(BODY)]
+    reads = [BODY[a:b] for a, b in itertools.pairwise(points)]
+    whole, split = stream(BODY), stream(reads)
+    assert [(m.data, m.event, m.offset) for m in split.messages] == [
+        (m.data, m.event, m.offset) for m in whole.messages
+    ]
+    assert [p.value for p in split.payloads] == [p.value for p in whole.payloads]
 
 
-def test_json_nested_too_deep_is_not_json_and_does_not_raise() -> None:
-    s = _stream(b"data: " + b"[" * 50_000 + b"]" * 50_000 + b"\n\n")
-    assert [p.valid for p in s.payloads] == [False]
+def test_json_nested_too_deep_to_parse_is_not_json_not_a_crash() -> None:
+    deep = b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n"
+    (payload,) = stream(deep).payloads
+    assert not payload.valid
 
 
-def test_content_type_is_the_lowercase_essence() -> None:
-    s = _stream(headers=(("content-type", "Text/Event-Stream ; charset=utf-8"),))
-    assert s.content_type == "text/event-stream"
-    assert s.is_event_stream
-    assert _stream(headers=()).content_type == ""
-
-
-def test_failed_when_no_response_or_not_200_or_not_sse() -> None:
-    assert not _stream(b"data: 1\n\n").failed
-    assert _stream(b"data: 1\n\n", status=None).failed
-    assert _stream(b"data: 1\n\n", status=500).failed
-    assert _stream(b"{}", headers=(("Content-Type", "application/json"),)).failed
-
-
-def test_a_stream_without_the_sse_type_is_checked_when_it_has_events() -> None:
-    assert not _stream(b"data: 1\n\n", headers=(("Content-Type", "text/plain"),)).failed
-
-
-def test_an_empty_transcript_has_nothing() -> None:
-    s = _stream()
-    assert (s.messages, s.comments, s.payloads, s.tail) == ((), (), (), None)
-
-
-@given(
-    st.lists(st.dictionaries(st.text(max_size=5), st.integers(), max_size=3), max_size=6),
-    st.integers(1, 7),
+@pytest.mark.parametrize(
+    ("value", "essence", "is_sse"),
+    [
+        ("text/event-stream", "text/event-stream", True),
+        ("Text/Event-Stream; charset=utf-8", "text/event-stream", True),
+        ("application/json", "application/json", False),
+        ("text/event-streams", "text/event-streams", False),
+    ],
 )
-def test_payloads_read_back_whatever_the_chunking(objs: list[dict[str, int]], cut: int) -> None:
-    body = b"".join(b"data: " + json.dumps(o).encode() + b"\n\n" for o in objs)
-    pieces = [body[i : i + cut] for i in range(0, len(body), cut)]
-    assert [p.obj for p in _stream(*pieces).payloads] == objs
+def test_the_content_type_essence(value: str, essence: str, is_sse: bool) -> None:
+    seen = stream(b"", headers={"Content-Type": value})
+    assert (seen.content_type, seen.is_event_stream) == (essence, is_sse)
+
+
+def test_no_content_type_is_empty() -> None:
+    assert stream(b"", headers={}).content_type == ""
+
+
+def test_what_is_not_a_stream_to_check() -> None:
+    assert stream(b"data: x\n\n", status=500).failed
+    assert stream(b'{"error": 1}', headers={"content-type": "application/json"}).failed
+    assert not stream(b"data: x\n\n").failed
+    # events without the header are still checked (the content-type rule reports it)
+    assert not stream(b"data: x\n\n", headers={"content-type": "text/plain"}).failed
+    assert Stream(Transcript(status=None, error="connection refused")).failed

@@ -1,55 +1,47 @@
-"""Typed event streams (contract/_typed.py): each data a JSON object whose type the
-``event:`` line repeats."""
+"""What the typed event streams share (``contract._typed``: Anthropic Messages, OpenAI
+Responses): each data a JSON object with a ``type``, repeated by the ``event:`` line."""
 
 from __future__ import annotations
 
+from mockhttp.contract import Transcript
 from mockhttp.contract._stream import Stream
-from mockhttp.contract._transcript import Chunk, Transcript
 from mockhttp.contract._typed import event_name, typed, untyped
 
 
-def _stream(body: bytes) -> Stream:
-    return Stream(
-        Transcript(headers=(("Content-Type", "text/event-stream"),), chunks=(Chunk(body, 0.0),))
-    )
+def stream(body: bytes) -> Stream:
+    return Stream(Transcript.from_body(body))
 
 
-GOOD = (
-    b'event: message_start\ndata: {"type": "message_start", "n": 1}\n\n'
-    b'event: ping\ndata: {"type": "ping"}\n\n'
+TYPED = (
+    b'event: message_start\ndata: {"type": "message_start"}\n\n'
+    b'data: {"type": "ping"}\n\n'
+    b'event: delta\ndata: {"type": "content_block_delta"}\n\n'
+    b'data: {"no": "type"}\n\n'
+    b"data: [DONE]\n\n"
 )
 
 
-def test_typed_reads_type_and_object() -> None:
-    found = typed(_stream(GOOD))
-    assert [(kind, obj) for _, kind, obj in found] == [
-        ("message_start", {"type": "message_start", "n": 1}),
-        ("ping", {"type": "ping"}),
+def test_typed_events_are_read_as_message_type_object() -> None:
+    seen = stream(TYPED)
+    assert [kind for _, kind, _ in typed(seen)] == ["message_start", "ping", "content_block_delta"]
+
+
+def test_data_without_a_type_is_a_hit_unless_allowed() -> None:
+    seen = stream(TYPED)
+    assert [h.message for h in untyped(seen)] == [
+        'data is not a JSON object with a type: "{\\"no\\": \\"type\\"}"',  # the data, quoted
+        'data is not a JSON object with a type: "[DONE]"',
     ]
+    assert len(list(untyped(seen, frozenset({"[DONE]"})))) == 1
 
 
-def test_a_good_stream_has_no_hits() -> None:
-    assert list(untyped(_stream(GOOD))) == []
-    assert list(event_name(_stream(GOOD))) == []
-
-
-def test_untyped_names_each_data_without_a_text_type() -> None:
-    body = b'data: {"type": 3}\n\ndata: [1]\n\ndata: nope\n\ndata: {"type": "x"}\n\n'
-    hits = list(untyped(_stream(body)))
-    assert [h.event for h in hits] == [0, 1, 2]
-    assert all(h.message.startswith("data is not a JSON object with a type: ") for h in hits)
-    assert "nope" in hits[2].message
-
-
-def test_untyped_lets_allowed_data_through() -> None:
-    body = b'data: [DONE]\n\ndata: {"type": "x"}\n\n'
-    assert list(untyped(_stream(body), frozenset({"[DONE]"}))) == []
-    assert len(list(untyped(_stream(body)))) == 1
-
-
-def test_event_name_reports_a_missing_or_wrong_event_line() -> None:
-    body = b'data: {"type": "ping"}\n\nevent: pong\ndata: {"type": "ping"}\n\n'
-    hits = list(event_name(_stream(body)))
-    assert [h.event for h in hits] == [0, 1]
-    assert hits[0].message == 'no event: line on data of type "ping", expected event: ping'
-    assert hits[1].message == 'event: pong on data of type "ping", expected event: ping'
+def test_the_event_line_must_repeat_the_type() -> None:
+    hits = list(event_name(stream(TYPED)))
+    assert [(h.event, h.message) for h in hits] == [
+        (1, 'no event: line on data of type "ping", expected event: ping'),
+        (
+            2,
+            'event: delta on data of type "content_block_delta", expected event: '
+            "content_block_delta",
+        ),
+    ]
