@@ -345,7 +345,8 @@ class Answers:
         ``_dispatch``'s."""
         lane = self.lane
         host = self.host
-        if lane is not None and not message.body and not message.trailers:
+        # (the message's fields by index on this path: by name, each is a descriptor call)
+        if lane is not None and not message[5] and not message[6]:  # (body, trailers)
             ranked = self.router.ranked
             built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
             if built[0] is ranked._version and built[1] is lane._for:
@@ -353,7 +354,8 @@ class Answers:
             else:
                 hit = lane.get(message[:4], ranked.snapshot())
             if hit is not None:  # journaled here, as ``_dispatch`` journals its calls
-                record = host._journal.answered_whole(hit.active, hit.entry, message.headers)
+                headers = message[4]
+                record = host._journal.answered_whole(hit.active, hit.entry, headers)
                 on_call_end = host.on_call_end
                 if on_call_end is not None:  # (``serve`` logs each call): the call read back
                     try:

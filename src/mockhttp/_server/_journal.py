@@ -512,10 +512,11 @@ class Kept:
     """What the entries of a kept answer's calls share (``Journal.answered_whole``): the
     fields of ``mock``'s answer to ``method target`` (``_lane.Hit`` holds one).
 
-    ``record(seq, fields)`` is the entry of call ``seq`` with request fields ``fields``:
-    ``_pack``'s layout, ``(seq, request, mock id, status, path params, body bytes, wire
-    bytes, events, body sent, outcome, *extras)``, its request ``(method, target, fields,
-    body, version, trailers)`` marshalled (``_request_of`` reads it).
+    The entry of call ``seq`` is ``(seq, request, *before, time, *after)`` (built in
+    ``Journal.answered_whole``): ``_pack``'s layout, ``(seq, request, mock id, status, path
+    params, body bytes, wire bytes, events, body sent, outcome, *extras)``, its request
+    ``(method, target, fields, body, version, trailers)`` marshalled for the last
+    ``fields()`` (``_request_of`` reads it).
     """
 
     __slots__ = ("_fields", "_request", "after", "before", "key", "mock", "request", "size")
@@ -548,13 +549,11 @@ class Kept:
         self._fields: tuple[tuple[str, str], ...] | None = None  # the request's last fields
         self._request = b""  # and its request, marshalled
 
-    def record(self, seq: int, fields: tuple[tuple[str, str], ...]) -> tuple[Any, ...]:
-        """The entry of call ``seq``, whose request had the fields ``fields``."""
-        if fields is not self._fields:
-            method, target, version = self.request
-            self._fields = fields
-            self._request = marshal.dumps((method, target, fields, b"", version, ()))
-        return (seq, self._request, *self.before, _now(), *self.after)
+    def fields(self, fields: tuple[tuple[str, str], ...]) -> None:
+        """The next entries' request has the fields ``fields``."""
+        method, target, version = self.request
+        self._fields = fields
+        self._request = marshal.dumps((method, target, fields, b"", version, ()))
 
 
 def _request_of(record: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -744,10 +743,12 @@ class Journal:
         seq = _next_seq()
         fields = tuple(headers)
         if fields == self._headers:  # a client sends the same fields again and again:
-            fields = self._headers  # one tuple for them all (``Kept.record``)
+            fields = self._headers  # one tuple for them all (``Kept.fields``)
         else:
             self._headers = fields
-        record = kept.record(seq, fields)
+        if fields is not kept._fields:
+            kept.fields(fields)
+        record = (seq, kept._request, *kept.before, _now(), *kept.after)  # (see Kept)
         active._count += 1
         mine = active.calls
         calls = self.calls
