@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import (
@@ -42,6 +42,14 @@ __all__ = ["CLOSE_WAIT", "Frame", "Session"]
 CLOSE_WAIT = 2.0
 MAX_MESSAGE = 16 * 1024 * 1024
 TRICKLE_PIECES = 8
+
+
+class Responder(Protocol):
+    """A protocol's mock on a session: what to send first, and in answer to a message."""
+
+    def greet(self) -> list[str | bytes]: ...
+
+    def answer(self, message: str | bytes) -> list[str | bytes]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +77,7 @@ class Session(asyncio.Protocol):
     request: Request
     on_end: Callable[[Session], None] = lambda _s: None
     max_message: int = MAX_MESSAGE
+    responder: Responder | None = None  # answers each message (a protocol's mock)
     frames: list[Frame] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
     close_code: int | None = None  # the code of the close that ended it (None: dropped)
@@ -109,6 +118,9 @@ class Session(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
+        if self.responder is not None:
+            for message in self.responder.greet():
+                self.send(message)
         self._advance()
 
     def data_received(self, data: bytes) -> None:
@@ -175,6 +187,10 @@ class Session(asyncio.Protocol):
         self._message(whole)
 
     def _message(self, message: str | bytes) -> None:
+        if self.responder is not None:
+            for answer in self.responder.answer(message):
+                self.send(answer)
+            return
         if self._echoing is None or self._echoing > 0:
             self.send(message)
             if self._echoing is not None:
