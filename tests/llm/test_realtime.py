@@ -79,3 +79,43 @@ def test_the_kind_checks_its_arguments_and_reads_from_files() -> None:
     )
     assert mock.kind == llm.openai_realtime("Hi there")
     assert mock.kind.to_args() == {"text": "Hi there"}
+
+
+def test_a_tool_call_then_text_through_the_sdk() -> None:
+    with mockhttp.Server() as server:
+        call = {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}
+        realtime = llm.openai_realtime("It is sunny", tool_call=call)
+        server.mock(realtime.mock())
+        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
+        with client.realtime.connect(model="gpt-realtime") as conn:
+            assert conn.recv().type == "session.created"
+            conn.response.create()
+            deltas, done_args, call_id = "", None, None
+            for event in conn:
+                if event.type == "response.function_call_arguments.delta":
+                    deltas += event.delta
+                if event.type == "response.function_call_arguments.done":
+                    done_args, call_id = event.arguments, event.call_id
+                if event.type == "response.done":
+                    break
+            assert json.loads(deltas) == call["arguments"]
+            assert done_args == deltas
+            conn.conversation.item.create(
+                item={"type": "function_call_output", "call_id": call_id, "output": "sunny"}
+            )
+            assert conn.recv().type == "conversation.item.created"
+            conn.response.create()
+            text = ""
+            for event in conn:
+                if event.type == "response.output_text.delta":
+                    text += event.delta
+                if event.type == "response.done":
+                    break
+        assert text == "It is sunny"
+
+
+def test_a_bad_tool_call_says_its_shape() -> None:
+    with pytest.raises(ConfigError, match="tool_call"):
+        llm.openai_realtime(tool_call={"arguments": {}})
+    made = llm.openai_realtime("x", tool_call={"name": "f"})
+    assert made.to_args() == {"text": "x", "tool_call": {"name": "f", "arguments": {}}}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
@@ -34,9 +35,16 @@ __all__ = ["OpenAIRealtime", "openai_realtime"]
 MODEL = "gpt-realtime"
 
 
-def openai_realtime(text: str = "Hello", *, model: str = "gpt-realtime") -> OpenAIRealtime:
-    """An OpenAI Realtime endpoint whose every ``response.create`` answers ``text``."""
-    return OpenAIRealtime(text=text, model=model)
+def openai_realtime(
+    text: str = "Hello",
+    *,
+    model: str = "gpt-realtime",
+    tool_call: Mapping[str, Any] | None = None,
+) -> OpenAIRealtime:
+    """An OpenAI Realtime endpoint whose ``response.create`` answers ``text``; with
+    ``tool_call={"name": ..., "arguments": {...}}`` the session's first response is that
+    function call (its arguments as deltas) and the later ones ``text``."""
+    return OpenAIRealtime(text=text, model=model, tool_call=tool_call)
 
 
 @dataclass(frozen=True)
@@ -48,9 +56,20 @@ class OpenAIRealtime(WebSocket):
     text: str = "Hello"
     _: KW_ONLY
     model: str = MODEL
+    tool_call: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         WebSocket.__post_init__(self)
+        call = self.tool_call
+        if call is not None:
+            name = call.get("name") if isinstance(call, Mapping) else None
+            if not isinstance(name, str) or not name or set(call) - {"name", "arguments"}:
+                raise ConfigError(
+                    f"openai_realtime tool_call={call!r} must be {{name: text, arguments: {{...}}}}"
+                )
+            object.__setattr__(
+                self, "tool_call", {"name": name, "arguments": call.get("arguments", {})}
+            )
         if not isinstance(self.text, str):
             raise ConfigError(f"openai_realtime text={self.text!r} must be text")
         if not isinstance(self.model, str) or not self.model:
@@ -64,10 +83,12 @@ class OpenAIRealtime(WebSocket):
         out: dict[str, Any] = {"text": self.text}
         if self.model != MODEL:
             out["model"] = self.model
+        if self.tool_call is not None:
+            out["tool_call"] = dict(self.tool_call)
         return out
 
     def responder(self) -> Responder:
-        return Realtime(self.text, self.model)
+        return Realtime(self.text, self.model, dict(self.tool_call or {}))
 
 
 @dataclass
@@ -76,6 +97,7 @@ class Realtime:
 
     text: str
     model: str
+    tool_call: dict[str, Any]  # ({}: none, or already made)
     settings: dict[str, Any] = field(default_factory=dict)
     ids: Any = field(default_factory=lambda: itertools.count(1))
 
@@ -130,7 +152,48 @@ class Realtime:
             return [self.event("input_audio_buffer.committed", **item)]
         return [self.event("input_audio_buffer.cleared")]
 
-    def response(self, _event: dict[str, Any]) -> list[str | bytes]:
+    def response(self, event: dict[str, Any]) -> list[str | bytes]:
+        if self.tool_call:
+            call, self.tool_call = self.tool_call, {}
+            return self.function_call(call)
+        return self.text_response(event)
+
+    def function_call(self, call: dict[str, Any]) -> list[str | bytes]:
+        rid, iid, cid = self.id("resp"), self.id("item"), self.id("call")
+        arguments = json.dumps(call["arguments"], separators=(",", ":"))
+        shell = {"id": rid, "object": "realtime.response", "status": "in_progress", "output": []}
+        out: list[str | bytes] = [self.event("response.created", response={**shell, "usage": None})]
+        item = {"id": iid, "object": "realtime.item", "type": "function_call",
+                "call_id": cid, "name": call["name"]}  # fmt: skip
+        added = {**item, "status": "in_progress", "arguments": ""}
+        out.append(
+            self.event("response.output_item.added", response_id=rid, output_index=0, item=added)
+        )
+        where = {"response_id": rid, "item_id": iid, "output_index": 0, "call_id": cid}
+        for i in range(0, len(arguments), 8):
+            out.append(
+                self.event(
+                    "response.function_call_arguments.delta", **where, delta=arguments[i : i + 8]
+                )
+            )
+        out.append(
+            self.event(
+                "response.function_call_arguments.done",
+                **where,
+                name=call["name"],
+                arguments=arguments,
+            )
+        )
+        done_item = {**item, "status": "completed", "arguments": arguments}
+        out.append(
+            self.event("response.output_item.done", response_id=rid, output_index=0, item=done_item)
+        )
+        usage = {"total_tokens": 12, "input_tokens": 10, "output_tokens": 2}
+        done = {**shell, "status": "completed", "output": [done_item], "usage": usage}
+        out.append(self.event("response.done", response=done))
+        return out
+
+    def text_response(self, _event: dict[str, Any]) -> list[str | bytes]:
         rid, iid = self.id("resp"), self.id("item")
         out: list[str | bytes] = []
         shell = {"id": rid, "object": "realtime.response", "status": "in_progress", "output": []}
