@@ -9,6 +9,7 @@ from . import fault as fault
 from . import match as match
 from . import sse as sse
 from . import verdicts as verdicts
+from . import ws as ws
 from ._core._errors import ConfigError as ConfigError
 from ._core._errors import MockfileError as MockfileError
 from ._core._errors import MockHTTPError as MockHTTPError
@@ -43,6 +44,7 @@ from ._server._push import PushedStream as PushedStream
 from ._server._server import Server as Server
 from ._server._verify import ActiveMock as ActiveMock
 from .record import variants as variants
+from .ws import websocket as websocket
 
 __version__ = "0.1.0"
 
@@ -85,4 +87,6 @@ __all__ = [
     "status",
     "variants",
     "verdicts",
+    "websocket",
+    "ws",
 ]

@@ -21,11 +21,11 @@ HERE = Path(__file__).resolve().parents[2] / "scripts" / "agui"
 pytestmark = pytest.mark.skipif(reference_missing() is not None, reason=str(reference_missing()))
 
 
-def run(broken: fault.Fault) -> tuple[dict[str, Any], verdicts.Verdict]:
+def run(broken: fault.Fault, abort_ms: int) -> tuple[dict[str, Any], verdicts.Verdict]:
     with mockhttp.Server() as server:
         server.mock(agui.run(agui.text("Hello there, friend")).mock("/agent").pipe(broken))
         done = subprocess.run(
-            ["node", str(HERE / "recover.mjs"), server.url + "/agent"],
+            ["node", str(HERE / "recover.mjs"), server.url + "/agent", str(abort_ms)],
             capture_output=True, text=True, timeout=60, cwd=HERE, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
@@ -37,13 +37,13 @@ def run(broken: fault.Fault) -> tuple[dict[str, Any], verdicts.Verdict]:
 
 
 def test_a_stall_is_surfaced_as_run_error() -> None:
-    said, verdict = run(fault.stall(after_events=2))
+    said, verdict = run(fault.stall(after_events=2), abort_ms=1000)
     assert said["surfaced"][-1] == "RUN_ERROR"
     assert verdict.passed, str(verdict)
 
 
 def test_a_cut_is_neither_retried_nor_surfaced() -> None:
-    said, verdict = run(fault.close_after_events(3))
+    said, verdict = run(fault.close_after_events(3), abort_ms=20_000)  # the cut comes long before
     assert said["ended"] == "rejected: TypeError: terminated"
     assert "RUN_ERROR" not in said["surfaced"]
     assert not verdict.passed

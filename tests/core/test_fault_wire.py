@@ -441,11 +441,13 @@ def test_journal_counts_events_touched_by_spanning_pieces(server: mockhttp.Serve
 
 
 def test_slice_with_a_delay_arrives_in_separate_reads(server: mockhttp.Server) -> None:
-    """slice(16, delay=5ms): a raw socket needs many reads for one event."""
-    server.mock(seed_mock(fault.slice(16, delay="5ms")))
+    """slice(16, delay=30ms): a raw socket needs many reads for one event.  (Each of the 19
+    pieces is sent alone; a reader scheduled late reads several at once: with 5 ms between
+    them, a loaded machine merged 19 into 2 to 4 reads.)"""
+    server.mock(seed_mock(fault.slice(16, delay="30ms")))
     got = raw_post(server)
     assert got.body == SEED_BODY
-    assert len(got.reads) > 10
+    assert len(got.reads) > 5, got.reads
 
 
 # -- chaos ----------------------------------------------------------------------------------------

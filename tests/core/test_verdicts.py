@@ -414,3 +414,14 @@ def test_gave_up_after_counts_tries_not_outcomes() -> None:
     ]
     (verdict,) = verdicts.judge([call(status=500)], verdicts.gave_up_after(1))
     assert verdict.explanation == "1 try, then it stopped"
+
+
+def test_a_reconnect_cut_before_any_event_keeps_its_id() -> None:
+    """Call 2 came back with '2' and was cut before an event: call 3 must say '2' again."""
+    calls = [GOOD[0], call(at=1.6, cut=1.7, last_event_id="2"), call(at=2.3)]
+    assert explain(calls, verdicts.resumed()) == [
+        "call 3 came with Last-Event-ID None, expected '2' (the last event delivered whole "
+        "before it)"
+    ]
+    calls[2] = call(at=2.3, last_event_id="2")
+    assert explain(calls, verdicts.resumed()) == []

@@ -39,6 +39,7 @@ PAGES = [
     "docs/journal.md",
     "docs/sse.md",
     "docs/tls.md",
+    "docs/realtime.md",
 ]
 # pages whose examples need a program the machine may lack (.ci/run installs them)
 NEEDS = {"docs/browsers.md": Path("/usr/bin/chromium")}

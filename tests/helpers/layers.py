@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mockfile", ("mockhttp._mockfile",)),
     ("server", ("mockhttp._server", "mockhttp.pytest_plugin")),
     ("contract", ("mockhttp.contract",)),
+    ("ws", ("mockhttp.ws",)),
     ("llm", ("mockhttp.llm",)),
     ("record", ("mockhttp.record",)),
     ("mcp", ("mockhttp.mcp",)),

@@ -11,7 +11,7 @@ import pytest
 from mockhttp import mcp
 from mockhttp.mcp._asking import Exchange
 from mockhttp.mcp._methods import answer
-from mockhttp.mcp._sessions import Session, State
+from mockhttp.mcp._sessions import Session
 from mockhttp.mcp._stateless import shape
 
 SERVER = mcp.McpServer(
@@ -141,23 +141,3 @@ def test_results_shaped_for_2026_07_28() -> None:
         "resources/read", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "m"}}
     )
     assert missing["error"]["code"] == -32602
-
-
-def test_the_session_cap_ends_the_oldest_and_forgets_it() -> None:
-    state = State()
-    first = state.open("2025-11-25", cap=2)
-    second = state.open("2025-11-25", cap=2)
-    third = state.open("2025-11-25", cap=2)
-    assert state.session_ids() == (second.id, third.id)
-    assert first.ended
-    assert state.evicted(first.id)
-    assert not state.evicted(second.id)
-    assert state.find(first.id) is None
-
-
-def test_a_cancellation_is_kept() -> None:
-    state = State()
-    session = state.open("2025-11-25")
-    assert state.cancel(session, 4, "stop") is False  # nothing was waiting
-    (kept,) = state.cancelled()
-    assert (kept.session_id, kept.request_id, kept.reason) == (session.id, 4, "stop")

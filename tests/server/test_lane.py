@@ -314,7 +314,7 @@ def test_entries_written_in_pieces_keep_every_field_as_sent() -> None:
 
 
 def test_a_kept_answers_entries_are_records_that_share_their_fields() -> None:
-    """A lane entry is ``_pack``'s record as a tuple (``_journal.Kept.record``): calls with
+    """A lane entry is ``_pack``'s record as a tuple (``Journal.answered_whole``): calls with
     the same request fields share one marshalled request, and the collector stops tracking the
     entries, as it never tracked a marshalled entry."""
     with mockhttp.Server() as server:

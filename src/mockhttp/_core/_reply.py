@@ -331,6 +331,11 @@ def ok() -> Reply:
 
 
 def error_reply(exc: BaseException) -> Reply:
-    """A 500 whose body is the traceback, for errors raised while producing a reply."""
-    text = "".join(traceback.format_exception(exc))
+    """A 500 for errors raised while producing a reply: the exception's type and message,
+    never its traceback (that stays with the server: ``server.check()`` raises it)."""
+    text = (
+        f"mockhttp could not produce this reply: "
+        f"{''.join(traceback.format_exception_only(exc)).strip()}\n"
+        "(server.check() raises the error with its traceback)\n"
+    )
     return status(500).header("Content-Type", "text/plain; charset=utf-8").body(text)

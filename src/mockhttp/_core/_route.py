@@ -122,7 +122,7 @@ class Miss:
 
     ``explanation`` says why (the closest mocks, field by field).  It is built when first
     read, not by ``route``: ranking thousands of mocks takes tens of milliseconds, which
-    the server spends off its loop (``Server._missed``).  What it reads is immutable (the
+    the server spends off its loop (``_server._answer``).  What it reads is immutable (the
     request, a snapshot of the entries' mocks, a states mapping), so any thread may build
     it; built twice by two threads at once, it comes out the same."""
 

@@ -16,14 +16,15 @@ to another protocol (``switch``); any other reply answers it as HTTP/1.1 and the
 that followed are parsed as requests.
 
 Cost (measured, ``docs/performance.md`` "Session seven"): this form, a sans-I/O parser
-whose events are handled here and the lane a plan kind the server gives, costs 17.7% more
+whose events are handled here and the lane a plan kind the server gives, costs 16.2% more
 instructions on a small keep-alive request answered by the lane than the parser
-callbacks that wrote the lane's bytes themselves (39.7k -> 46.7k, ``bench/instructions.py``):
+callbacks that wrote the lane's bytes themselves (39.7k -> 46.2k, ``bench/instructions.py``):
 about 100 more Python opcodes (the feed, the event loop here, ``_serve``'s call and plan,
 ``Hit.start`` and ``done``) and the event objects.  It is kept as the fastest honest form
 tried: the request next in line starts at once (``next`` and ``_start`` inlined in
-``_handle``), the lane's lookup and journal are inlined in ``Server._serve``, and a
-``Message`` is built without its Python ``__new__``.
+``_handle``), the lane's lookup and journal are inlined in ``Server._serve``
+(``_answer.Answers.serve``), a ``Message`` is built without its Python ``__new__`` and
+read by index on the lane's path.
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ class Connection(asyncio.Protocol):
                         call, plan = self._failed(event, exc)
                         plan.start(self, call, False)
                         continue
-                    plan.start(self, call, event.keep_alive)
+                    plan.start(self, call, event[3])  # (keep_alive)
                     continue
                 self._queue(event)
             elif type(event) is Upgrade:

@@ -9,6 +9,14 @@ them (``HEADERS``) and sends the rest as ``DATA`` frames within the flow-control
 windows, holding the runner (``paused``) while the window is shut, until the client's
 ``WINDOW_UPDATE``.  Pauses keep their exact timing (the runner's deadlines).
 
+Rule 3: bounded (docs/limits.md, "HTTP/2").  A stream holds what the window keeps back as
+views of the runner's bytes (a cached reply's bytes are shared by every stream sending
+it, never copied), and its runner waits while anything is held; a stream that can send
+nothing for ``idle_timeout`` is reset (``CANCEL``).  Control frames (PING, SETTINGS,
+PRIORITY) spend a per-connection budget (``Calm``); a flood past it gets ``GOAWAY
+ENHANCE_YOUR_CALM`` and the connection closes.  Input is read in ``_PIECE`` slices, so a
+flood is cut off after one slice, not after all the socket had.
+
 Rule 1: faults are per stream.  A cut (``End("close")``) is ``RST_STREAM`` with
 ``CANCEL``, a reset ``RST_STREAM`` with ``INTERNAL_ERROR``, each once the bytes before
 it have been sent; the other streams of the connection go on.  A stall keeps the stream
@@ -22,6 +30,9 @@ when they are the connection preface, to the HTTP/1.1 ``Connection`` otherwise.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
@@ -35,10 +46,10 @@ from .._core._reply import error_reply, status
 from .._core._request import Headers, Request
 from .._core._wire import frame
 from ._connection import MAX_BODY, MAX_HEAD, Connection, no_delay
-from ._journal import Call, CallList
+from ._journal import Call, CallList, mark_ended
 from ._runner import Host, Plan, Runner, Steps
 
-__all__ = ["PREFACE", "Http2Connection", "Sniff", "Stream"]
+__all__ = ["CONTROL_BURST", "CONTROL_RATE", "PREFACE", "Calm", "Http2Connection", "Sniff", "Stream"]
 
 #: What an HTTP/2 client sends first (RFC 9113 §3.4).
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -47,6 +58,38 @@ _HOP_BY_HOP = frozenset(
 )
 _NO_TRAILERS = Headers()
 _OPEN = -1  # a stream not ending yet (``Stream.ending``)
+#: Control frames (PING, SETTINGS, PRIORITY) a connection may send at once ...
+CONTROL_BURST = 1000
+#: ... and how many a second it earns back (``Calm``).
+CONTROL_RATE = 100.0
+_PIECE = 16 * 1024  # bytes handed to h2 at a time (a flood is seen after one piece)
+_CONTROL = (h2.events.PingReceived, h2.events.RemoteSettingsChanged, h2.events.PriorityUpdated)
+
+
+class Calm:
+    """A connection's budget of control frames: a bucket of ``burst`` tokens refilled at
+    ``rate`` a second.  ``spend(n)`` is False once the client has sent more than the
+    bucket holds (a flood: nginx and Go's server answer it ``ENHANCE_YOUR_CALM``)."""
+
+    __slots__ = ("at", "burst", "clock", "rate", "tokens")
+
+    def __init__(
+        self,
+        burst: int = CONTROL_BURST,
+        rate: float = CONTROL_RATE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.burst, self.rate, self.clock = burst, rate, clock
+        self.tokens = float(burst)
+        self.at = clock()
+
+    def spend(self, n: int) -> bool:
+        """Take ``n`` tokens; False when there were not enough (the flood's verdict)."""
+        now = self.clock()
+        self.tokens = min(float(self.burst), self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        self.tokens -= n
+        return self.tokens >= 0
 
 
 class Server(Host, Protocol):
@@ -124,6 +167,8 @@ class Http2Connection(asyncio.Protocol):
         self.server_closed = False
         self.ticks = 0  # the sweep's (see Connection): moves when a stream ends
         self.mark: tuple[int, float] | None = None
+        self.calm = Calm()
+        self.stuck_timer: asyncio.TimerHandle | None = None  # see ``stuck``
 
     # -- transport callbacks ------------------------------------------------------------
 
@@ -137,6 +182,9 @@ class Http2Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server._connections.discard(self)
+        if self.stuck_timer is not None:
+            self.stuck_timer.cancel()
+            self.stuck_timer = None
         for stream in list(self.streams.values()):
             stream.lost()
         self.streams.clear()
@@ -155,15 +203,35 @@ class Http2Connection(asyncio.Protocol):
         return None  # the client is gone: close (its streams end as hung up)
 
     def data_received(self, data: bytes) -> None:
-        try:
-            events = self.h2.receive_data(data)
-        except h2.exceptions.ProtocolError:
-            self.flush()  # the GOAWAY h2 queued says why
-            self.close()
-            return
-        for event in events:
-            self._event(event)
+        for at in range(0, len(data), _PIECE):
+            if self.closed:
+                return
+            piece = data if len(data) <= _PIECE else data[at : at + _PIECE]
+            try:
+                events = self.h2.receive_data(piece)
+            except h2.exceptions.ProtocolError:
+                self.flush()  # the GOAWAY h2 queued says why
+                self.close()
+                return
+            if not self.calm.spend(sum(isinstance(e, _CONTROL) for e in events)):
+                self.calm_down()
+                return
+            for event in events:
+                self._event(event)
+            self.flush()
+
+    def calm_down(self) -> None:
+        """A control-frame flood: ``GOAWAY ENHANCE_YOUR_CALM``, then close (at once when
+        the client does not read, so nothing waits on it)."""
+        self.h2.close_connection(error_code=h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
         self.flush()
+        transport = self.transport
+        if transport is not None and not self.closed:
+            self.closed = True
+            if transport.get_write_buffer_size():
+                transport.abort()
+            else:
+                transport.close()
 
     def _event(self, event: h2.events.Event) -> None:
         if isinstance(event, h2.events.RequestReceived):
@@ -211,6 +279,27 @@ class Http2Connection(asyncio.Protocol):
         if self.transport is not None and not self.closed:
             self.transport.close()
 
+    def stuck(self) -> None:
+        """A stream holds bytes it cannot send: check on it once ``idle_timeout`` passes."""
+        if self.stuck_timer is None and not self.closed:
+            loop = asyncio.get_running_loop()
+            self.stuck_timer = loop.call_later(self.server.idle_timeout, self._unstick)
+
+    def _unstick(self) -> None:
+        """Reset the streams stuck for ``idle_timeout``; check again for the others."""
+        self.stuck_timer = None
+        now = time.monotonic()
+        limit = self.server.idle_timeout
+        for stream in list(self.streams.values()):
+            since = stream.stuck_since
+            if since is not None and now - since >= limit:
+                stream.timed_out()
+        self.flush()
+        waits = [s.stuck_since for s in self.streams.values() if s.stuck_since is not None]
+        if waits and not self.closed:
+            delay = max(0.0, min(waits) + limit - now)
+            self.stuck_timer = asyncio.get_running_loop().call_later(delay, self._unstick)
+
     # -- the server's sweep and shutdown ------------------------------------------------
 
     def waiting(self) -> float | None:
@@ -239,7 +328,11 @@ class _Out(asyncio.Transport):
         self.stream = stream
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        self.stream.write(bytes(data))
+        self.stream.write(data)
+
+    def writelines(self, list_of_data: Any) -> None:
+        for data in list_of_data:
+            self.stream.write(data)
 
     def abort(self) -> None:
         self.stream.finish(h2.errors.ErrorCodes.INTERNAL_ERROR)
@@ -251,7 +344,7 @@ class _Out(asyncio.Transport):
         return self.stream.closed or self.stream.ending != _OPEN
 
     def get_write_buffer_size(self) -> int:
-        return len(self.stream.pending)
+        return self.stream.held
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         below = self.stream.conn.transport
@@ -277,7 +370,10 @@ class Stream:
         self.closed = False
         self.head = b""  # the reply's head, until its blank line has been written
         self.head_sent = False
-        self.pending = bytearray()  # body bytes the flow-control window holds back
+        # body bytes the flow-control window holds back: views of the runner's bytes
+        self.pending: deque[memoryview] = deque()
+        self.held = 0  # their length
+        self.stuck_since: float | None = None  # since when ``pending`` could not move
         # how the stream ends once ``pending`` is out: _OPEN (not yet), None (END_STREAM),
         # or the error code of an RST_STREAM
         self.ending: int | None = _OPEN
@@ -337,13 +433,14 @@ class Stream:
 
     # -- the reply ----------------------------------------------------------------------
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | bytearray | memoryview) -> None:
         """Bytes from the runner: the head (HTTP/1.1 text, read into ``HEADERS``), then
-        body bytes, sent as DATA frames as the windows allow."""
+        body bytes, sent as DATA frames as the windows allow (held as views: the
+        runner's bytes are not copied)."""
         if self.closed or self.ending != _OPEN:
             return
         if not self.head_sent:
-            self.head += data
+            self.head += bytes(data)
             end = self.head.find(b"\r\n\r\n")
             if end < 0:
                 if len(self.head) > MAX_HEAD:
@@ -357,7 +454,12 @@ class Stream:
                 return
             self.conn.h2.send_headers(self.stream_id, head)
             self.head_sent = True
-        self.pending += data
+        if data:
+            if type(data) is bytearray:  # a buffer its writer may reuse: hold a copy
+                data = bytes(data)
+            view = memoryview(data).cast("B")
+            self.pending.append(view)
+            self.held += len(view)
         self.pump(wake=False)
 
     @staticmethod
@@ -382,20 +484,34 @@ class Stream:
         if self.closed:
             return
         h2c = self.conn.h2
+        pending = self.pending
+        moved = False
         try:
-            while self.pending and not self.conn.paused:
+            while pending and not self.conn.paused:
                 window = h2c.local_flow_control_window(self.stream_id)
                 room = min(window, h2c.max_outbound_frame_size)
                 if room <= 0:
                     break
-                h2c.send_data(self.stream_id, bytes(self.pending[:room]))
-                del self.pending[:room]
-            if not self.pending and self.ending != _OPEN:
+                first = pending[0]
+                if len(first) <= room:
+                    pending.popleft()
+                else:
+                    pending[0] = first[room:]
+                    first = first[:room]
+                h2c.send_data(self.stream_id, first)
+                self.held -= len(first)
+                moved = True
+            if not pending and self.ending != _OPEN:
                 self._end()
         except h2.exceptions.StreamClosedError:
             self.lost()
         self.conn.flush()
-        self.paused = bool(self.pending) or self.conn.paused
+        if not pending or self.closed:
+            self.stuck_since = None
+        elif moved or self.stuck_since is None:
+            self.stuck_since = time.monotonic()
+            self.conn.stuck()
+        self.paused = bool(pending) or self.conn.paused
         runner = self.runner
         if wake and not self.paused and runner is not None and runner.waiting:
             runner.run()
@@ -434,10 +550,26 @@ class Stream:
     def reset(self, waited: float = 0.0) -> None:
         self.finish(h2.errors.ErrorCodes.INTERNAL_ERROR)
 
+    def timed_out(self) -> None:
+        """Nothing could be sent for ``idle_timeout`` (a window kept shut, a client that
+        does not read): ``RST_STREAM CANCEL``; the call ends ``closed``."""
+        runner = self.runner
+        call = None if runner is None else runner.call
+        if call is not None and call.outcome == "in progress":
+            call.outcome = "closed"
+            mark_ended(call)
+            self.conn.server._finished(call)
+        if not self.closed:
+            with contextlib.suppress(h2.exceptions.StreamClosedError):
+                self.conn.h2.reset_stream(self.stream_id, h2.errors.ErrorCodes.CANCEL)
+        self.lost()
+
     def lost(self) -> None:
         """The client reset the stream, or the connection went away."""
         self.closed = True
         self.pending.clear()
+        self.held = 0
+        self.stuck_since = None
         self.conn.ended(self)
         runner, self.runner = self.runner, None
         if runner is not None:

@@ -38,6 +38,7 @@ __all__ = [
     "BODY_KEPT",
     "EXACT_LIMIT",
     "PACKS_PLAIN",
+    "SHARED",
     "Call",
     "CallList",
     "Done",
@@ -58,6 +59,10 @@ Outcome = Literal[
 
 #: How much of each reply's body a call keeps (so tests can read what was delivered).
 BODY_KEPT = 1 << 20
+#: A first piece of a body at least this long is kept as the reply's own ``bytes`` (a
+#: cached reply's are shared by every call that sends it), not copied: 1,000 streams of a
+#: 1 MiB reply keep one MiB, not 1,000 (docs/limits.md, "HTTP/2").
+SHARED = 64 * 1024
 
 
 # Every Call shares one condition: waiters are rare (a test waiting for a stream to end)
@@ -140,7 +145,7 @@ class Call:
     body_bytes: int = 0
     wire_bytes: int = 0
     events: int = 0
-    body_sent: bytearray = field(default_factory=bytearray)
+    body_sent: bytes | bytearray = field(default_factory=bytearray)
     outcome: Outcome = "in progress"
     explanation: Explanation | None = field(default=None, repr=False)
     time: float = field(default_factory=_now, repr=False)
@@ -166,7 +171,7 @@ class Call:
         body_bytes: int = 0,
         wire_bytes: int = 0,
         events: int = 0,
-        body_sent: bytearray | None = None,
+        body_sent: bytes | bytearray | None = None,
         outcome: Outcome = "in progress",
         explanation: Explanation | None = None,
         time: float | None = None,
@@ -424,11 +429,13 @@ def seal(call: Call) -> None:
         if record is None:
             record = _pack(call)
             # bytes: never tracked (a tuple is, until a collection has looked at it); a
-            # value marshal cannot write keeps the tuple
-            try:  # noqa: SIM105 (a context manager costs a microsecond per request)
-                record = marshal.dumps(record)
-            except ValueError:
-                pass
+            # value marshal cannot write keeps the tuple, and so does a large body (the
+            # reply's own bytes, shared with every call of a cached reply: see SHARED)
+            if len(call.body_sent) < SHARED:
+                try:  # noqa: SIM105 (a context manager costs a microsecond per request)
+                    record = marshal.dumps(record)
+                except ValueError:
+                    pass
         _set(calls, i, record)
         if mock is not None:
             calls._mocks[id(mock)] = mock
@@ -505,10 +512,11 @@ class Kept:
     """What the entries of a kept answer's calls share (``Journal.answered_whole``): the
     fields of ``mock``'s answer to ``method target`` (``_lane.Hit`` holds one).
 
-    ``record(seq, fields)`` is the entry of call ``seq`` with request fields ``fields``:
-    ``_pack``'s layout, ``(seq, request, mock id, status, path params, body bytes, wire
-    bytes, events, body sent, outcome, *extras)``, its request ``(method, target, fields,
-    body, version, trailers)`` marshalled (``_request_of`` reads it).
+    The entry of call ``seq`` is ``(seq, request, *before, time, *after)`` (built in
+    ``Journal.answered_whole``): ``_pack``'s layout, ``(seq, request, mock id, status, path
+    params, body bytes, wire bytes, events, body sent, outcome, *extras)``, its request
+    ``(method, target, fields, body, version, trailers)`` marshalled for the last
+    ``fields()`` (``_request_of`` reads it).
     """
 
     __slots__ = ("_fields", "_request", "after", "before", "key", "mock", "request", "size")
@@ -541,13 +549,11 @@ class Kept:
         self._fields: tuple[tuple[str, str], ...] | None = None  # the request's last fields
         self._request = b""  # and its request, marshalled
 
-    def record(self, seq: int, fields: tuple[tuple[str, str], ...]) -> tuple[Any, ...]:
-        """The entry of call ``seq``, whose request had the fields ``fields``."""
-        if fields is not self._fields:
-            method, target, version = self.request
-            self._fields = fields
-            self._request = marshal.dumps((method, target, fields, b"", version, ()))
-        return (seq, self._request, *self.before, _now(), *self.after)
+    def fields(self, fields: tuple[tuple[str, str], ...]) -> None:
+        """The next entries' request has the fields ``fields``."""
+        method, target, version = self.request
+        self._fields = fields
+        self._request = marshal.dumps((method, target, fields, b"", version, ()))
 
 
 def _request_of(record: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -579,7 +585,7 @@ def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
         record[5],
         record[6],
         record[7],
-        bytearray(record[8]),
+        record[8] if len(record[8]) >= SHARED else bytearray(record[8]),  # see SHARED
         record[9],
         **{k: v for k, v in extra.items() if k in _EXTRA_INIT},
     )
@@ -674,7 +680,13 @@ def count_sent(call: Call, wire: int, body: int, data: bytes, start: int, events
         sent = call.body_sent
         room = BODY_KEPT - len(sent)
         if room > 0:  # a slice of all of ``data`` is ``data`` itself (no copy)
-            sent += data[start : start + min(body, room)]
+            piece = data[start : start + min(body, room)]
+            if not sent and len(piece) >= SHARED and type(piece) is bytes:
+                call.body_sent = piece  # the reply's own bytes (a cached plan's: shared)
+            else:
+                if type(sent) is bytes:
+                    sent = call.body_sent = bytearray(sent)
+                sent += piece
     if events > call.events:
         call.events = events
 
@@ -731,10 +743,12 @@ class Journal:
         seq = _next_seq()
         fields = tuple(headers)
         if fields == self._headers:  # a client sends the same fields again and again:
-            fields = self._headers  # one tuple for them all (``Kept.record``)
+            fields = self._headers  # one tuple for them all (``Kept.fields``)
         else:
             self._headers = fields
-        record = kept.record(seq, fields)
+        if fields is not kept._fields:
+            kept.fields(fields)
+        record = (seq, kept._request, *kept.before, _now(), *kept.after)  # (see Kept)
         active._count += 1
         mine = active.calls
         calls = self.calls

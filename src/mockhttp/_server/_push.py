@@ -175,7 +175,7 @@ class Hub:
 @dataclass(frozen=True, slots=True)
 class _Open(Reply):
     """One call's pushed stream, as the server sends it: its feed's steps; ``on_end``
-    (the server's end hook, ``Server._hold``) marks it ended."""
+    (the server's end hook, ``_answer.hold``) marks it ended."""
 
     hub: Hub | None = field(default=None, compare=False)
     channel: PushedStream | None = field(default=None, compare=False)

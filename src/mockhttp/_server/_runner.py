@@ -414,7 +414,10 @@ class Runner:
 
     def _write(self, out: list[bytes]) -> None:
         if out and self.conn.transport is not None and not self.conn.closed:
-            self.conn.transport.write(out[0] if len(out) == 1 else b"".join(out))
+            if len(out) == 1:
+                self.conn.transport.write(out[0])
+            else:  # an HTTP/2 stream keeps each piece as it is (no joined copy)
+                self.conn.transport.writelines(out)
             out.clear()
 
     def _status_sent(self, call: Call) -> None:
@@ -451,7 +454,7 @@ class Runner:
 
     def _failed(self, exc: Exception) -> None:
         """Producing the reply raised: keep the error for ``server.check()``; a client that
-        has had no byte yet gets a 500 with the traceback, any other is cut off."""
+        has had no byte yet gets a 500 naming the error (no traceback), any other is cut off."""
         conn = self.conn
         conn.server.errors.append(exc)
         call = self.call
