@@ -10,6 +10,10 @@
 
     .venv/bin/python bench/h2_attack.py [starve|flood|both] [--src OTHER/src]
         [--connections 10] [--frames 400000]
+    .venv/bin/python bench/h2_attack.py http1 [--connections 10]  # 100 x N clients
+
+``http1`` (not an HTTP/2 attack, for comparison): HTTP/1.1 clients that ask for the 1 MiB
+reply and never read it.
 
 ``--src`` runs another tree's server (the figures before a change).  Results are in
 docs/limits.md ("HTTP/2").  tests/server/test_h2_bounds.py runs small versions.
@@ -108,6 +112,36 @@ def starve(src: str | None, connections: int) -> None:
             served.stop()
 
 
+def http1(src: str | None, clients: int) -> None:
+    """For comparison: HTTP/1.1 clients that ask for the 1 MiB reply and never read."""
+    with tempfile.TemporaryDirectory() as folder:
+        served = _serve(Path(folder), src)
+        try:
+            with httpx.Client(timeout=30) as client:
+                client.get(served.url + "/big")
+            before = rss_mib(served.proc.pid)
+            socks = []
+            for _ in range(clients):
+                sock = socket.create_connection((served.host, served.port), timeout=30)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                socks.append(sock)
+            time.sleep(3)
+            during = rss_mib(served.proc.pid)
+            for sock in socks:
+                sock.close()
+            time.sleep(5)
+            after = rss_mib(served.proc.pid)
+            print(
+                f"http1: {clients} clients of the 1 MiB reply, not reading\n"
+                f"  RSS before {before:.0f} MiB, during {during:.0f} MiB"
+                f" (+{during - before:.0f}), 5 s after closing {after:.0f} MiB"
+                f" (+{after - before:.0f})"
+            )
+        finally:
+            served.stop()
+
+
 def _parallel(url: str, stop: threading.Event, times: list[float]) -> None:
     while not stop.is_set():
         started = time.monotonic()
@@ -157,11 +191,15 @@ def flood(src: str | None, kind: str, frames: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", nargs="?", default="both", choices=["starve", "flood", "both"])
+    parser.add_argument(
+        "what", nargs="?", default="both", choices=["starve", "flood", "both", "http1"]
+    )
     parser.add_argument("--src", help="another tree's src/ (figures before a change)")
     parser.add_argument("--connections", type=int, default=10)
     parser.add_argument("--frames", type=int, default=400_000)
     args = parser.parse_args()
+    if args.what == "http1":
+        http1(args.src, args.connections * 100)
     if args.what in ("starve", "both"):
         starve(args.src, args.connections)
     if args.what in ("flood", "both"):

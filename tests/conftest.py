@@ -61,6 +61,7 @@ SLOW = (
     "tests/server/test_admin_stall.py",
     "tests/server/test_miss_stall.py",
     "tests/server/test_hardening_arrival.py",
+    "tests/server/test_h2_bounds.py",
     "tests/test_layers.py",
 )
 _ROOT = Path(__file__).resolve().parents[1]

@@ -68,3 +68,35 @@ def test_chromium_talks_to_a_websocket_mock(chromium: Any) -> None:
         api.mock(chat.mock("/ws"))
         got = talk(chromium, site, f"ws://127.0.0.1:{api.port}/ws")
         check(got, chat, site.url.rstrip("/"))
+
+
+CLOSE_CODE = """async (url) => await new Promise((resolve) => {
+  const socket = new WebSocket(url);
+  const seen = [];
+  socket.onmessage = (e) => seen.push(e.data);
+  socket.onclose = (e) => resolve({seen, code: e.code, clean: e.wasClean});
+  setTimeout(() => resolve({seen, code: "timeout"}), 8000);
+})"""
+
+
+def test_chromium_sees_1006_when_the_mock_drops_or_sends_bad_utf8(chromium: Any) -> None:
+    page = mockhttp.ok().header("Content-Type", "text/html; charset=utf-8").body(PAGE)
+    with mockhttp.Server() as site, mockhttp.Server() as api:
+        site.mock(mockhttp.get("/").reply(page))
+        api.mock(ws.websocket(ws.send("one"), ws.drop()).mock("/drop"))
+        bad = ws.websocket(ws.send("one"), ws.invalid_utf8())
+        api.mock(bad.mock("/bad"))
+        tab = chromium.new_page()
+        try:
+            tab.goto(site.url_for("/"))
+            dropped = tab.evaluate(CLOSE_CODE, f"ws://127.0.0.1:{api.port}/drop")
+            invalid = tab.evaluate(CLOSE_CODE, f"ws://127.0.0.1:{api.port}/bad")
+        finally:
+            tab.close()
+        assert dropped == {"seen": ["one"], "code": 1006, "clean": False}
+        assert invalid["seen"] == ["one"]
+        assert invalid["code"] == 1006  # Chromium fails the connection (no close it reads)
+        (session,) = bad.wait_ended()
+        # Chromium closes 1002 (not RFC 6455's 1007) and tells its page 1006
+        assert session.close_code == 1002
+        assert session.frames[-2].data == "Invalid UTF-8 in text frame"

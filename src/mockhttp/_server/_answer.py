@@ -44,7 +44,7 @@ from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
 from .._core._route import Answer, Miss, Tally, by_target, route, route_front, route_shared
-from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin, may_take
+from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin
 from ._heap import BIG_BODY, release
 from ._http1 import Message, request_of
 from ._journal import Call, Journal, read_back, seal
@@ -55,6 +55,8 @@ from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps, Whole
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
+
+_METRICS = METRICS_PATH
 
 __all__ = [
     "EXPLAINED_ON_LOOP",
@@ -104,40 +106,39 @@ class Router:
         self.kept: Kept = Memory()
 
     def route(self, request: Request) -> Routed:
-        """Route ``request``; a JSON body is parsed once for every matcher, and its tree
-        dropped after (a big one's pages given back: ``_heap``)."""
-        if not request.body:
-            return self._route(request)
-        request._matching(True)
+        """Route ``request``: the server's own endpoints first (before the mocks are even
+        indexed: an admin write after another never waits for an index; only the
+        requests ``_builtin.may_take`` lets through try them), then the mocks.  A JSON
+        body is parsed once for every matcher, and its tree dropped after (a big one's
+        pages given back: ``_heap``)."""
+        body = request.body
+        if body:
+            request._matching(True)
         try:
-            return self._route(request)
+            path = request.path  # (_builtin.may_take, inlined: every request)
+            if request.method == "OPTIONS" or path.startswith(ADMIN_PREFIX) or path == _METRICS:
+                found = route_front(request, self.front, self.states, self.kept)
+                if found is not None:
+                    return found
+            snapshot = self.ranked.snapshot()
+            index = self.index
+            if index.entries is not snapshot:  # the mocks changed: index them again (or
+                index = self.index = self.ranked.index(snapshot)  # take the writer's index)
+            entries: Sequence[Entry] = index.candidates(request.path)
+            every: Sequence[Entry] = snapshot
+            tally = self.tally
+            if tally is None:
+                routed = route(request, entries, self.states, every, self.kept)
+                if type(routed) is Answer:
+                    self.states = routed.states
+                return routed
+            try:
+                return route_shared(request, entries, tally, every, self.kept)
+            except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone
+                return Unreachable(request, exc)
         finally:  # the journal keeps the bytes, not the parsed tree
-            if request._matching(False) and len(request.body) >= BIG_BODY:
+            if body and request._matching(False) and len(body) >= BIG_BODY:
                 release()  # its cycles and the allocator's pages (_heap)
-
-    def _route(self, request: Request) -> Routed:
-        """The server's own endpoints first (before the mocks are even indexed: an admin
-        write after another never waits for an index), then the mocks."""
-        if may_take(request):
-            found = route_front(request, self.front, self.states, self.kept)
-            if found is not None:
-                return found
-        snapshot = self.ranked.snapshot()
-        index = self.index
-        if index.entries is not snapshot:  # the mocks changed: index them again (or
-            index = self.index = self.ranked.index(snapshot)  # take the writer's index)
-        entries: Sequence[Entry] = index.candidates(request.path)
-        every: Sequence[Entry] = snapshot
-        tally = self.tally
-        if tally is None:
-            routed = route(request, entries, self.states, every, self.kept)
-            if type(routed) is Answer:
-                self.states = routed.states
-            return routed
-        try:
-            return route_shared(request, entries, tally, every, self.kept)
-        except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone
-            return Unreachable(request, exc)
 
 
 class Host(Protocol):
@@ -277,17 +278,8 @@ class Answers:
             return self._failed(call, routed.error, framing)
         if routed.error is not None:  # a refused request: its reply, and check() fails
             self.host.errors.append(routed.error)
-        return self._reply(routed, entry, reply, call, framing)
-
-    def _reply(
-        self,
-        answer: Answer[Entry],
-        active: ActiveMock,
-        reply: Reply,
-        call: Call,
-        framing: Framing,
-    ) -> Plan:
-        """A mock's reply: resumed, pushed, held, framed (and learned by the lane)."""
+        # a mock's reply: resumed, pushed, held, framed (and learned by the lane)
+        answer, active = routed, entry
         call.status = reply.status_code
         fixed = active.mock.fixed
         if reply.stream is not None and reply.stream.resumable:

@@ -455,6 +455,8 @@ class Stream:
             self.conn.h2.send_headers(self.stream_id, head)
             self.head_sent = True
         if data:
+            if type(data) is bytearray:  # a buffer its writer may reuse: hold a copy
+                data = bytes(data)
             view = memoryview(data).cast("B")
             self.pending.append(view)
             self.held += len(view)

@@ -585,7 +585,7 @@ def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
         record[5],
         record[6],
         record[7],
-        bytearray(record[8]),
+        record[8] if len(record[8]) >= SHARED else bytearray(record[8]),  # see SHARED
         record[9],
         **{k: v for k, v in extra.items() if k in _EXTRA_INIT},
     )

@@ -55,7 +55,7 @@ from ._serving import (
 from ._shared import SharedKept, StateChannel
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock, journal_text, named, uncalled_report
-from ._wires import framing_of
+from ._wires import UNCHUNKED, Framing
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
@@ -161,6 +161,8 @@ class Server:
         # an HTTP/1 request's call and plan (``_connection.py``): the lane's kept answer,
         # or ``_dispatch``'s (``Answers.serve``; set here: no call between, every request)
         self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
+        # a call's reply has ended, however it ended (``Answers.finished``; the runner's)
+        self._finished: Callable[[Call], None] = self._answers.finished
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -458,11 +460,9 @@ class Server:
         plan (``_answer.py``; the server's own endpoints are routes: ``_builtin.py``)."""
         routed = self._router.route(request)
         call = self._answers.journal(routed)
-        return call, self._answers.plan(routed, call, framing_of(request, keep_alive))
-
-    def _finished(self, call: Call) -> None:
-        """``call``'s reply has ended, however it ended (``_answer.Answers.finished``)."""
-        self._answers.finished(call)
+        # HTTP/2 frames a body as HTTP/1.0 does, without transfer coding (``_h2.py``)
+        framing = Framing(request.method == "HEAD", request.http_version in UNCHUNKED, keep_alive)
+        return call, self._answers.plan(routed, call, framing)
 
 
 def _mock_list(value: Any) -> list[Any]:

@@ -23,7 +23,7 @@ from .._core._wire import frame
 from ._runner import Paced, Steps, Whole
 from ._upgrade import Switch, Switching, plan_of
 
-__all__ = ["CACHE_SIZE", "CACHE_STEPS", "Framing", "WireCache", "framing_of"]
+__all__ = ["CACHE_SIZE", "CACHE_STEPS", "UNCHUNKED", "Framing", "WireCache", "framing_of"]
 
 CACHE_STEPS = 4096  # fault-free replies with at most this many wire steps are framed once
 CACHE_SIZE = 256  # replies whose wire plans are kept (the cache is emptied when full)
@@ -47,13 +47,13 @@ class Framing(NamedTuple):
         )
 
 
-_UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
+UNCHUNKED = ("1.0", "2")  # the versions whose bodies go out as they are
 
 
 def framing_of(request: Request, keep_alive: bool) -> Framing:
     """How replies to ``request`` are framed (HTTP/2 frames a body as HTTP/1.0 does,
     without transfer coding: ``_h2.py``)."""
-    return Framing(request.method == "HEAD", request.http_version in _UNCHUNKED, keep_alive)
+    return Framing(request.method == "HEAD", request.http_version in UNCHUNKED, keep_alive)
 
 
 _Plans = dict[Framing, tuple[Step, ...] | Whole | Paced | None]

@@ -98,7 +98,9 @@ def interfaces(card: Mapping[str, Any], url: str) -> dict[str, str]:
         ]
         named += [i for i in card.get("additionalInterfaces") or [] if isinstance(i, Mapping)]
         for item in named:
-            if item.get("transport", "JSONRPC") in _JSONRPC and isinstance(item.get("url"), str):
+            if (item.get("transport") or "JSONRPC") in _JSONRPC and isinstance(
+                item.get("url"), str
+            ):
                 found["0.3"] = urljoin(url, item["url"])
                 break
     return dict(sorted(found.items(), reverse=True))

@@ -52,7 +52,9 @@ def _block_index(stream: Stream) -> Iterator[Hit]:
                 )
             started, open_index = started + 1, index
         elif kind in ("content_block_delta", "content_block_stop"):
-            if index != open_index:
+            if open_index is None:
+                yield hit(message, f"{kind} has index {short(index)}, but no block is open")
+            elif index != open_index:
                 yield hit(
                     message,
                     f"{kind} has index {short(index)}, expected {open_index} (the open block)",

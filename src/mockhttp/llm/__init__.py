@@ -69,6 +69,8 @@ from ._models import ModelsList as ModelsList
 from ._moderation import Moderation as Moderation
 from ._openai_chat import OpenAIChat as OpenAIChat
 from ._openai_responses import OpenAIResponses as OpenAIResponses
+from ._realtime import OpenAIRealtime as OpenAIRealtime
+from ._realtime import openai_realtime as openai_realtime
 
 openai_chat = OpenAIChat
 openai_responses = OpenAIResponses
@@ -86,6 +88,7 @@ for _kind in (
     Embeddings, Images, Speech, Transcription, Moderation,
 ):  # fmt: skip
     register_reply_kind(_kind.file_key, _kind)
+register_reply_kind(OpenAIRealtime.file_key, openai_realtime)
 _register_matchers()
 
 __all__ = [
@@ -109,6 +112,7 @@ __all__ = [
     "ModelsList",
     "Moderation",
     "OpenAIChat",
+    "OpenAIRealtime",
     "OpenAIResponses",
     "Provider",
     "Quirk",
@@ -126,6 +130,7 @@ __all__ = [
     "models",
     "moderation",
     "openai_chat",
+    "openai_realtime",
     "openai_responses",
     "speech",
     "system_prompt",

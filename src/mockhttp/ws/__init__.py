@@ -22,9 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._core._errors import ConfigError
 from .._core._match import Matcher
 from .._core._registry import register_reply_kind
 from .._core._units import Duration, seconds
+from ._faults import Cut as Cut
+from ._faults import Drop as Drop
+from ._faults import IgnorePings as IgnorePings
+from ._faults import Raw as Raw
+from ._faults import invalid_utf8 as invalid_utf8
 from ._kind import WebSocket as WebSocket
 from ._script import Close as Close
 from ._script import Echo as Echo
@@ -37,16 +43,25 @@ from ._session import Session as Session
 
 __all__ = [
     "Close",
+    "Cut",
+    "Drop",
     "Echo",
     "Expect",
     "Frame",
+    "IgnorePings",
     "Pause",
+    "Raw",
     "Send",
     "Session",
     "WebSocket",
     "close",
+    "cut",
+    "drop",
     "echo",
     "expect",
+    "ignore_pings",
+    "invalid_utf8",
+    "oversized",
     "pause",
     "send",
     "websocket",
@@ -61,9 +76,10 @@ def websocket(*script: Any, **options: Any) -> WebSocket:
     return WebSocket(script, **options)
 
 
-def send(data: Any, *, after: Duration = 0.0) -> Send:
-    """Send ``data`` (text, bytes, or a JSON value as text) ``after`` the previous step."""
-    return Send(data, seconds(after, "after"))
+def send(data: Any, *, after: Duration = 0.0, fragments: int = 1, trickle: Duration = 0.0) -> Send:
+    """Send ``data`` (text, bytes, or a JSON value as text) ``after`` the previous step,
+    in ``fragments`` frames, its bytes written in 8 pieces ``trickle`` apart (slow frames)."""
+    return Send(data, seconds(after, "after"), fragments, seconds(trickle, "trickle"))
 
 
 def expect(value: Matcher | Any) -> Expect:
@@ -85,3 +101,25 @@ def pause(duration: Duration) -> Pause:
 def close(code: int = 1000, reason: str = "") -> Close:
     """Close with ``code`` (and ``reason``)."""
     return Close(code, reason)
+
+
+def drop() -> Drop:
+    """Close the TCP connection with no close frame (the client sees 1006)."""
+    return Drop()
+
+
+def cut(data: str | bytes) -> Cut:
+    """Write ``data``'s frame up to the middle of its payload, then drop the connection."""
+    return Cut(data)
+
+
+def ignore_pings() -> IgnorePings:
+    """From here on, answer no ping (the client's keep-alive gives up)."""
+    return IgnorePings()
+
+
+def oversized(size: int = 2**20 + 1) -> Send:
+    """A text message of ``size`` bytes (default: 1 byte over the 1 MiB many clients take)."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ConfigError(f"oversized size={size!r} must be a positive int (bytes)")
+    return Send("x" * size)

@@ -25,7 +25,7 @@ from .._core._reply import Reply, status
 from .._core._request import Request
 from .._server._upgrade import switching
 from ._script import Step, steps_of, to_data
-from ._session import MAX_MESSAGE, Session
+from ._session import MAX_MESSAGE, Responder, Session
 
 __all__ = ["WebSocket"]
 
@@ -135,11 +135,15 @@ class WebSocket(ReplyKind):
         return reply
 
     def _session(self, script: tuple[Step, ...], request: Request) -> Session:
-        session = Session(script, request, self._ended, self.max_message)
+        session = Session(script, request, self._ended, self.max_message, self.responder())
         with self._changed:
             self._sessions.append(session)
             self._changed.notify_all()
         return session
+
+    def responder(self) -> Responder | None:
+        """A protocol's mock for a new session (None: the script only)."""
+        return None
 
     def _ended(self, _session: Session) -> None:
         with self._changed:

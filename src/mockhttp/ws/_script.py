@@ -29,6 +29,7 @@ from .._core._errors import ConfigError, UnknownNameError
 from .._core._forms import call_form, is_form
 from .._core._match import MATCHERS, Matcher, equal, json_equal
 from .._core._units import seconds
+from ._faults import Cut, Drop, IgnorePings, Raw, invalid_utf8
 
 __all__ = [
     "Close",
@@ -49,10 +50,19 @@ NOT_ON_THE_WIRE = frozenset({1004, 1005, 1006, 1015})
 
 @dataclass(frozen=True, slots=True)
 class Send:
-    """Send ``data`` ``after`` seconds: text, bytes, or a JSON value sent as text."""
+    """Send ``data`` ``after`` seconds: text, bytes, or a JSON value sent as text; in
+    ``fragments`` frames; its bytes written in pieces ``trickle`` seconds apart (0: at
+    once)."""
 
     data: Any
     after: float = 0.0
+    fragments: int = 1
+    trickle: float = 0.0
+
+    def __post_init__(self) -> None:
+        n = self.fragments
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ConfigError(f"send fragments={n!r} must be an int >= 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +106,20 @@ class Close:
             raise ConfigError(f"close reason={self.reason!r} must be text of <= 123 bytes")
 
 
-Step = Send | Expect | Echo | Pause | Close
-STEP_KEYS = ("send", "expect", "echo", "pause", "close")
+Step = Send | Expect | Echo | Pause | Close | Drop | Cut | IgnorePings | Raw
+STEP_KEYS = (
+    "send",
+    "expect",
+    "echo",
+    "pause",
+    "close",
+    "drop",
+    "cut",
+    "ignore_pings",
+    "invalid_utf8",
+    "raw",
+)
+SEND_OPTIONS = ("after", "fragments", "trickle")
 
 
 def payload(data: Any) -> str | bytes:
@@ -137,26 +159,41 @@ def steps_of(items: Sequence[Any]) -> tuple[Step, ...]:
 
 
 def _step(item: Any, where: str) -> Step:
-    if isinstance(item, Send | Expect | Echo | Pause | Close):
+    if isinstance(item, Send | Expect | Echo | Pause | Close | Drop | Cut | IgnorePings | Raw):
         return item
     if not isinstance(item, Mapping):
         raise ConfigError(f"{where}={item!r} must be a step such as {{send: hello}}")
     keys = [k for k in item if k in STEP_KEYS]
     if len(keys) != 1:
-        unknown = next((k for k in item if k not in (*STEP_KEYS, "after")), None)
+        unknown = next((k for k in item if k not in (*STEP_KEYS, *SEND_OPTIONS)), None)
         if unknown is not None:
             raise ConfigError(f"{where}: {UnknownNameError('step', str(unknown), STEP_KEYS)}")
         raise ConfigError(f"{where}={dict(item)!r} must have exactly one of {STEP_KEYS}")
     key = keys[0]
-    extra = [k for k in item if k != key and not (key == "send" and k == "after")]
+    extra = [k for k in item if k != key and not (key == "send" and k in SEND_OPTIONS)]
     if extra:
         raise ConfigError(f"{where}: {key!r} takes no {extra[0]!r}")
-    return _read(key, item[key], item.get("after", 0.0), f"{where}.{key}")
-
-
-def _read(key: str, value: Any, after: Any, where: str) -> Step:
     if key == "send":
-        return Send(_sent(value, where), seconds(after, f"{where}.after"))
+        return Send(
+            _sent(item[key], f"{where}.send"),
+            seconds(item.get("after", 0.0), f"{where}.after"),
+            item.get("fragments", 1),
+            seconds(item.get("trickle", 0.0), f"{where}.trickle"),
+        )
+    return _read(key, item[key], f"{where}.{key}")
+
+
+def _read(key: str, value: Any, where: str) -> Step:
+    if key in ("drop", "ignore_pings", "invalid_utf8"):
+        if value is not True:
+            raise ConfigError(f"{where}={value!r} must be true")
+        if key == "drop":
+            return Drop()
+        return IgnorePings() if key == "ignore_pings" else invalid_utf8()
+    if key == "cut":
+        return Cut(_sent(value, where))
+    if key == "raw":
+        return Raw(_sent({"binary": value}, where))
     if key == "expect":
         return Expect(expectation(value, where))
     if key == "echo":
@@ -189,6 +226,9 @@ def _times(value: Any, where: str) -> int | None:
     return value
 
 
+_SEND_DEFAULTS = {"after": 0.0, "fragments": 1, "trickle": 0.0}
+
+
 def to_data(step: Step) -> dict[str, Any]:
     """The file form of ``step``."""
     if isinstance(step, Send):
@@ -197,7 +237,16 @@ def to_data(step: Step) -> dict[str, Any]:
             sent: Any = {"binary": base64.b64encode(data).decode()}
         else:
             sent = data if isinstance(data, str) else {"json": data}
-        return {"send": sent, **({"after": step.after} if step.after else {})}
+        out = {"send": sent, "after": step.after, "fragments": step.fragments}
+        out["trickle"] = step.trickle
+        return {k: v for k, v in out.items() if k == "send" or v != _SEND_DEFAULTS[k]}
+    if isinstance(step, Drop | IgnorePings):
+        return {"drop" if isinstance(step, Drop) else "ignore_pings": True}
+    if isinstance(step, Cut):
+        cut = step.data
+        return {"cut": cut if isinstance(cut, str) else {"binary": base64.b64encode(cut).decode()}}
+    if isinstance(step, Raw):
+        return {"raw": base64.b64encode(step.data).decode()}
     if isinstance(step, Expect):
         return {"expect": step.matcher.to_args()}
     if isinstance(step, Echo):

@@ -5,7 +5,7 @@ the transport to.  It reads frames with ``wsproto.connection.Connection`` (the f
 without the handshake, which the mock's 101 already made), runs the script's steps in
 order, and writes every frame both ways into its journal (``frames``).
 
-Rule 1: pings are answered with pongs (RFC 6455 §5.5.2), whatever the script does.
+Rule 1: pings are answered with pongs (RFC 6455 §5.5.2) until an ``IgnorePings`` step.
 Rule 2: a client's close is answered with the same code, then the TCP connection closed.
 Rule 3: a message over ``max_message`` bytes closes with 1009 (Message Too Big).
 Rule 4: after a close the mock sent, the client has ``CLOSE_WAIT`` seconds to answer it
@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from wsproto.connection import Connection, ConnectionState, ConnectionType
 from wsproto.events import (
@@ -34,12 +34,22 @@ from wsproto.events import (
 from wsproto.utilities import LocalProtocolError
 
 from .._core._request import Request
+from ._faults import Cut, Drop, IgnorePings, Raw, pieces
 from ._script import Close, Echo, Expect, Pause, Send, Step, payload
 
 __all__ = ["CLOSE_WAIT", "Frame", "Session"]
 
 CLOSE_WAIT = 2.0
 MAX_MESSAGE = 16 * 1024 * 1024
+TRICKLE_PIECES = 8
+
+
+class Responder(Protocol):
+    """A protocol's mock on a session: what to send first, and in answer to a message."""
+
+    def greet(self) -> list[str | bytes]: ...
+
+    def answer(self, message: str | bytes) -> list[str | bytes]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +77,7 @@ class Session(asyncio.Protocol):
     request: Request
     on_end: Callable[[Session], None] = lambda _s: None
     max_message: int = MAX_MESSAGE
+    responder: Responder | None = None  # answers each message (a protocol's mock)
     frames: list[Frame] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
     close_code: int | None = None  # the code of the close that ended it (None: dropped)
@@ -83,6 +94,9 @@ class Session(asyncio.Protocol):
         self._size = 0
         self._timer: asyncio.TimerHandle | None = None
         self._pending: list[str | bytes] = []  # messages that came before a step waited
+        self._slept = -1  # the step whose delay has passed
+        self._busy = False  # a message trickles out
+        self._pongs = True  # pings are answered
 
     # -- the journal -------------------------------------------------------------------------
 
@@ -104,6 +118,9 @@ class Session(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
+        if self.responder is not None:
+            for message in self.responder.greet():
+                self.send(message)
         self._advance()
 
     def data_received(self, data: bytes) -> None:
@@ -144,7 +161,8 @@ class Session(asyncio.Protocol):
             self._part(event)
         elif isinstance(event, Ping):
             self._note("received", "ping", bytes(event.payload))
-            self._send(event.response(), "pong", bytes(event.payload))
+            if self._pongs:
+                self._send(event.response(), "pong", bytes(event.payload))
         elif isinstance(event, Pong):
             self._note("received", "pong", bytes(event.payload))
         elif isinstance(event, CloseConnection):
@@ -169,6 +187,10 @@ class Session(asyncio.Protocol):
         self._message(whole)
 
     def _message(self, message: str | bytes) -> None:
+        if self.responder is not None:
+            for answer in self.responder.answer(message):
+                self.send(answer)
+            return
         if self._echoing is None or self._echoing > 0:
             self.send(message)
             if self._echoing is not None:
@@ -196,46 +218,80 @@ class Session(asyncio.Protocol):
         return Request("WS", self.request.target, self.request.headers, body)
 
     def _closed_by_client(self, event: CloseConnection) -> None:
-        self._note("received", "close", event.reason or "", event.code)
+        code = int(event.code)
+        self._note("received", "close", event.reason or "", code)
         if self.close_code is None:
-            self.close_code = event.code
+            self.close_code = code
         if self._ws.state is ConnectionState.REMOTE_CLOSING:
-            self._send(event.response(), "close", event.reason or "", event.code)
+            self._send(event.response(), "close", event.reason or "", code)
         self._end()
 
     # -- the script ------------------------------------------------------------------------------
 
     def _advance(self) -> None:
-        """Run steps until one waits (for time or for a message) or the script ends."""
-        while self._transport is not None and self._step < len(self.script):
+        """Run steps until one waits (for time, for a message, for a trickle) or ends."""
+        while self._open and self._step < len(self.script) and not self._busy:
             step = self.script[self._step]
-            if isinstance(step, Send) and step.after > 0 and self._timer is None:
-                self._later(step.after)
+            delay = step.after if isinstance(step, Send) else 0.0
+            delay = step.seconds if isinstance(step, Pause) else delay
+            if delay > 0 and self._slept != self._step:
+                self._slept = self._step
+                self._later(delay, self._advance)
                 return
-            self._timer = None
-            if isinstance(step, Pause) and not self._paused:
-                self._paused = True
-                self._later(step.seconds)
-                return
-            self._paused = False
             if isinstance(step, Expect | Echo):
                 self._waiting = True
                 self._echoing = 0 if isinstance(step, Expect) else step.times
                 if self._pending:
                     self._message(self._pending.pop(0))
                 return
-            if isinstance(step, Send):
-                self.send(payload(step.data))
-            elif isinstance(step, Close):
+            if isinstance(step, Close):
                 self.close(step.code, step.reason)
                 return
             self._step += 1
+            self._do(step)
 
-    _paused = False
+    def _do(self, step: Step) -> None:
+        if isinstance(step, Send):
+            self._send_step(step)
+        elif isinstance(step, Drop):
+            self.drop()
+        elif isinstance(step, Cut):
+            self._write("cut", step.data, step.wire())
+            self.drop()
+        elif isinstance(step, IgnorePings):
+            self._note("sent", "ignore_pings", b"")
+            self._pongs = False
+        elif isinstance(step, Raw):
+            self._write("raw", step.data, step.data)
 
-    def _later(self, delay: float) -> None:
+    def _send_step(self, step: Send) -> None:
+        message = payload(step.data)
+        wire = self._encode(message, step.fragments)
+        if step.trickle <= 0:
+            self._write("text" if isinstance(message, str) else "binary", message, wire)
+            return
+        self._note("sent", "text" if isinstance(message, str) else "binary", message)
+        self._busy = True
+        self._trickle(pieces(wire, TRICKLE_PIECES), step.trickle)
+
+    def _trickle(self, rest: list[bytes], gap: float) -> None:
+        if not self._open:
+            return
+        assert self._transport is not None
+        self._transport.write(rest[0])
+        if len(rest) > 1:
+            self._later(gap, lambda: self._trickle(rest[1:], gap))
+            return
+        self._busy = False
+        self._advance()
+
+    @property
+    def _open(self) -> bool:
+        return self._transport is not None and not self._transport.is_closing()
+
+    def _later(self, delay: float, then: Callable[[], None]) -> None:
         loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(delay, self._advance)
+        self._timer = loop.call_later(delay, then)
 
     # -- frames out ------------------------------------------------------------------------------
 
@@ -257,6 +313,34 @@ class Session(asyncio.Protocol):
         if self._transport is not None:
             loop = asyncio.get_running_loop()
             self._timer = loop.call_later(CLOSE_WAIT, self._end)
+
+    def drop(self) -> None:
+        """Close the TCP connection with no close frame (the client sees 1006)."""
+        if self._open:
+            self._note("sent", "drop", b"")
+            assert self._transport is not None
+            self._transport.close()
+
+    def _encode(self, message: str | bytes, fragments: int) -> bytes:
+        """The frames of ``message`` in ``fragments`` frames (wsproto keeps the state)."""
+        events: list[Event]
+        if isinstance(message, str):
+            texts = pieces(message, fragments)
+            events = [
+                TextMessage(t, message_finished=i == len(texts) - 1) for i, t in enumerate(texts)
+            ]
+        else:
+            chunks = pieces(message, fragments)
+            events = [
+                BytesMessage(c, message_finished=i == len(chunks) - 1) for i, c in enumerate(chunks)
+            ]
+        return b"".join(self._ws.send(event) for event in events)
+
+    def _write(self, kind: str, data: str | bytes, wire: bytes) -> None:
+        if self._open:
+            assert self._transport is not None
+            self._note("sent", kind, data)
+            self._transport.write(wire)
 
     def _send(self, event: Event, kind: str, data: str | bytes, code: int | None = None) -> None:
         if self._transport is None or self._transport.is_closing():
