@@ -57,6 +57,7 @@ SLOW = (
     "tests/record/test_stop.py",
     "tests/server/test_workers.py",
     "tests/server/test_workers_state.py",
+    "tests/server/test_workers_metrics.py",
     "tests/server/test_admin_stall.py",
     "tests/server/test_miss_stall.py",
     "tests/server/test_hardening_arrival.py",

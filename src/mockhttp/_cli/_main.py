@@ -44,6 +44,7 @@ from .._server._tls import require as require_tls
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
+    ForwardingMetrics,
     Supervisor,
     take_secret,
     wait_for_listen,
@@ -140,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
         "--metrics",
         action="store_true",
         help="answer GET /metrics in Prometheus text under vLLM's names (pip install "
-        "'mockhttp[metrics]'); per worker under --workers",
+        "'mockhttp[metrics]'); under --workers one answer for all (?per_worker=1: by worker)",
     )
     serve.add_argument(
         "--journal-limit",
@@ -386,6 +387,8 @@ def _serve(args: argparse.Namespace) -> int:
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
             server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal)
+        if args.metrics:  # one /metrics for the server: the supervisor merges (_merged)
+            server.metrics_source = ForwardingMetrics(int(hub_port), secret)
     try:
         server.start()
     except ServerError as exc:
@@ -472,7 +475,13 @@ def _supervise(
 
     try:
         supervisor = Supervisor(
-            args.host, args.port, args.workers, argv, log, admin=not args.no_admin
+            args.host,
+            args.port,
+            args.workers,
+            argv,
+            log,
+            admin=not args.no_admin,
+            metrics=args.metrics,
         )
         supervisor.scheme = "http" if args.tls_dir is None else "https"
     except OSError as exc:

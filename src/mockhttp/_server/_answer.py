@@ -150,6 +150,7 @@ class Host(Protocol):
     _journal: Journal
     preflights: deque[Call]
     on_call_end: Callable[[Call], None] | None
+    metrics_source: Callable[[Request], Reply] | None
 
     @property
     def admin(self) -> Callable[[Request], Reply] | None: ...
@@ -363,7 +364,11 @@ class Answers:
         """The server's own endpoints (``_builtin``)."""
         kind = builtin.kind
         if kind == "admin":
-            return self._admin_plan(call.request, framing)
+            admin = self.host.admin
+            assert admin is not None
+            return self._admin_plan(admin, call.request, framing)
+        if kind == "metrics" and self.host.metrics_source is not None:  # (serve --workers)
+            return self._admin_plan(self.host.metrics_source, call.request, framing)
         reply = answer.reply
         if reply is None:  # (a builtin's handler raised)
             assert answer.error is not None
@@ -373,13 +378,14 @@ class Answers:
             self.host.preflights.append(call)
         return Steps(framing.frame(reply.plan()))
 
-    def _admin_plan(self, request: Request, framing: Framing) -> Deferred:
-        """Admin work runs on a worker thread, so parsing a big body never stalls streams;
-        one worker, so admin requests still take effect in the order they came."""
+    def _admin_plan(
+        self, admin: Callable[[Request], Reply], request: Request, framing: Framing
+    ) -> Deferred:
+        """Admin work (and a ``/metrics`` the supervisor merges) runs on a worker thread,
+        so parsing a big body never stalls streams; one worker, so admin requests still
+        take effect in the order they came."""
         if self._admin is None:
             self._admin = Worker(f"mockhttp-admin:{self.host.port}")
-        admin = self.host.admin
-        assert admin is not None
         return Deferred(self._admin.submit(admin, request), framing.frame)
 
     def _unreachable(self, exc: Exception, framing: Framing) -> Plan:

@@ -10,7 +10,7 @@ Rule 1: the names and labels are vLLM's (``vllm:num_requests_running{model_name=
 so dashboards and autoscalers made for vLLM read a mock as they read vLLM; what vLLM has
 no name for (requests refused by a rate limit or a full queue) is under ``mockhttp:``.
 Rule 2: one registry per process: under ``mockhttp serve --workers`` each worker counts
-its own requests, and ``/metrics`` shows the worker that answered it.
+its own requests, and ``/metrics`` is the supervisor's merge of them all (``_merged``).
 """
 
 from __future__ import annotations

@@ -145,6 +145,9 @@ class Server:
         self._router = Router(self._ranked)  # the route, the scenario states (_answer.py)
         self._answers = Answers(self, self._router)  # what follows the route (_answer.py)
         self._admin: Callable[[Request], Reply] | None = None
+        # ``GET /metrics`` answered by another (``serve --workers``: the supervisor's
+        # merge, ``_workers.ForwardingMetrics``), on the admin thread; None: this process's
+        self.metrics_source: Callable[[Request], Reply] | None = None
         self._policy = cors_policy(cors)
         self.admin = None
         if admin:

@@ -20,7 +20,10 @@ The admin API is a layer above each worker's own (``_admin.AdminAPI``):
 - the state of mocks that keep one (``times``, ``replies`` sequences, scenarios) and of
   the capacities is the supervisor's (``_shared.Keeper``): a worker asks it over a
   socketpair of its own, and what a worker that dies held is given back (``_shared``);
-  a mock that keeps no state is answered without asking.
+  a mock that keeps no state is answered without asking;
+- with ``--metrics``, a worker's ``GET /metrics`` asks the hub (``ForwardingMetrics``),
+  which asks every worker's control port for its samples and merges them (``_merged``):
+  one answer for the whole server (the hub runs for this even with ``--no-admin``).
 
 Rule 1: the supervisor serialises admin requests (one lock), so every worker sees the
 same changes in the same order.  A write is all-or-nothing: a worker that cannot answer
@@ -55,11 +58,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs
 
 from .._core._gc import collector_off
 from .._core._reply import Reply, status
 from .._core._request import Request
 from ._admin import MAX_ADMIN_BODY
+from ._merged import Book, dump
+from ._metrics import families
 from ._shared import Keeper
 from ._sliced import dumps, loads
 
@@ -68,6 +74,7 @@ __all__ = [
     "SECRET_HEADER",
     "ControlAdmin",
     "ForwardingAdmin",
+    "ForwardingMetrics",
     "Supervisor",
     "forward_timeout",
     "hop_timeout",
@@ -80,6 +87,7 @@ _TIMEOUT = 30.0  # seconds for one admin request to a worker, plus the body's re
 _SLOWEST_READ = 32 * 1024  # bytes of mocks a second a worker reads at least (a busy machine)
 _SUMMED = frozenset({"call_count", "count", "calls_total", "dropped"})
 SECRET_HEADER = "X-Mockhttp-Secret"
+METRICS_TARGET = "/__mockhttp/_metrics"  # a worker's samples (control), all merged (hub)
 SECRET_ENV = "MOCKHTTP_WORKER_SECRET"  # how a worker gets the run's secret (then forgets it)
 
 
@@ -225,6 +233,36 @@ class ForwardingAdmin:
         return _as_reply(code, body)
 
 
+class ForwardingMetrics:
+    """A worker's ``GET /metrics`` under ``--workers``: the supervisor's merged answer
+    (``_merged``), asked on the worker's admin thread (Rule 2); ``?per_worker=1`` asks
+    for one series per worker."""
+
+    def __init__(self, hub_port: int, secret: str) -> None:
+        self.hub_port = hub_port
+        self.secret = secret
+
+    def __call__(self, request: Request) -> Reply:
+        query = request.target.partition("?")[2]
+        target = METRICS_TARGET + (f"?{query}" if query else "")
+        try:
+            code, body = _http(self.hub_port, self.secret, "GET", target, b"", "", _TIMEOUT)
+        except OSError as exc:
+            text = f"mockhttp: the supervisor is out of reach ({exc})\n"
+            return status(502).header("Content-Type", "text/plain; charset=utf-8").body(text)
+        kind = _PROMETHEUS if code == 200 else "application/json"
+        return status(code).header("Content-Type", kind).body(body)
+
+
+_PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def _per_worker(target: str) -> bool:
+    """``?per_worker=1`` (or ``true``): one series per worker, labelled ``worker``."""
+    query = parse_qs(target.partition("?")[2])
+    return query.get("per_worker", [""])[-1].lower() in ("1", "true", "yes")
+
+
 class ControlAdmin:
     """A worker's admin API on its private control port (only the supervisor calls it):
     ``admin`` answers without the guards (the worker applied them before forwarding), or
@@ -241,6 +279,9 @@ class ControlAdmin:
     def __call__(self, request: Request) -> Reply:
         if not _has_secret(request.headers.get(SECRET_HEADER), self.secret):
             return _refused()
+        if request.path == METRICS_TARGET and request.method == "GET":  # its own samples
+            found = families()
+            return status(200).json(dump(found.registry) if found is not None else [])
         if request.path.rstrip("/") == "/__mockhttp/_reload" and request.method == "POST":
             self.reload()
             return status(200).json({"reloaded": True})
@@ -266,7 +307,9 @@ class Supervisor:
         worker_argv: the ``mockhttp serve`` command line of one worker, without
             ``--port`` and ``--worker`` (the supervisor adds them).
         log: writes a line to the log (stderr).
-        admin: serve the hub (False: ``--no-admin``, no hub at all).
+        admin: the hub runs admin requests on every worker (False: ``--no-admin``).
+        metrics: the hub merges the workers' ``/metrics`` (``_merged``); without
+            ``admin`` nor ``metrics`` there is no hub at all.
     """
 
     def __init__(
@@ -277,8 +320,10 @@ class Supervisor:
         worker_argv: Sequence[str],
         log: Callable[[str], None],
         admin: bool = True,
+        metrics: bool = False,
     ) -> None:
         self.host = host
+        self.admin = admin
         self.count = count
         self.worker_argv = list(worker_argv)
         self.log = log
@@ -302,9 +347,11 @@ class Supervisor:
         self.stopping = False
         self.secret = secrets.token_urlsafe(32)  # Rule 3
         self.keeper = Keeper()
+        self.book = Book()  # the workers' metrics (_merged)
+        self._scrape_lock = threading.Lock()
         self._hub: ThreadingHTTPServer | None = None
         self.hub_port = 0
-        if admin:
+        if admin or metrics:
             self._hub = ThreadingHTTPServer(("127.0.0.1", 0), _hub_handler(self))
             self._hub.daemon_threads = True
             self.hub_port = self._hub.server_address[1]
@@ -422,6 +469,26 @@ class Supervisor:
             }
         return answers[0][0], merge([a for _, a in answers])
 
+    def scrape(self, per_worker: bool = False) -> bytes:
+        """Every worker's metrics, merged (``_merged``): one ``/metrics`` for the server.
+
+        A worker that does not answer is not dropped (that is for admin writes): its
+        totals of the last scrape stand in for it."""
+        with self._scrape_lock:
+            workers = list(self.workers)
+            live = [w for w in workers if w is not None and w.proc.poll() is None]
+            got = _ask_all(live, self.secret, "GET", METRICS_TARGET, b"", "")
+            answered = {w.number: (w.proc.pid, a) for w, a in zip(live, got, strict=True)}
+            for number, worker in enumerate(workers):
+                pid, answer = answered.get(number, (0, None))
+                ok = isinstance(answer, tuple) and answer[0] == 200
+                if not ok or worker is None:
+                    self.book.read(number, pid, None)
+                else:
+                    assert isinstance(answer, tuple)
+                    self.book.read(number, pid, answer[1])
+            return self.book.text(per_worker)
+
     def _drop(self, worker: _Worker, exc: Exception) -> None:
         """A worker that did not answer an admin request: kill it, to be replaced."""
         self.log(f"mockhttp: worker {worker.number} did not answer ({exc}); replacing it")
@@ -487,7 +554,10 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 return self._send(*_bad_length(length))
             body = self.rfile.read(length) if length else b""
-            if self.path.partition("?")[0].rstrip("/") == "/__mockhttp/_reload":
+            path = self.path.partition("?")[0]
+            if path == METRICS_TARGET and self.command == "GET":
+                return self._text(supervisor.scrape(_per_worker(self.path)))
+            if not supervisor.admin or path.rstrip("/") == "/__mockhttp/_reload":
                 return self._send(404, {"error": {"type": "unknown_endpoint", "message": ""}})
             with collector_off():  # (its passes over the answers held the interpreter)
                 code, answer = supervisor.broadcast(
@@ -499,6 +569,13 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
             data = dumps(answer)  # (a big one in slices: _sliced)
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _text(self, data: bytes) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", _PROMETHEUS)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
