@@ -119,3 +119,33 @@ def test_a_bad_tool_call_says_its_shape() -> None:
         llm.openai_realtime(tool_call={"arguments": {}})
     made = llm.openai_realtime("x", tool_call={"name": "f"})
     assert made.to_args() == {"text": "x", "tool_call": {"name": "f", "arguments": {}}}
+
+
+def test_audio_deltas_are_the_transcripts_pcm() -> None:
+    import base64
+
+    from mockhttp.llm._media import pcm
+
+    with mockhttp.Server() as server:
+        server.mock(llm.openai_realtime("Hello there").mock())
+        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
+        with client.realtime.connect(model="gpt-realtime") as conn:
+            assert conn.recv().type == "session.created"
+            conn.session.update(session={"type": "realtime", "output_modalities": ["audio"]})
+            assert conn.recv().type == "session.updated"
+            conn.response.create()
+            sound, transcript, types = b"", "", []
+            for event in conn:
+                types.append(event.type)
+                if event.type == "response.output_audio.delta":
+                    sound += base64.b64decode(event.delta)
+                if event.type == "response.output_audio_transcript.delta":
+                    transcript += event.delta
+                if event.type == "response.done":
+                    break
+    assert transcript == "Hello there"
+    assert sound == pcm("Hello") + pcm(" there")
+    assert len(sound) % 2 == 0
+    assert sound  # 16-bit samples, not silence
+    assert "response.output_text.delta" not in types
+    assert "response.output_audio_transcript.done" in types

@@ -19,6 +19,7 @@ Not yet: audio deltas with transcripts, function-call argument deltas (issue 35)
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ from .._core._errors import ConfigError
 from .._core._mock import Mock, request
 from ..ws._kind import WebSocket
 from ..ws._session import Responder
+from ._media import pcm
 
 __all__ = ["OpenAIRealtime", "openai_realtime"]
 
@@ -212,10 +214,19 @@ class Realtime:
             self.event("response.content_part.added", **where, part={"type": "text", "text": ""})
         )
         words = self.text.split(" ")
+        audio = "audio" in (self.settings.get("output_modalities") or ())
+        kind = "output_audio_transcript" if audio else "output_text"
         for i, word in enumerate(words):
             delta = word if i == 0 else " " + word
-            out.append(self.event("response.output_text.delta", **where, delta=delta))
-        out.append(self.event("response.output_text.done", **where, text=self.text))
+            out.append(self.event(f"response.{kind}.delta", **where, delta=delta))
+            if audio:
+                sound = base64.b64encode(pcm(delta)).decode()
+                out.append(self.event("response.output_audio.delta", **where, delta=sound))
+        if audio:
+            out.append(self.event("response.output_audio.done", **where))
+            out.append(self.event(f"response.{kind}.done", **where, transcript=self.text))
+        else:
+            out.append(self.event(f"response.{kind}.done", **where, text=self.text))
         part = {"type": "text", "text": self.text}
         out.append(self.event("response.content_part.done", **where, part=part))
         done_item = {
