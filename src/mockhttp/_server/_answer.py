@@ -212,8 +212,9 @@ class Answers:
         (``hold``), the journal counts its bodies (not an admin call's), the server's
         ``on_call_end`` has it, and it is sealed (compact in the journal from now on)."""
         host = self.host
+        call.end_time = ended = time.time()
         if call.outcome != "complete" and call.mock is not None:
-            call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
+            call.cut_time = ended  # when a reconnect's wait begins (``after_cut``)
         on_end = call._on_end
         if on_end is not None:  # once, however the call ended (see Reply.on_end)
             call._on_end = None
