@@ -18,7 +18,12 @@ POST     /__mockhttp/mocks/{ref}/close    end its streams (``_push_admin.py``)
 GET      /__mockhttp/mocks/{ref}/streams  its streams: what was pushed and delivered
 GET      /__mockhttp/journal              every request (``?mock=ref``: one mock's;
                                           ``?mock=none``: the unmatched ones, with why)
+GET      /__mockhttp/journal/events       the journal as it happens: a ``text/event-stream``
+                                          (``_watch.py``; resumes by ``Last-Event-ID``)
 DELETE   /__mockhttp/journal              forget every call (the mocks stay)
+GET      /__mockhttp/ui/                  the dashboard (``_dashboard.py``: static files,
+                                          served without the token; ``POST ui/session``
+                                          sets the cookie its event stream sends)
 POST     /__mockhttp/requests/count       count the calls matching the body's ``request``
                                           pattern (a mock file; no mock is added)
 GET      /__mockhttp/scenarios            every scenario's state
@@ -61,10 +66,11 @@ from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._sse import dumps_compact
 from .._mockfile._load import MAX_NODES, loads, to_dict
-from . import _push_admin
+from . import _dashboard, _push_admin
 from ._heap import collector_paused, kept
 from ._journal import Call
 from ._verify import ActiveMock
+from ._watch import Watch, watch_of
 
 __all__ = [
     "MAX_ADMIN_BODY",
@@ -182,7 +188,12 @@ class AdminAPI:
             )  # fmt: skip
         if headers.get("sec-fetch-site", "same-origin").lower() not in ("same-origin", "none"):
             return _error(403, "forbidden_origin", "cross-site requests may not use the admin API")
-        if self.token is not None and not self._authorized(headers.get("authorization", "")):
+        if (
+            self.token is not None
+            and not self._authorized(headers.get("authorization", ""))
+            and not _page(request)
+            and not (request.method == "GET" and _dashboard.cookie_token(request, self.token))
+        ):
             return _error(
                 401, "unauthorized", "this admin API needs 'Authorization: Bearer <token>'"
             ).header("WWW-Authenticate", 'Bearer realm="mockhttp"')
@@ -269,6 +280,9 @@ class AdminAPI:
     def clear_journal(self, request: Request, ref: str) -> Reply:
         cleared = len(self.server.journal)
         self.server.clear_journal()
+        watch: Watch | None = getattr(self.server, "_watch", None)
+        if watch is not None:
+            watch.cleared()
         return _json(200, {"cleared": cleared})
 
     def scenarios(self, request: Request, ref: str) -> Reply:
@@ -300,7 +314,7 @@ class AdminAPI:
         active = self._find(ref)
         if active is None:
             return _missing(ref)
-        calls = [self._call_json(c, self._ids()) for c in list(active.calls)]
+        calls = self._journal_json(list(active.calls))
         return _json(200, {"id": active.id, "call_count": active.call_count, "calls": calls})
 
     def push(self, request: Request, ref: str) -> Reply:
@@ -326,7 +340,31 @@ class AdminAPI:
             if active is None:
                 return _missing(wanted)
             calls = list(active.calls)
-        return _json(200, {"calls": [self._call_json(c, self._ids()) for c in calls]})
+        return _json(200, {"calls": self._journal_json(calls)})
+
+    def events(self, request: Request, ref: str) -> Reply:
+        """The journal as it happens (``_watch.Watch.stream``)."""
+        watch = self.watch
+        return watch.stream(
+            request.headers.get("last-event-id"),
+            lambda: {"calls": self._journal_json(list(self.server.journal)), **self._mocks()},
+            self._live_json,
+        )
+
+    def ui(self, request: Request, ref: str) -> Reply:
+        if not request.path.endswith("/") and not ref:  # relative links need the slash
+            return status(308).header("Location", _dashboard.UI_PATH)
+        return _dashboard.static(ref)
+
+    def ui_session(self, request: Request, ref: str) -> Reply:
+        return _dashboard.session_cookie(self.token)
+
+    @property
+    def watch(self) -> Watch:
+        """The server's journal log for the dashboard (watching from now on)."""
+        watch = watch_of(self.server)
+        watch.install()
+        return watch
 
     def reset(self, request: Request, ref: str) -> Reply:
         self.server.reset()
@@ -347,11 +385,39 @@ class AdminAPI:
     def _ids(self) -> dict[int, int]:
         return {id(a.mock): a.id for a in self.server.mocks}
 
-    def _call_json(self, call: Call, ids: dict[int, int]) -> dict[str, Any]:
+    def _redactor(self, call: Call) -> Redactor | None:
         if self.redact is False:
-            return _call_json(call, ids, None)
+            return None
         names = () if self.redact is True else self.redact
-        return _call_json(call, ids, Redactor.of_request(call.request, names=names))
+        return Redactor.of_request(call.request, names=names)
+
+    def _call_json(
+        self, call: Call, ids: dict[int, int], resumes: int | None = None
+    ) -> dict[str, Any]:
+        redactor = self._redactor(call)
+        found = _call_json(call, ids, redactor)
+        watch: Watch | None = getattr(self.server, "_watch", None)
+        planned = None if watch is None else watch.plan_of(call)
+        found.update(_dashboard.call_extras(call, planned, resumes, redactor))
+        return found
+
+    def _journal_json(self, calls: Sequence[Call]) -> list[dict[str, Any]]:
+        """The JSON of ``calls`` (oldest first), each reconnect linked to what it resumes."""
+        ids = self._ids()
+        linked = _dashboard.resumes(calls)
+        return [self._call_json(c, ids, linked.get(c._seq)) for c in calls]
+
+    def _live_json(self, call: Call) -> dict[str, Any]:
+        """One call's JSON as the event stream sends it (on the page's thread)."""
+        ids = self._ids()
+        resumes = None
+        active = None if call.mock is None else self.server._registered(ids.get(id(call.mock), 0))
+        if active is not None:
+            resumes = _dashboard.resumes_of(call, list(active.calls)[-_EARLIER:])
+        return self._call_json(call, ids, resumes)
+
+    def _mocks(self) -> dict[str, Any]:
+        return {"mocks": [_mock_json(a) for a in self.server.mocks]}
 
 
 def is_loopback(host: str) -> bool:
@@ -433,6 +499,16 @@ def _mocks_of(request: Request) -> list[Mock] | Reply:
         )  # fmt: skip
 
 
+def _page(request: Request) -> bool:
+    """A request for one of the dashboard's static files (they hold no data)."""
+    return request.method == "GET" and (
+        request.path == _dashboard.UI_PATH.rstrip("/") or request.path.startswith(_dashboard.UI_PATH)
+    )
+
+
+_EARLIER = 20  # a live call's reconnect is looked for among its mock's last calls
+
+
 def _missing(ref: str) -> Reply:
     return _error(404, "unknown_mock", f"no mock with id or name {ref!r}")
 
@@ -447,6 +523,7 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
         "name": active.mock.name,
         "describe": active.mock.describe(),
         "call_count": active.call_count,
+        "remaining": None if active._limit is None else max(0, active._limit - active._count),
         "mock": document,
     }
 
@@ -545,6 +622,10 @@ _ROUTES: tuple[tuple[re.Pattern[str], dict[str, _Handler]], ...] = (
     (re.compile(rf"mocks/{_REF}/close"), {"POST": AdminAPI.close_streams}),
     (re.compile(rf"mocks/{_REF}/streams"), {"GET": AdminAPI.streams}),
     (re.compile(r"journal"), {"GET": AdminAPI.journal, "DELETE": AdminAPI.clear_journal}),
+    (re.compile(r"journal/events"), {"GET": AdminAPI.events}),
+    (re.compile(r"ui"), {"GET": AdminAPI.ui}),
+    (re.compile(r"ui/session"), {"POST": AdminAPI.ui_session}),
+    (re.compile(r"ui/(?P<ref>[A-Za-z0-9_-]+\.[a-z]+)"), {"GET": AdminAPI.ui}),
     (re.compile(r"requests/count"), {"POST": AdminAPI.count}),
     (re.compile(r"scenarios"), {"GET": AdminAPI.scenarios}),
     (re.compile(r"scenarios/reset"), {"POST": AdminAPI.reset_scenarios}),
@@ -561,6 +642,8 @@ _INDEX = (
     ("POST", "mocks/{ref}/close"),
     ("GET", "mocks/{ref}/streams"),
     ("GET", "journal?mock={ref}"),
+    ("GET", "journal/events"),
+    ("GET", "ui/"),
     ("DELETE", "journal"),
     ("POST", "requests/count"),
     ("GET", "scenarios"),

@@ -40,6 +40,7 @@ from typing import Protocol, Union
 from .._core._cors import Cors
 from .._core._kept import Kept, Memory
 from .._core._paths import PathIndex
+from .._core._plan import Fault
 from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
@@ -150,6 +151,7 @@ class Host(Protocol):
     _journal: Journal
     preflights: deque[Call]
     on_call_end: Callable[[Call], None] | None
+    on_call_start: Callable[[Call, Reply, tuple[Fault, ...], int], None] | None
     metrics_source: Callable[[Request], Reply] | None
 
     @property
@@ -290,6 +292,9 @@ class Answers:
             reply, fixed = open_stream(call, active._pushes, reply), False
         if type(reply) is not Reply:  # a subclass may hold something until the call ends
             hold(call, reply)
+        started = self.host.on_call_start
+        if started is not None:  # (the dashboard watches: ``_watch.py``)
+            started(call, reply, answer.faults, answer.index)
         try:
             plan = self.wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
