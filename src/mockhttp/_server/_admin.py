@@ -413,7 +413,8 @@ class AdminAPI:
         resumes = None
         active = None if call.mock is None else self.server._registered(ids.get(id(call.mock), 0))
         if active is not None:
-            resumes = _dashboard.resumes_of(call, list(active.calls)[-_EARLIER:])
+            calls = active.calls  # (its last calls only: a slice reads no others)
+            resumes = _dashboard.resumes_of(call, calls[max(0, len(calls) - _EARLIER) :])
         return self._call_json(call, ids, resumes)
 
     def _mocks(self) -> dict[str, Any]:
@@ -502,7 +503,8 @@ def _mocks_of(request: Request) -> list[Mock] | Reply:
 def _page(request: Request) -> bool:
     """A request for one of the dashboard's static files (they hold no data)."""
     return request.method == "GET" and (
-        request.path == _dashboard.UI_PATH.rstrip("/") or request.path.startswith(_dashboard.UI_PATH)
+        request.path == _dashboard.UI_PATH.rstrip("/")
+        or request.path.startswith(_dashboard.UI_PATH)
     )
 
 

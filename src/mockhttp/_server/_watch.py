@@ -19,6 +19,7 @@ of the server starts over with a ``snapshot``), a comment every ``HEARTBEAT`` se
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import threading
@@ -160,12 +161,9 @@ class Watch:
         """The reply to one page: ``snapshot()`` first (the journal now) unless it resumes
         with ``last_event_id``, then each event, ``render`` making a call's JSON."""
         if self.pages >= PAGES:
-            return (
-                status(503)
-                .header("Retry-After", "5")
-                .json({"error": {"type": "too_many_pages", "message": f"{PAGES} pages watch "
-                       "this server's journal already; close one"}})  # fmt: skip
-            )
+            message = f"{PAGES} pages watch this server's journal already; close one"
+            refusal = {"error": {"type": "too_many_pages", "message": message}}
+            return status(503).header("Retry-After", "5").json(refusal)
         self.install()
         feed = Feed(limit=FEED_LIMIT, on_gone=self.wake_all)
         feed.head(200, _HEAD)
@@ -215,7 +213,7 @@ class Watch:
                     )
                     feed.data(self._event("dropped", {"dropped": lost, "message": text}, None))
                 for number, kind, value in entries:
-                    if feed.gone:
+                    if feed.wait_gone(0):
                         return
                     data = render(value) if kind == "call" else {}
                     feed.data(self._event(kind, data, number))
@@ -226,10 +224,8 @@ class Watch:
             with _LOCK:
                 self.pages -= 1
             if not feed.gone:
-                try:
+                with contextlib.suppress(Exception):  # (ended meanwhile)
                     feed.end()
-                except Exception:
-                    pass
 
     def _event(self, kind: str, data: dict[str, Any], number: int | None) -> bytes:
         head = f"event: {kind}\n" + ("" if number is None else f"id: {self.boot}.{number}\n")
