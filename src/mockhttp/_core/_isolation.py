@@ -8,7 +8,7 @@ entry says so).  A test's mocks answer only its requests and rank above the shar
 mocks (those added without a test id: the built-in mocks too), whatever their priority;
 a test's counts, scenario states, kept state and journal are its own (``_server/_tests``).
 
-Rule 1: pure: ``which_test`` reads a request and returns data (a ``Tested``, a ``BadTest``
+Rule 1: pure: ``which_test`` reads a request and returns data (a ``ForTest``, a ``BadTest``
 saying why the id cannot be used, or None: no test); nothing here keeps state.
 Rule 2: a request without a test id costs one prefix test of its target and one pass
 over its header names (compared by length first): the scan is inlined in ``which_test``.
@@ -31,7 +31,7 @@ __all__ = [
     "TEST_HEADER",
     "TEST_PREFIX",
     "BadTest",
-    "Tested",
+    "ForTest",
     "bad_test_id",
     "ranked_for_test",
     "which_test",
@@ -45,7 +45,7 @@ MAX_TEST_ID = 200
 _VALID = re.compile(r"[A-Za-z0-9._\-:@+=~]+")
 
 
-class Tested(NamedTuple):
+class ForTest(NamedTuple):
     """A request's test: its ``id``, the ``request`` to match (the URL prefix stripped),
     and the ``prefix`` stripped (``/__test/ID``), or None when a header named it."""
 
@@ -69,13 +69,11 @@ def bad_test_id(value: str) -> str | None:
         return f"a test id is at most {MAX_TEST_ID} characters, got {len(value)}"
     if _VALID.fullmatch(value) is None:
         shown = value if value.isprintable() else value.encode("unicode_escape").decode()
-        return (
-            f"test id {shown[:80]!r} has characters other than A-Z a-z 0-9 . _ - : @ + = ~"
-        )
+        return f"test id {shown[:80]!r} has characters other than A-Z a-z 0-9 . _ - : @ + = ~"
     return None
 
 
-def which_test(request: Request, header: str) -> Tested | BadTest | None:
+def which_test(request: Request, header: str) -> ForTest | BadTest | None:
     """The test ``request`` belongs to: by its URL prefix (``TEST_PREFIX``), else by the
     ``header`` field (its name in lower case); None: no test (the shared mocks answer)."""
     target = request.target
@@ -87,11 +85,11 @@ def which_test(request: Request, header: str) -> Tested | BadTest | None:
             why = bad_test_id(value.strip())
             if why is not None:
                 return BadTest(request, f"{header}: {why}")
-            return Tested(value.strip(), request, None)
+            return ForTest(value.strip(), request, None)
     return None
 
 
-def _prefixed(request: Request, target: str) -> Tested | BadTest:
+def _prefixed(request: Request, target: str) -> ForTest | BadTest:
     """A request whose target starts with ``/__test/ID``: ``ID`` and the request with the
     prefix stripped (``/__test/ID`` alone, or with a query, is ``/`` of ``ID``)."""
     rest = target[len(TEST_PREFIX) :]
@@ -109,7 +107,7 @@ def _prefixed(request: Request, target: str) -> Tested | BadTest:
         request.http_version,
         request.trailers,
     )
-    return Tested(value, inner, TEST_PREFIX + value)
+    return ForTest(value, inner, TEST_PREFIX + value)
 
 
 E = TypeVar("E")

@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, Union
 
 from .._core._cors import Cors
-from .._core._isolation import BadTest, Tested, ranked_for_test, which_test
+from .._core._isolation import BadTest, ForTest, ranked_for_test, which_test
 from .._core._kept import Kept, Memory, Scoped, test_scope
 from .._core._paths import PathIndex
 from .._core._pushed import Pushed
@@ -133,7 +133,7 @@ class Router:
                 if tested is not None:
                     if type(tested) is BadTest:
                         return tested
-                    assert type(tested) is Tested
+                    assert type(tested) is ForTest
                     return self._route_test(tested, tests.get(tested.id))
             snapshot = self.ranked.snapshot()
             index = self.index
@@ -155,8 +155,7 @@ class Router:
             if body and request._matching(False) and len(body) >= BIG_BODY:
                 release()  # its cycles and the allocator's pages (_heap)
 
-
-    def _route_test(self, tested: Tested, scope: ScopedServer) -> InTest:
+    def _route_test(self, tested: ForTest, scope: ScopedServer) -> InTest:
         """Route a test's request: its own mocks first, then the shared ones
         (``_core._isolation.ranked_for_test``), counted and moved through the test's
         claims, its kinds' state under its scope (``_tests``)."""

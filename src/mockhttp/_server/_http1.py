@@ -73,6 +73,7 @@ def watch_test_header(name: str) -> None:
     _SPECIAL.add(len(name))
     _TEST_NAMES.add(name)
 
+
 _HEAD_TOO_LARGE = f"request head is larger than {MAX_HEAD} bytes"
 _BAD_TARGET = (
     "malformed request: the request target is not a valid URL "

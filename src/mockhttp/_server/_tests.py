@@ -24,7 +24,7 @@ import itertools
 import re
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, Protocol, overload
 
 from .._core._errors import ConfigError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
@@ -40,8 +40,24 @@ from ._ranked import Ranked, mocks_of
 from ._shared import MAX_TESTS, Claims, StateChannel
 from ._verify import ActiveMock, journal_text, named, uncalled_report
 
-if TYPE_CHECKING:
-    from ._server import Server
+
+class Host(Protocol):
+    """What a test's part needs of its server (``_server.Server`` is one)."""
+
+    journal_limit: int | None
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def mocks(self) -> tuple[ActiveMock, ...]: ...
+
+    def url_for(self, path: str) -> str: ...
+
+    def _on_its_loop(self) -> bool: ...
+
+    def _forget(self, ids: set[int]) -> None: ...
+
 
 __all__ = ["MAX_TESTS", "InTest", "ScopedServer", "Tests", "test_header_of"]
 
@@ -293,7 +309,7 @@ class Tests:
     """The tests a server knows, by id (Rule 2), and what they share: the server, the
     numbers of mocks and claims, the state channel under ``serve --workers``."""
 
-    def __init__(self, server: Server, header: str, numbers: Callable[[], int]) -> None:
+    def __init__(self, server: Host, header: str, numbers: Callable[[], int]) -> None:
         self.server = server
         self.header = header
         watch_test_header(header)  # (its requests are not the lane's: ``_http1``)
