@@ -145,6 +145,9 @@ class Call:
             lane's: it ended at ``time``).
         event_times: when each event's first byte was written (``time.time()``), the
             first ``EVENT_TIMES_KEPT`` events; None when no event was written.
+        test: the id of the test the request named (``docs/isolation.md``), else None.
+        test_prefix: the URL prefix (``/__test/ID``) stripped from the request's target
+            before matching (``request`` is the request as matched), else None.
     """
 
     request: Request
@@ -163,6 +166,8 @@ class Call:
     end_time: float | None = field(default=None, init=False, repr=False)
     # (read from the class until the first event: no store per request)
     event_times: list[float] | None = field(default=None, init=False, repr=False)
+    test: str | None = field(default=None, init=False, repr=False)
+    test_prefix: str | None = field(default=None, init=False, repr=False)
     # what the byte budget dropped, as plain values (cheap to keep): see ``dropped``
     _dropped: tuple[int, str, int, str] | None = field(default=None, init=False, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
