@@ -332,3 +332,28 @@ def test_a_server_nobody_watches_keeps_no_plans(server: mockhttp.Server) -> None
     (call,) = httpx.get(server.url + "/__mockhttp/journal").json()["calls"]
     assert [e["planned_ms"] for e in call["timeline"]["events"]] == [None, None]
     assert [e["data"] for e in call["timeline"]["events"]] == ["part 0", "part 1"]
+
+
+def test_each_test_s_calls_carry_its_id_and_a_test_s_stream_has_only_them(
+    server: mockhttp.Server,
+) -> None:
+    server.test("t1").mock(mockhttp.get("/mine").reply(ok()))
+    httpx.get(server.url + "/mine", headers={"x-mockhttp-test": "t1"})
+    httpx.get(server.url + "/shared")
+    whole = Reader(server.url + EVENTS)
+    mine = Reader(server.url + EVENTS + "?test=t2")
+    try:
+        calls = json.loads(whole.until("snapshot").data)["calls"]
+        assert [(c["request"]["path"], c.get("test")) for c in calls] == [
+            ("/mine", "t1"), ("/shared", None)
+        ]  # fmt: skip
+        assert calls[0]["mock"] is not None  # (the test's mock, by the server's number)
+        assert json.loads(mine.until("snapshot").data)["calls"] == []
+        httpx.get(server.url + "/other", headers={"x-mockhttp-test": "t1"})
+        httpx.get(server.url + "/theirs", headers={"x-mockhttp-test": "t2"})
+        assert json.loads(mine.until("call").data)["test"] == "t2"
+        seen = [json.loads(whole.until("call").data).get("test") for _ in range(2)]
+        assert seen == ["t1", "t2"]
+    finally:
+        whole.close()
+        mine.close()

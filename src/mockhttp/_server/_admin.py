@@ -76,6 +76,7 @@ from .._mockfile._load import MAX_NODES, loads, to_dict
 from . import _dashboard, _push_admin
 from ._heap import collector_paused, kept
 from ._journal import Call
+from ._tests import ScopedServer
 from ._verify import ActiveMock
 from ._watch import Watch, watch_of
 
@@ -311,8 +312,8 @@ class AdminAPI:
     def clear_journal(self, request: Request, ref: str) -> Reply:
         cleared = len(self.server.journal)
         self.server.clear_journal()
-        watch: Watch | None = getattr(self.server, "_watch", None)
-        if watch is not None:
+        watch = self._watching()
+        if watch is not None and not _scoped(self.server):
             watch.cleared()
         return _json(200, {"cleared": cleared})
 
@@ -374,13 +375,25 @@ class AdminAPI:
         return _json(200, {"calls": self._journal_json(calls)})
 
     def events(self, request: Request, ref: str) -> Reply:
-        """The journal as it happens (``_watch.Watch.stream``)."""
-        watch = self.watch
-        return watch.stream(
+        """The journal as it happens (``_watch.Watch.stream``): every call, the tests'
+        too; with a test named (``?test=ID``), that test's calls only."""
+        test = getattr(self.server, "id", None) if _scoped(self.server) else None
+        return self.watch.stream(
             request.headers.get("last-event-id"),
-            lambda: {"calls": self._journal_json(list(self.server.journal)), **self._mocks()},
+            lambda: {"calls": self._journal_json(self._every_call()), **self._mocks()},
             self._live_json,
+            None if test is None else (lambda call: call.test == test),
         )
+
+    def _every_call(self) -> list[Call]:
+        """The journal's calls and, on the whole server, each test's (by arrival)."""
+        calls = list(self.server.journal)
+        tests = None if _scoped(self.server) else getattr(self.server, "_tests", None)
+        if tests:
+            for scoped in list(tests._scopes.values()):
+                calls += list(scoped.journal)
+            calls.sort(key=lambda call: call._seq)
+        return calls
 
     def ui(self, request: Request, ref: str) -> Reply:
         if not request.path.endswith("/") and not ref:  # relative links need the slash
@@ -393,7 +406,8 @@ class AdminAPI:
     @property
     def watch(self) -> Watch:
         """The server's journal log for the dashboard (watching from now on)."""
-        watch = watch_of(self.server)
+        server = self.server
+        watch = watch_of(server._server if _scoped(server) else server)  # (the whole server's)
         watch.install()
         return watch
 
@@ -414,7 +428,16 @@ class AdminAPI:
         return named[0] if named else None
 
     def _ids(self) -> dict[int, int]:
-        return {id(a.mock): a.id for a in self.server.mocks}
+        return {id(a.mock): a.id for a in self._every_mock()}
+
+    def _every_mock(self) -> list[ActiveMock]:
+        """The mocks and, on the whole server, each test's (ids are the server's)."""
+        found = list(self.server.mocks)
+        tests = None if _scoped(self.server) else getattr(self.server, "_tests", None)
+        if tests:
+            for scoped in list(tests._scopes.values()):
+                found += scoped.mocks
+        return found
 
     def _redactor(self, call: Call) -> Redactor | None:
         if self.redact is False:
@@ -427,7 +450,7 @@ class AdminAPI:
     ) -> dict[str, Any]:
         redactor = self._redactor(call)
         found = _call_json(call, ids, redactor)
-        watch: Watch | None = getattr(self.server, "_watch", None)
+        watch = self._watching()
         planned = None if watch is None else watch.plan_of(call)
         found.update(_dashboard.call_extras(call, planned, resumes, redactor))
         return found
@@ -442,11 +465,19 @@ class AdminAPI:
         """One call's JSON as the event stream sends it (on the page's thread)."""
         ids = self._ids()
         resumes = None
-        active = None if call.mock is None else self.server._registered(ids.get(id(call.mock), 0))
+        number = None if call.mock is None else ids.get(id(call.mock))
+        active = None if number is None else self.server._registered(number)
+        if active is None and number is not None:  # (one test's mock)
+            active = next((a for a in self._every_mock() if a.id == number), None)
         if active is not None:
             calls = active.calls  # (its last calls only: a slice reads no others)
             resumes = _dashboard.resumes_of(call, calls[max(0, len(calls) - _EARLIER) :])
         return self._call_json(call, ids, resumes)
+
+    def _watching(self) -> Watch | None:
+        server = self.server
+        found: Watch | None = getattr(server._server if _scoped(server) else server, "_watch", None)
+        return found
 
     def _mocks(self) -> dict[str, Any]:
         return {"mocks": [_mock_json(a) for a in self.server.mocks]}
@@ -535,6 +566,11 @@ def _mocks_of(request: Request) -> list[Mock] | Reply:
             400, "mockfile_error", str(exc), reason=exc.reason,
             line=exc.line, column=exc.column, path=exc.path,
         )  # fmt: skip
+
+
+def _scoped(server: Any) -> bool:
+    """True for one test's view of the server (``server.test(ID)``)."""
+    return isinstance(server, ScopedServer)
 
 
 def _page(request: Request) -> bool:

@@ -157,9 +157,11 @@ class Watch:
         last_event_id: str | None,
         snapshot: Callable[[], dict[str, Any]],
         render: Callable[[Call], dict[str, Any]],
+        keep: Callable[[Call], bool] | None = None,
     ) -> Reply:
         """The reply to one page: ``snapshot()`` first (the journal now) unless it resumes
-        with ``last_event_id``, then each event, ``render`` making a call's JSON."""
+        with ``last_event_id``, then each event (a call's only when ``keep`` keeps it),
+        ``render`` making a call's JSON."""
         if self.pages >= PAGES:
             message = f"{PAGES} pages watch this server's journal already; close one"
             refusal = {"error": {"type": "too_many_pages", "message": message}}
@@ -172,7 +174,7 @@ class Watch:
             self.pages += 1
         pump = threading.Thread(
             target=self._pump,
-            args=(feed, after, snapshot, render),
+            args=(feed, after, snapshot, render, keep),
             name="mockhttp-journal-events",
             daemon=True,
         )
@@ -195,6 +197,7 @@ class Watch:
         after: int | None,
         snapshot: Callable[[], dict[str, Any]],
         render: Callable[[Call], dict[str, Any]],
+        keep: Callable[[Call], bool] | None,
     ) -> None:
         try:
             feed.data(f"retry: {RETRY_MS}\n\n".encode())
@@ -215,9 +218,11 @@ class Watch:
                 for number, kind, value in entries:
                     if feed.wait_gone(0):
                         return
+                    after = number
+                    if kind == "call" and keep is not None and not keep(value):
+                        continue
                     data = render(value) if kind == "call" else {}
                     feed.data(self._event(kind, data, number))
-                    after = number
         except Exception:  # the page's stream ends; the server goes on
             pass
         finally:
