@@ -163,7 +163,13 @@
         el("td", {}, testOf(call)),
       ));
     }
+    const focused = document.activeElement && body.contains(document.activeElement)
+      ? document.activeElement.closest("tr").dataset.id : null;
     body.replaceChildren(...rows);
+    if (focused !== null) { // a keyboard user keeps their place as calls arrive
+      const again = body.querySelector(`tr[data-id="${CSS.escape(focused)}"] button`);
+      if (again) again.focus();
+    }
     $("shown").textContent = `${shown.length} of ${all.length} calls shown`;
   }
 
