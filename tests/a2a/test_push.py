@@ -108,3 +108,26 @@ def test_drop_forgets_the_deliveries_to_come() -> None:
     push.drop("task-1")
     assert push.wait_idle(5)
     assert posted == []
+
+
+def test_drop_after_keeps_the_deliveries_already_due() -> None:
+    """A cancel drops what was still to come, not what was due before it (the task's first
+    notification was lost when the cancel came before the delivery thread ran)."""
+    posted: list[bytes] = []
+
+    def post(url: str, headers: dict[str, str], body: bytes) -> int:
+        posted.append(body)
+        return 200
+
+    now = 100.0
+    push = Push(post=post, clock=lambda: now)
+    push.add(Config("a", "task-1", "http://h/"))
+    push.add(Config("b", "task-2", "http://h/"))
+    with push._lock:  # queue them all before the delivery thread takes any
+        push.send("task-1", 99.0, {"n": 1})
+        push.send("task-1", 100.0, {"n": 2})
+        push.send("task-1", 101.0, {"late": 1})
+        push.send("task-2", 99.5, {"other": 1})
+        push.drop("task-1", after=100.0)
+    assert push.wait_idle(30)
+    assert posted == [b'{"n": 1}', b'{"other": 1}', b'{"n": 2}']

@@ -179,10 +179,11 @@ class Push:
             self._start()
             self._lock.notify()
 
-    def drop(self, task_id: str) -> None:
-        """Forget the task's deliveries to come."""
+    def drop(self, task_id: str, after: float = float("-inf")) -> None:
+        """Forget the task's deliveries due later than ``after`` (by default all of them
+        still queued); those due by then go as planned."""
         with self._lock:
-            self._queue = [item for item in self._queue if item[2] != task_id]
+            self._queue = [item for item in self._queue if item[2] != task_id or item[0] <= after]
             heapq.heapify(self._queue)
 
     def sent(self) -> list[Delivery]:
