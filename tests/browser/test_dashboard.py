@@ -117,7 +117,7 @@ def test_the_filters_narrow_the_calls(server: mockhttp.Server, page: Any) -> Non
     wait_rows(page, 1)
     assert "/v1/files" in rows(page).first.inner_text()
     page.fill("#f-text", "")
-    page.select_option("#f-mock", label="2: models")
+    page.select_option("#f-mock", "2")  # the models mock's id
     wait_rows(page, 1)
     assert "/v1/models" in rows(page).first.inner_text()
     page.select_option("#f-mock", "none")
