@@ -378,21 +378,27 @@ class AdminAPI:
         """The journal as it happens (``_watch.Watch.stream``): every call, the tests'
         too; with a test named (``?test=ID``), that test's calls only."""
         test = getattr(self.server, "id", None) if _scoped(self.server) else None
-        return self.watch.stream(
+        watch = self.watch
+        keep = None if test is None else (lambda call: call.test == test)
+        return watch.stream(
             request.headers.get("last-event-id"),
-            lambda: {"calls": self._journal_json(self._every_call()), **self._mocks()},
+            lambda: {"calls": self._journal_json(self._every_call(watch, keep)), **self._mocks()},
             self._live_json,
-            None if test is None else (lambda call: call.test == test),
+            keep,
         )
 
-    def _every_call(self) -> list[Call]:
-        """The journal's calls and, on the whole server, each test's (by arrival)."""
+    def _every_call(self, watch: Watch, keep: Callable[[Call], bool] | None = None) -> list[Call]:
+        """The journal's calls and, on the whole server, each test's, with those the
+        watch's log still holds that a reset has emptied from the journal (a pytest run's
+        earlier tests): by arrival."""
         calls = list(self.server.journal)
         tests = None if _scoped(self.server) else getattr(self.server, "_tests", None)
         if tests:
             for scoped in list(tests._scopes.values()):
                 calls += list(scoped.journal)
-            calls.sort(key=lambda call: call._seq)
+        seen = {call._seq for call in calls}
+        calls += [c for c in watch.recent() if c._seq not in seen and (keep is None or keep(c))]
+        calls.sort(key=lambda call: call._seq)
         return calls
 
     def ui(self, request: Request, ref: str) -> Reply:

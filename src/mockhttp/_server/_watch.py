@@ -126,6 +126,17 @@ class Watch:
         """The reply ``call`` was given, when it was watched and is among the newest."""
         return self._plans.get(call._seq)
 
+    def recent(self) -> list[Call]:
+        """The calls the log still holds (a journal emptied since, between tests, no
+        longer has them), oldest first, each once."""
+        with self._changed:
+            log = list(self._log)
+        found: dict[int, Call] = {}
+        for _, kind, value in log:
+            if kind == "call":
+                found[value._seq] = value
+        return list(found.values())
+
     @property
     def last(self) -> int:
         """The number of the newest event (0: none yet)."""
