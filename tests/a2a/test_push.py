@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 
+from mockhttp._core._kept import Memory
 from mockhttp.a2a._push import TOKEN_HEADER, Config, Push, config_from
 from mockhttp.a2a._validate import Invalid
 
@@ -108,6 +110,22 @@ def test_drop_forgets_the_deliveries_to_come() -> None:
     push.drop("task-1")
     assert push.wait_idle(5)
     assert posted == []
+
+
+def test_configs_are_kept_json_in_the_state_it_is_bound_to() -> None:
+    push = Push(post=lambda url, headers, body: 200)
+    served = Memory()  # (a server's kept state)
+    push.bind(served)
+    push.add(Config("a", "task-1", "http://h/", token="t"))
+    assert push.number() == 1
+    assert push.number() == 2
+    found = served.get("p:task-1")
+    assert json.loads(json.dumps(found)) == found
+    assert found["a"]["url"] == "http://h/"
+    assert push.of("task-1") == [Config("a", "task-1", "http://h/", token="t")]
+    assert push.own.values == {}  # nothing in its own state once bound
+    assert push.delete("task-1", "a")
+    assert served.get("p:task-1") is None  # the last config gone: the key too
 
 
 def test_drop_after_keeps_the_deliveries_already_due() -> None:
