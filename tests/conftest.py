@@ -51,6 +51,7 @@ SLOW = (
     "tests/mcp/test_conformance.py",
     "tests/mcp/test_client_verdicts.py",
     "tests/mcp/test_workers.py",
+    "tests/a2a/test_workers.py",
     "tests/mockfile/test_clients.py",
     "tests/mockfile/test_file_limits.py",
     "tests/mockfile/test_properties.py",
