@@ -10,6 +10,10 @@ Rule 2: a client's close is answered with the same code, then the TCP connection
 Rule 3: a message over ``max_message`` bytes closes with 1009 (Message Too Big).
 Rule 4: after a close the mock sent, the client has ``CLOSE_WAIT`` seconds to answer it
 before the TCP connection is closed anyway.
+Rule 5: frames that break the protocol (an unmasked frame, text that is not UTF-8) fail
+the connection (RFC 6455 §7.1.7): a close with wsproto's code (1002, 1007...), then the
+TCP connection closed at once.  A client that goes without a close frame is journaled as
+nothing received: ``close_code`` stays None unless the mock had sent a close.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from wsproto.events import (
     Pong,
     TextMessage,
 )
+from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import LocalProtocolError
 
 from .._core._errors import RefusedRequest
@@ -239,6 +244,14 @@ class Session(asyncio.Protocol):
 
     def _closed_by_client(self, event: CloseConnection) -> None:
         code = int(event.code)
+        if code == CloseReason.ABNORMAL_CLOSURE:  # wsproto's word for the TCP end: no frame
+            self._end()
+            return
+        if self._ws.state is ConnectionState.OPEN:  # no frame either: the client's bytes
+            # broke the protocol (wsproto's ParseFailed): fail the connection (rule 5)
+            self.close(code, (event.reason or "")[:120])
+            self._end()
+            return
         self._note("received", "close", event.reason or "", code)
         if self.close_code is None:
             self.close_code = code
