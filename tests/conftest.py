@@ -29,6 +29,8 @@ SLOW = (
     "tests/cli/test_defaults.py",
     "tests/cli/test_hardening.py",
     "tests/cli/test_http2.py",
+    "tests/cli/test_isolation_workers.py",
+    "tests/plugin/test_isolation.py",
     "tests/cli/test_no_secret.py",
     "tests/cli/test_tls.py",
     "tests/cli/test_watch_keeps_good_mocks.py",
