@@ -40,6 +40,7 @@ from ._journal import PACKS_PLAIN, Call, CallList, Journal, unmatched_calls
 from ._lane import Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
+from ._otel import Tracing
 from ._ranked import Ranked, mocks_of
 from ._runner import Plan
 from ._serving import (
@@ -101,6 +102,10 @@ class Server:
         http2: serve HTTP/2 too (``pip install 'mockhttp[http2]'``): by ALPN under
             ``tls``, and h2c with prior knowledge on plain TCP; faults are per stream
             (``RST_STREAM``); ``request.http_version`` is ``"2"`` (``docs/tls.md``).
+        otel: emit a span per call through the OpenTelemetry SDK, with the GenAI
+            semantic conventions for LLM replies (``pip install 'mockhttp[otel]'``):
+            True exports by OTLP/HTTP as the ``OTEL_*`` variables say; or a
+            ``TracerProvider`` to use (``docs/telemetry.md``).
     """
 
     def __init__(
@@ -122,6 +127,7 @@ class Server:
         metrics: bool = False,
         tls: TLSChoice = False,
         http2: bool = False,
+        otel: Any = False,
     ) -> None:
         counts = {"journal_limit": journal_limit, "journal_bytes": journal_bytes}
         check_args(host, port, unmatched_status, counts)
@@ -163,6 +169,9 @@ class Server:
         self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
         # a call's reply has ended, however it ended (``Answers.finished``; the runner's)
         self._finished: Callable[[Call], None] = self._answers.finished
+        self._tracing: Tracing | None = None
+        if otel is not False and otel is not None:
+            self._trace(otel)
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -170,6 +179,25 @@ class Server:
         self._listener: asyncio.base_events.Server | Listener | None = None
         self._connections: set[Connection] = set()  # (and HTTP/2's: _h2.Http2Connection)
         self._fds_warned = -1.0  # when running out of descriptors was last logged
+
+    def _trace(self, otel: Any) -> None:
+        """A span per call (``_otel``): the end-of-call function wrapped, the lane off
+        (``_otel`` Rule 1)."""
+        tracing = self._tracing = Tracing(
+            None if otel is True else otel,
+            lambda: (self.host, self.port, "http" if self._tls is None else "https"),
+        )
+        self._lane = self._answers.lane = None
+        finished, ended, errors = self._answers.finished, tracing.ended, self.errors
+
+        def traced(call: Call) -> None:
+            finished(call)
+            try:
+                ended(call)
+            except Exception as exc:  # (Rule 2 of _otel)
+                errors.append(exc)
+
+        self._finished = traced
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -195,7 +223,10 @@ class Server:
         if loop is None or thread is None:
             return True
         self._thread = None
-        return shut_down(self, loop, thread, timeout)
+        stopped = shut_down(self, loop, thread, timeout)
+        if self._tracing is not None:
+            self._tracing.close()
+        return stopped
 
     def __enter__(self) -> Server:
         return self.start()
