@@ -163,7 +163,8 @@ def _error(facts: GenAI, item: Mapping[str, Any]) -> bool:
     error = item.get("error")
     if not isinstance(error, Mapping):
         return False
-    kind = error.get("type") or error.get("code") or error.get("status")
+    words = [error.get(k) for k in ("code", "type", "status")]  # (the most precise first)
+    kind = next((w for w in words if isinstance(w, str) and w), error.get("code"))
     facts.error = str(kind) if kind is not None else "error"
     return True
 

@@ -102,4 +102,4 @@ def assert_telemetry(
         raise VerificationError("\n".join([head, *lines]))
 
 
-register_reply_kind(Collector.file_key, collector)
+register_reply_kind(Collector.file_key, Collector)

@@ -277,21 +277,33 @@ def _ms(seconds: float) -> str:
 
 
 def check_tools(calls: Sequence[Served], tools: Sequence[Span]) -> list[Finding]:
-    """Each tool call a reply asked for has an ``execute_tool`` span."""
-    by_id = {s.get("gen_ai.tool.call.id"): s for s in tools if s.get("gen_ai.tool.call.id")}
-    left = [s for s in tools if not s.get("gen_ai.tool.call.id")]
+    """Each tool call a reply asked for has an ``execute_tool`` span: by its call id, else
+    by its name (a span without a call id, or any when the reply gave none); each span
+    counts once."""
+    unused = list(tools)
     findings: list[Finding] = []
     for call in calls:
         for use in call.facts.tool_calls:
-            if use.id is not None and use.id in by_id:
-                _check_tool_name(findings, call, use, by_id.pop(use.id))
+            found = _tool_span(use, unused)
+            if found is None:
+                findings.append(Finding("tool_call", _no_tool(use), call.describe()))
                 continue
-            named = next((s for s in left if s.get("gen_ai.tool.name") == use.name), None)
-            if named is not None:
-                left.remove(named)
-                continue
-            findings.append(Finding("tool_call", _no_tool(use), call.describe()))
+            unused.remove(found)
+            _check_tool_name(findings, call, use, found)
     return findings
+
+
+def _tool_span(use: ToolUse, spans: Sequence[Span]) -> Span | None:
+    if use.id is not None:
+        for span in spans:
+            if span.get("gen_ai.tool.call.id") == use.id:
+                return span
+    for span in spans:
+        if span.get("gen_ai.tool.name") == use.name and (
+            use.id is None or span.get("gen_ai.tool.call.id") is None
+        ):
+            return span
+    return None
 
 
 def _check_tool_name(findings: list[Finding], call: Served, use: ToolUse, span: Span) -> None:
