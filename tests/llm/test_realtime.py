@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from websockets.sync.client import connect
@@ -149,3 +150,101 @@ def test_audio_deltas_are_the_transcripts_pcm() -> None:
     assert sound  # 16-bit samples, not silence
     assert "response.output_text.delta" not in types
     assert "response.output_audio_transcript.done" in types
+
+
+def _weather_script() -> llm.Conversation:
+    return llm.conversation(
+        llm.turn(tool_calls=[llm.tool_call("get_weather", {"city": "Paris"})]),
+        llm.turn("It is 18 C.", expect={"tool_result": {"name": "get_weather", "content": "18"}}),
+        name="weather",
+    )
+
+
+def test_a_conversation_drives_a_tool_loop_through_the_sdk() -> None:
+    realtime = llm.openai_realtime(conversation=_weather_script())
+    with mockhttp.Server() as server:
+        server.mock(realtime.mock())
+        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
+        with client.realtime.connect(model="gpt-realtime") as conn:
+            assert conn.recv().type == "session.created"
+            tool = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
+            conn.session.update(session={"type": "realtime", "tools": [tool]})
+            assert conn.recv().type == "session.updated"
+            user = {"type": "input_text", "text": "Weather in Paris?"}
+            conn.conversation.item.create(
+                item={"type": "message", "role": "user", "content": [user]}
+            )
+            assert conn.recv().type == "conversation.item.created"
+            text, calls = "", []
+            for _ in range(2):
+                conn.response.create()
+                for event in conn:
+                    if event.type == "response.output_text.delta":
+                        text += event.delta
+                    if event.type == "response.function_call_arguments.done":
+                        calls.append((event.name, json.loads(event.arguments), event.call_id))
+                        output = {"type": "function_call_output", "call_id": event.call_id}
+                        conn.conversation.item.create(item={**output, "output": "18 C"})
+                    if event.type == "response.done":
+                        break
+    assert [c[:2] for c in calls] == [("get_weather", {"city": "Paris"})]
+    assert calls[0][2] == realtime.conversation.call_id(0, 0, "openai_responses")
+    assert text == "It is 18 C."
+    realtime.wait_ended()
+    realtime.check()
+
+
+def test_a_refused_turn_is_an_error_event_and_check_raises_it() -> None:
+    realtime = llm.openai_realtime(conversation=_weather_script())
+    with mockhttp.Server() as server:
+        server.mock(realtime.mock())
+        with connect(f"ws://127.0.0.1:{server.port}/v1/realtime") as client:
+            assert json.loads(client.recv(timeout=10))["type"] == "session.created"
+            client.send(json.dumps({"type": "response.create"}))
+            events: list[dict[str, Any]] = []
+            while not events or events[-1]["type"] != "response.done":
+                events.append(json.loads(client.recv(timeout=10)))
+            (call_item,) = events[-1]["response"]["output"]
+            output = {
+                "type": "function_call_output",
+                "call_id": call_item["call_id"],
+                "output": "rain",
+            }
+            client.send(json.dumps({"type": "conversation.item.create", "item": output}))
+            assert json.loads(client.recv(timeout=10))["type"] == "conversation.item.created"
+            client.send(json.dumps({"type": "response.create", "event_id": "e9"}))
+            error = json.loads(client.recv(timeout=10))
+    assert error["type"] == "error"
+    assert error["error"]["code"] == "conversation_refused"
+    assert "turn 2 of 2" in error["error"]["message"]
+    realtime.wait_ended()
+    with pytest.raises(llm.ConversationError, match="turn 2 of 2"):
+        realtime.check()
+
+
+def test_an_error_turn_fails_its_response() -> None:
+    realtime = llm.openai_realtime(conversation=llm.conversation(llm.turn(error="rate_limit")))
+    with mockhttp.Server() as server:
+        server.mock(realtime.mock())
+        with connect(f"ws://127.0.0.1:{server.port}/v1/realtime") as client:
+            client.recv(timeout=10)
+            client.send(json.dumps({"type": "response.create"}))
+            created = json.loads(client.recv(timeout=10))
+            done = json.loads(client.recv(timeout=10))
+    assert created["type"] == "response.created"
+    assert done["type"] == "response.done"
+    assert done["response"]["status"] == "failed"
+    assert done["response"]["status_details"]["error"]["code"] == "rate_limit_exceeded"
+
+
+def test_the_conversation_has_a_file_form() -> None:
+    (mock,) = mockhttp.loads(
+        "- request: {method: GET, path: /v1/realtime}\n"
+        "  response:\n"
+        "    openai_realtime:\n"
+        "      conversation: {turns: [{tool_calls: [{name: f, arguments: {}}]}, {text: ok}]}\n"
+    )
+    kind = mock.kind
+    assert isinstance(kind, llm.OpenAIRealtime)
+    assert kind.conversation.turns[1].text == "ok"
+    assert kind.to_args()["conversation"]["turns"][1] == {"text": "ok"}

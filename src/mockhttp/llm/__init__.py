@@ -20,7 +20,9 @@ every API, the turn read from the request; ``_expect``: what a turn expects), ``
 and ``_matchers`` (what a request's conversation holds, in the four shapes, and the body
 matchers that read it: ``last_user_message``, ``system_prompt``, ``tool_result``,
 ``tool_offered``, ``turn_index``), one module per API (``_openai_chat``,
-``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``), ``_errors`` (provider error
+``_openai_responses``, ``_anthropic``, ``_gemini``, ``_models``; realtime sessions:
+``_realtime`` (OpenAI Realtime), ``_gemini_live`` (Gemini Live), ``_live_turns`` (their
+answers, from one line or a conversation)), ``_errors`` (provider error
 shapes), ``_capacity`` (shared capacity and rate limits: ``capacity=``), ``_text``
 (pieces, token counts, ids).  A module of transforms registers the ones
 with a file form in ``TRANSFORMS``; replies take them as ``transforms=[...]``.
@@ -58,6 +60,8 @@ from ._draft import Transform as Transform
 from ._embeddings import Embeddings as Embeddings
 from ._errors import ERRORS as ERRORS
 from ._gemini import Gemini as Gemini
+from ._gemini_live import GeminiLive as GeminiLive
+from ._gemini_live import gemini_live as gemini_live
 from ._images import Images as Images
 from ._matchers import last_user_message as last_user_message
 from ._matchers import register as _register_matchers
@@ -89,6 +93,7 @@ for _kind in (
 ):  # fmt: skip
     register_reply_kind(_kind.file_key, _kind)
 register_reply_kind(OpenAIRealtime.file_key, openai_realtime)
+register_reply_kind(GeminiLive.file_key, gemini_live)
 _register_matchers()
 
 __all__ = [
@@ -106,6 +111,7 @@ __all__ = [
     "Embeddings",
     "Framing",
     "Gemini",
+    "GeminiLive",
     "Images",
     "LLMReply",
     "ManualClock",
@@ -125,6 +131,7 @@ __all__ = [
     "conversation",
     "embeddings",
     "gemini",
+    "gemini_live",
     "images",
     "last_user_message",
     "models",

@@ -454,6 +454,26 @@ class Conversation(ReplyKind):
             reply = dataclasses.replace(reply, id=self.response_id(at, request.body))
         return reply.build(request)
 
+    def turn_for(self, history: History, api: str) -> tuple[Turn, tuple[ToolCall, ...]]:
+        """The turn answering ``history`` (a realtime session's items so far, read as
+        ``api``'s request) and its tool calls with their ids, by the rules ``build``
+        follows (Rules 1, 2 and 4 and the expectations; an error turn answers once).
+
+        Raises:
+            ConversationError: the session's history is refused (its reply is the HTTP
+                one: a realtime session sends its own).
+        """
+        at = self._turn_at(history, api)
+        position = self._check(at, history, api)
+        index = self._answering[position]
+        again = max(0, at - position)
+        chosen = self.turns[index]
+        calls = tuple(
+            ToolCall(c.name, c.arguments, self._id_of(c, index, j, api, again))
+            for j, c in enumerate(chosen.calls)
+        )
+        return chosen, calls
+
     def response_id(self, at: int, body: bytes) -> str:
         """The Responses id for turn ``at`` (0-based): the turn can be read back from it."""
         digest = hashlib.sha256(body).hexdigest()[:16]

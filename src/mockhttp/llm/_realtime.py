@@ -14,7 +14,14 @@
 - anything else (or a message that is not a JSON event) → ``error`` in the provider's
   shape (``invalid_request_error``, the client's ``event_id``).
 
-Not yet: audio deltas with transcripts, function-call argument deltas (issue 35).
+With ``output_modalities: ["audio"]`` the text comes as transcript deltas, each followed
+by its deterministic PCM (``output_audio.delta``).  Answers come from
+:class:`~mockhttp.llm._live_turns.Turns`: one line (``text``, a first ``tool_call``) or a
+conversation, which reads the session's items (``conversation.item.create``, the mock's
+own output items, committed audio) as a Responses request; its tool calls come as
+``function_call`` items with ``response.function_call_arguments.delta`` pieces.  A refused
+turn gets an ``error`` event (``code: conversation_refused``) and is kept in
+``session.errors``; an error turn a ``response.done`` with ``status: failed``.
 """
 
 from __future__ import annotations
@@ -29,8 +36,13 @@ from typing import Any, ClassVar
 from .._core._errors import ConfigError
 from .._core._mock import Mock, request
 from ..ws._kind import WebSocket
-from ..ws._session import Responder
+from ..ws._session import Answer, Responder
+from ._base import ToolCall, tool_calls_of
+from ._conversation import Conversation, ConversationError
+from ._errors import openai_error
+from ._live_turns import Said, Turns, conversation_of
 from ._media import pcm
+from ._text import count_tokens, pieces
 
 __all__ = ["OpenAIRealtime", "openai_realtime"]
 
@@ -42,11 +54,13 @@ def openai_realtime(
     *,
     model: str = "gpt-realtime",
     tool_call: Mapping[str, Any] | None = None,
+    conversation: Conversation | Mapping[str, Any] | None = None,
 ) -> OpenAIRealtime:
     """An OpenAI Realtime endpoint whose ``response.create`` answers ``text``; with
     ``tool_call={"name": ..., "arguments": {...}}`` the session's first response is that
-    function call (its arguments as deltas) and the later ones ``text``."""
-    return OpenAIRealtime(text=text, model=model, tool_call=tool_call)
+    function call (its arguments as deltas) and the later ones ``text``; with
+    ``conversation`` each response is the conversation's turn for the session's items."""
+    return OpenAIRealtime(text=text, model=model, tool_call=tool_call, conversation=conversation)
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,7 @@ class OpenAIRealtime(WebSocket):
     _: KW_ONLY
     model: str = MODEL
     tool_call: Mapping[str, Any] | None = None
+    conversation: Any = None
 
     def __post_init__(self) -> None:
         WebSocket.__post_init__(self)
@@ -72,6 +87,8 @@ class OpenAIRealtime(WebSocket):
             object.__setattr__(
                 self, "tool_call", {"name": name, "arguments": call.get("arguments", {})}
             )
+        conversation = conversation_of(self.conversation, "openai_realtime")
+        object.__setattr__(self, "conversation", conversation)
         if not isinstance(self.text, str):
             raise ConfigError(f"openai_realtime text={self.text!r} must be text")
         if not isinstance(self.model, str) or not self.model:
@@ -87,20 +104,23 @@ class OpenAIRealtime(WebSocket):
             out["model"] = self.model
         if self.tool_call is not None:
             out["tool_call"] = dict(self.tool_call)
+        if self.conversation is not None:
+            out["conversation"] = self.conversation.to_args()
         return out
 
     def responder(self) -> Responder:
-        return Realtime(self.text, self.model, dict(self.tool_call or {}))
+        calls = tool_calls_of([self.tool_call] if self.tool_call else [])
+        return Realtime(Turns(self.text, calls, self.conversation), self.model)
 
 
 @dataclass
 class Realtime:
     """One session's state: its settings, its ids, its responses."""
 
-    text: str
+    turns: Turns
     model: str
-    tool_call: dict[str, Any]  # ({}: none, or already made)
     settings: dict[str, Any] = field(default_factory=dict)
+    items: list[dict[str, Any]] = field(default_factory=list)  # the conversation's items
     ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def id(self, prefix: str) -> str:
@@ -110,14 +130,14 @@ class Realtime:
         base = {"id": "sess_mock", "object": "realtime.session", "type": "realtime"}
         return {**base, "model": self.model, "output_modalities": ["text"], **self.settings}
 
-    def greet(self) -> list[str | bytes]:
+    def greet(self) -> list[Answer]:
         return [self.event("session.created", session=self.session())]
 
     def event(self, kind: str, **fields: Any) -> str:
         body = {"type": kind, "event_id": self.id("event"), **fields}
         return json.dumps(body, separators=(",", ":"))
 
-    def answer(self, message: str | bytes) -> list[str | bytes]:
+    def answer(self, message: str | bytes) -> list[Answer]:
         try:
             event = json.loads(message)
             kind = event["type"]
@@ -133,45 +153,90 @@ class Realtime:
         detail = {"type": "invalid_request_error", "code": "invalid_value", "message": text}
         return self.event("error", error={**detail, "param": "type", "event_id": client_id})
 
-    def updated(self, event: dict[str, Any]) -> list[str | bytes]:
+    def updated(self, event: dict[str, Any]) -> list[Answer]:
         given = event.get("session")
         if isinstance(given, dict):
             self.settings.update({k: v for k, v in given.items() if k != "type"})
         return [self.event("session.updated", session=self.session())]
 
-    def item(self, event: dict[str, Any]) -> list[str | bytes]:
+    def item(self, event: dict[str, Any]) -> list[Answer]:
         given = event.get("item")
         item: dict[str, Any] = given if isinstance(given, dict) else {}
         item = {"id": self.id("item"), "object": "realtime.item", **item}
+        self.items.append(item)
         return [self.event("conversation.item.created", previous_item_id=None, item=item)]
 
-    def audio(self, event: dict[str, Any]) -> list[str | bytes]:
+    def audio(self, event: dict[str, Any]) -> list[Answer]:
         kind = event["type"]
         if kind.endswith(".append"):
             return []
         if kind.endswith(".commit"):
             item = {"previous_item_id": None, "item_id": self.id("item")}
+            audio = {"type": "input_audio", "transcript": None}
+            self.items.append({"type": "message", "role": "user", "content": [audio]})
             return [self.event("input_audio_buffer.committed", **item)]
         return [self.event("input_audio_buffer.cleared")]
 
-    def response(self, event: dict[str, Any]) -> list[str | bytes]:
-        if self.tool_call:
-            call, self.tool_call = self.tool_call, {}
-            return self.function_call(call)
-        return self.text_response(event)
-
-    def function_call(self, call: dict[str, Any]) -> list[str | bytes]:
-        rid, iid, cid = self.id("resp"), self.id("item"), self.id("call")
-        arguments = json.dumps(call["arguments"], separators=(",", ":"))
+    def response(self, _event: dict[str, Any]) -> list[Answer]:
+        try:
+            said = self.turns.next(self.body(), lambda: self.id("call"))
+        except ConversationError as refused:
+            detail = {"type": "invalid_request_error", "code": "conversation_refused"}
+            said_error = self.event("error", error={**detail, "message": str(refused)})
+            raise ConversationError(str(refused), [said_error]) from None
+        rid = self.id("resp")
         shell = {"id": rid, "object": "realtime.response", "status": "in_progress", "output": []}
-        out: list[str | bytes] = [self.event("response.created", response={**shell, "usage": None})]
+        out: list[Answer] = [self.event("response.created", response={**shell, "usage": None})]
+        if said.error is not None:
+            _status, body, _headers = openai_error(said.error)
+            error = {k: body["error"].get(k) for k in ("type", "code", "message")}
+            details = {"type": "failed", "reason": None, "error": error}
+            failed = {**shell, "status": "failed", "status_details": details, "usage": None}
+            return [*out, self.event("response.done", response=failed)]
+        items: list[dict[str, Any]] = []
+        if said.text or not said.calls:
+            out += self.message(rid, len(items), said.text, items)
+        for call in said.calls:
+            out += self.function_call(rid, len(items), call, items)
+        if not said.calls:
+            limits = [{"name": "tokens", "limit": 40000, "remaining": 39000, "reset_seconds": 1.5}]
+            out.append(self.event("rate_limits.updated", rate_limits=limits))
+        done = {**shell, "status": "completed", "output": items, "usage": self.usage(said)}
+        out.append(self.event("response.done", response=done))
+        self.items.extend(items)
+        return out
+
+    def usage(self, said: Said) -> dict[str, Any]:
+        given = dict(said.usage or {})
+        made = said.text + "".join(c.arguments_text for c in said.calls)
+        answer = given.pop("output_tokens", max(1, count_tokens(made)))
+        prompt = given.pop("input_tokens", 10)
+        total = {"total_tokens": prompt + answer, "input_tokens": prompt}
+        return {**total, "output_tokens": answer, **given}
+
+    def body(self) -> dict[str, Any]:
+        """The session so far as a Responses request (what a conversation reads)."""
+        out: dict[str, Any] = {"input": self.items}
+        for key in ("instructions", "tools"):
+            if self.settings.get(key) is not None:
+                out[key] = self.settings[key]
+        return out
+
+    def function_call(
+        self, rid: str, index: int, call: ToolCall, items: list[dict[str, Any]]
+    ) -> list[Answer]:
+        iid, cid = self.id("item"), call.id
+        arguments = call.arguments_text
+        out: list[Answer] = []
         item = {"id": iid, "object": "realtime.item", "type": "function_call",
-                "call_id": cid, "name": call["name"]}  # fmt: skip
+                "call_id": cid, "name": call.name}  # fmt: skip
         added = {**item, "status": "in_progress", "arguments": ""}
         out.append(
-            self.event("response.output_item.added", response_id=rid, output_index=0, item=added)
+            self.event(
+                "response.output_item.added", response_id=rid, output_index=index, item=added
+            )
         )
-        where = {"response_id": rid, "item_id": iid, "output_index": 0, "call_id": cid}
+        where = {"response_id": rid, "item_id": iid, "output_index": index, "call_id": cid}
         for i in range(0, len(arguments), 8):
             out.append(
                 self.event(
@@ -182,67 +247,59 @@ class Realtime:
             self.event(
                 "response.function_call_arguments.done",
                 **where,
-                name=call["name"],
+                name=call.name,
                 arguments=arguments,
             )
         )
         done_item = {**item, "status": "completed", "arguments": arguments}
         out.append(
-            self.event("response.output_item.done", response_id=rid, output_index=0, item=done_item)
+            self.event(
+                "response.output_item.done", response_id=rid, output_index=index, item=done_item
+            )
         )
-        usage = {"total_tokens": 12, "input_tokens": 10, "output_tokens": 2}
-        done = {**shell, "status": "completed", "output": [done_item], "usage": usage}
-        out.append(self.event("response.done", response=done))
+        items.append(done_item)
         return out
 
-    def text_response(self, _event: dict[str, Any]) -> list[str | bytes]:
-        rid, iid = self.id("resp"), self.id("item")
-        out: list[str | bytes] = []
-        shell = {"id": rid, "object": "realtime.response", "status": "in_progress", "output": []}
-        out.append(self.event("response.created", response={**shell, "usage": None}))
+    def message(self, rid: str, index: int, text: str, items: list[dict[str, Any]]) -> list[Answer]:
+        iid = self.id("item")
+        out: list[Answer] = []
         item = {"id": iid, "object": "realtime.item", "type": "message", "role": "assistant"}
         out.append(
             self.event(
                 "response.output_item.added",
                 response_id=rid,
-                output_index=0,
+                output_index=index,
                 item={**item, "status": "in_progress", "content": []},
             )
         )
-        where = {"response_id": rid, "item_id": iid, "output_index": 0, "content_index": 0}
-        out.append(
-            self.event("response.content_part.added", **where, part={"type": "text", "text": ""})
-        )
-        words = self.text.split(" ")
+        where = {"response_id": rid, "item_id": iid, "output_index": index, "content_index": 0}
         audio = "audio" in (self.settings.get("output_modalities") or ())
         kind = "output_audio_transcript" if audio else "output_text"
-        for i, word in enumerate(words):
-            delta = word if i == 0 else " " + word
+        part_type = "audio" if audio else "text"
+        empty = {"type": part_type, "transcript": ""} if audio else {"type": "text", "text": ""}
+        out.append(self.event("response.content_part.added", **where, part=empty))
+        for delta in pieces(text):
             out.append(self.event(f"response.{kind}.delta", **where, delta=delta))
             if audio:
                 sound = base64.b64encode(pcm(delta)).decode()
                 out.append(self.event("response.output_audio.delta", **where, delta=sound))
         if audio:
             out.append(self.event("response.output_audio.done", **where))
-            out.append(self.event(f"response.{kind}.done", **where, transcript=self.text))
+            out.append(self.event(f"response.{kind}.done", **where, transcript=text))
+            part: dict[str, Any] = {"type": "audio", "transcript": text}
+            content = {"type": "output_audio", "transcript": text}
         else:
-            out.append(self.event(f"response.{kind}.done", **where, text=self.text))
-        part = {"type": "text", "text": self.text}
+            out.append(self.event(f"response.{kind}.done", **where, text=text))
+            part = {"type": "text", "text": text}
+            content = {"type": "output_text", "text": text}
         out.append(self.event("response.content_part.done", **where, part=part))
-        done_item = {
-            **item,
-            "status": "completed",
-            "content": [{"type": "output_text", "text": self.text}],
-        }
+        done_item = {**item, "status": "completed", "content": [content]}
         out.append(
-            self.event("response.output_item.done", response_id=rid, output_index=0, item=done_item)
+            self.event(
+                "response.output_item.done", response_id=rid, output_index=index, item=done_item
+            )
         )
-        limits = [{"name": "tokens", "limit": 40000, "remaining": 39000, "reset_seconds": 1.5}]
-        out.append(self.event("rate_limits.updated", rate_limits=limits))
-        tokens = max(1, len(words))
-        usage = {"total_tokens": 10 + tokens, "input_tokens": 10, "output_tokens": tokens}
-        done = {**shell, "status": "completed", "output": [done_item], "usage": usage}
-        out.append(self.event("response.done", response=done))
+        items.append(done_item)
         return out
 
 

@@ -95,6 +95,18 @@ class WebSocket(ReplyKind):
                     )
                 self._changed.wait(left)
 
+    def check(self) -> None:
+        """Raise the first refusal of any session so far (a responder's
+        ``RefusedRequest``, such as a conversation's turn the client missed).
+
+        Raises:
+            RefusedRequest: what a session refused, with its message.
+        """
+        __tracebackhide__ = True
+        for session in self.sessions:
+            if session.errors:
+                raise session.errors[0]
+
     def forget(self) -> None:
         with self._changed:
             self._sessions.clear()

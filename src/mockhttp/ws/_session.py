@@ -33,23 +33,32 @@ from wsproto.events import (
 )
 from wsproto.utilities import LocalProtocolError
 
+from .._core._errors import RefusedRequest
 from .._core._request import Request
 from ._faults import Cut, Drop, IgnorePings, Raw, pieces
 from ._script import Close, Echo, Expect, Pause, Send, Step, payload
 
-__all__ = ["CLOSE_WAIT", "Frame", "Session"]
+__all__ = ["CLOSE_WAIT", "Answer", "Frame", "Responder", "Session"]
 
 CLOSE_WAIT = 2.0
 MAX_MESSAGE = 16 * 1024 * 1024
 TRICKLE_PIECES = 8
 
 
+Answer = str | bytes | Close
+"""What a responder sends: a message, or a ``Close`` (the closing handshake)."""
+
+
 class Responder(Protocol):
-    """A protocol's mock on a session: what to send first, and in answer to a message."""
+    """A protocol's mock on a session: what to send first, and in answer to a message.
 
-    def greet(self) -> list[str | bytes]: ...
+    ``answer`` may raise ``RefusedRequest`` (the client's fault, e.g. a conversation's
+    turn it misses): the session sends the error's ``reply`` (a list of answers) and keeps
+    the error in ``Session.errors``."""
 
-    def answer(self, message: str | bytes) -> list[str | bytes]: ...
+    def greet(self) -> list[Answer]: ...
+
+    def answer(self, message: str | bytes) -> list[Answer]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,7 @@ class Session(asyncio.Protocol):
     responder: Responder | None = None  # answers each message (a protocol's mock)
     frames: list[Frame] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
+    errors: list[RefusedRequest] = field(default_factory=list)  # a responder's refusals
     close_code: int | None = None  # the code of the close that ended it (None: dropped)
     ended: threading.Event = field(default_factory=threading.Event)
 
@@ -119,8 +129,7 @@ class Session(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
         if self.responder is not None:
-            for message in self.responder.greet():
-                self.send(message)
+            self._answers(self.responder.greet())
         self._advance()
 
     def data_received(self, data: bytes) -> None:
@@ -188,8 +197,12 @@ class Session(asyncio.Protocol):
 
     def _message(self, message: str | bytes) -> None:
         if self.responder is not None:
-            for answer in self.responder.answer(message):
-                self.send(answer)
+            try:
+                answers = self.responder.answer(message)
+            except RefusedRequest as refused:
+                self.errors.append(refused)
+                answers = list(refused.reply)
+            self._answers(answers)
             return
         if self._echoing is None or self._echoing > 0:
             self.send(message)
@@ -210,6 +223,13 @@ class Session(asyncio.Protocol):
             self._waiting = False
             self._step += 1
             self._advance()
+
+    def _answers(self, answers: Sequence[Answer]) -> None:
+        for answer in answers:
+            if isinstance(answer, Close):
+                self.close(answer.code, answer.reason)
+            else:
+                self.send(answer)
 
     def _as_body(self, message: str | bytes) -> Request:
         """The message as a request body, so matchers read it as they read bodies (text,
