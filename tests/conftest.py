@@ -48,6 +48,7 @@ SLOW = (
     "tests/llm/test_quirk_clients.py",
     "tests/mcp/test_conformance.py",
     "tests/mcp/test_client_verdicts.py",
+    "tests/mcp/test_workers.py",
     "tests/mockfile/test_clients.py",
     "tests/mockfile/test_file_limits.py",
     "tests/mockfile/test_properties.py",

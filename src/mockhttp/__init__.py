@@ -42,6 +42,7 @@ from ._server._journal import Call as Call
 from ._server._journal import CallList as CallList
 from ._server._push import PushedStream as PushedStream
 from ._server._server import Server as Server
+from ._server._tests import ScopedServer as ScopedServer
 from ._server._verify import ActiveMock as ActiveMock
 from .record import variants as variants
 from .ws import websocket as websocket
@@ -63,6 +64,7 @@ __all__ = [
     "Reply",
     "ReplyKind",
     "Request",
+    "ScopedServer",
     "Server",
     "ServerError",
     "UnmatchedRequestError",

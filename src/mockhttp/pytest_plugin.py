@@ -6,7 +6,12 @@ available:
 - ``mockhttp_server`` (function scope): a running server, emptied before each test;
 - ``mockhttp_module_server`` and ``mockhttp_session_server``: one server per module or per
   session, whose mocks survive from test to test (``reset_journal=True`` forgets the
-  calls before each test).
+  calls before each test);
+- ``mockhttp_test``: this test's own part of the session server (per-test isolation,
+  ``docs/isolation.md``): its mocks, journal and reset, for requests that send
+  ``mockhttp_test.headers`` (or go under ``mockhttp_test.prefix_url``); its id,
+  ``mockhttp_test_id``, holds the xdist worker's id and a hash of the test's node id, so
+  it is unique across workers on a server they share (a ``mockhttp serve``).
 
 After each test that used one of them, the test fails if a request reached the server that
 no mock matched (or a reply raised); the marker ``@pytest.mark.mockhttp(...)`` sets the
@@ -15,6 +20,8 @@ options.  Everything here is also possible with ``with mockhttp.Server() as serv
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +29,7 @@ import pytest
 
 if TYPE_CHECKING:
     from ._server._server import Server
+    from ._server._tests import ScopedServer
 
 
 _MARKER_OPTIONS = {
@@ -134,7 +142,7 @@ def _mockhttp_shared_servers(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
         return
     options = _options(request)
-    if options.get("mockfile"):
+    if options.get("mockfile") and "mockhttp_test" not in request.fixturenames:
         pytest.fail(
             "@pytest.mark.mockhttp(mockfile=...) loads files into mockhttp_server only; "
             "for a module or session server, call server.mock(mockhttp.load(...)) in a "
@@ -144,6 +152,64 @@ def _mockhttp_shared_servers(request: pytest.FixtureRequest) -> Iterator[None]:
     servers: list[Server] = [request.getfixturevalue(name) for name in names]
     with _watching_all(servers, options):
         yield
+
+
+def node_test_id(nodeid: str, worker: str | None = None) -> str:
+    """The test id of the test ``nodeid`` in the xdist ``worker`` (default: this
+    process's, ``PYTEST_XDIST_WORKER``; ``main`` without xdist): ``gw0-`` and 16 hex
+    digits of the node id's SHA-256, a valid test id whatever the node id holds."""
+    worker = worker or os.environ.get("PYTEST_XDIST_WORKER") or "main"
+    digest = hashlib.sha256(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{worker}-{digest}"
+
+
+@pytest.fixture
+def mockhttp_test_id(request: pytest.FixtureRequest) -> str:
+    """This test's id on a shared server (``node_test_id``): send it in the
+    ``x-mockhttp-test`` header (or under ``/__test/ID/``) to a ``mockhttp serve`` that
+    several test processes share, and pass it to the admin API as ``?test=ID``."""
+    return node_test_id(request.node.nodeid)
+
+
+@pytest.fixture
+def mockhttp_test(
+    mockhttp_session_server: Server, mockhttp_test_id: str, request: pytest.FixtureRequest
+) -> Iterator[ScopedServer]:
+    """This test's own part of the session server: mocks that answer only its requests
+    (above the shared ones), its journal, unmatched list and reset.  Clients send
+    ``mockhttp_test.headers`` (``default_headers=`` of an SDK) to ``mockhttp_test.url``,
+    or use ``mockhttp_test.prefix_url``.  Empty at the start; at teardown the test fails
+    on its own unmatched requests and reply errors, as with ``mockhttp_server``."""
+    options = _options(request)
+    scoped = mockhttp_session_server.test(mockhttp_test_id)
+    scoped.reset()
+    try:
+        if options.get("mockfile"):
+            from ._mockfile._load import load
+
+            scoped.mock(load(request.path.parent / options["mockfile"]))
+        yield scoped
+        _check_test(scoped, options)
+    finally:
+        scoped.reset()
+
+
+def _check_test(scoped: ScopedServer, options: dict[str, Any]) -> None:
+    """Fail the test for what went wrong in its own part of the server."""
+    __tracebackhide__ = True
+    if scoped.errors:
+        raise scoped.errors[0]
+    message = None
+    unmatched = scoped.unmatched
+    if unmatched and not options.get("allow_unmatched", False):
+        message = scoped._unmatched_report(unmatched)
+    elif options.get("assert_all_called"):
+        try:
+            scoped.assert_all_called()
+        except AssertionError as exc:
+            message = str(exc)
+    if message is not None:
+        pytest.fail(message, pytrace=False)
 
 
 def _options(request: pytest.FixtureRequest) -> dict[str, Any]:

@@ -103,3 +103,23 @@ def _dechunk(data: bytes) -> bytes:
             return bytes(out)
         out += data[:size]
         data = data[size + 2 :]
+
+
+def sdk_extras(value: Any, path: str = "") -> list[str]:
+    """The keys of a validated SDK object (a pydantic model tree) that its types do not
+    name: what an official SDK keeps as "extra" (openai, anthropic allow extras; a
+    reference stream should have none)."""
+    from pydantic import BaseModel
+
+    found: list[str] = []
+    if isinstance(value, BaseModel):
+        found += [f"{path}.{k}" for k in value.model_extra or {}]
+        for name in type(value).model_fields:
+            found += sdk_extras(getattr(value, name), f"{path}.{name}")
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found += sdk_extras(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found += sdk_extras(item, f"{path}.{key}")
+    return found

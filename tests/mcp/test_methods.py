@@ -88,12 +88,12 @@ def test_subscriptions_are_kept_per_session_and_updates_reach_them() -> None:
     message = {"id": 1, "method": "resources/subscribe", "params": {"uri": "test://a"}}
     assert answer(kind, one, message)[-1]["result"] == {}
     assert kind.update("test://a") == 1
-    assert one.streams[0][-1] == {
+    assert kind.state.held(one)[-1] == {
         "jsonrpc": "2.0",
         "method": "notifications/resources/updated",
         "params": {"uri": "test://a"},
     }
-    assert two.streams[0] == []
+    assert kind.state.held(two) == ()
     answer(kind, one, {**message, "method": "resources/unsubscribe"})
     assert kind.update("test://a") == 0
 

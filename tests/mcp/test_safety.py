@@ -11,6 +11,7 @@ import httpx
 
 import mockhttp
 from mockhttp import mcp
+from mockhttp._core._kept import Memory
 from tests.helpers.cli_process import Serving
 
 from .test_wire import ACCEPT, rpc, start
@@ -89,7 +90,12 @@ def test_ended_sessions_are_forgotten() -> None:
         for _ in range(20):
             client.delete("/mcp", headers=start(client))
         assert kind.session_ids == ()
-        assert kind.state._sessions == {}
+        scope = kind.state_key + "\x1f"
+        memory = server._router.kept
+        assert isinstance(memory, Memory)
+        kept = [k[len(scope) :] for k in memory.values if k.startswith(scope)]
+        assert kept == ["sessions"]  # the index alone: no session's record or streams
+        assert kind.state._gets == {}
 
 
 def test_a_cancelled_call_ends_without_a_response() -> None:

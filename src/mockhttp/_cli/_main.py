@@ -24,6 +24,7 @@ from types import FrameType
 
 from .._core._cors import cors_policy
 from .._core._errors import ConfigError, MockfileError, ServerError
+from .._core._isolation import TEST_HEADER
 from .._core._mock import Mock
 from .._mockfile._load import (
     Names,
@@ -33,13 +34,14 @@ from .._mockfile._load import (
     load_sourced,
     overlap_warnings,
 )
-from .._server._admin import is_loopback
+from .._server._admin import is_loopback, test_header
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
 from .._server._otel import require as require_otel
 from .._server._server import LOOPS, Server, loop_factory
 from .._server._shared import StateChannel
 from .._server._shared import join as join_admissions
+from .._server._tests import test_header_of
 from .._server._tls import kept_certs, make_certs
 from .._server._tls import require as require_tls
 from .._server._workers import (
@@ -178,6 +180,14 @@ def _parser() -> argparse.ArgumentParser:
         default=300.0,
         metavar="SECONDS",
         help="close connections idle for longer between requests (300)",
+    )
+    serve.add_argument(
+        "--test-header",
+        default=TEST_HEADER,
+        metavar="NAME",
+        help="the request header that names a request's test: its own mocks, journal and "
+        "reset (per-test isolation, docs/isolation.md; default x-mockhttp-test; "
+        "'' for none, and no /__test/ID/ prefix either)",
     )
     serve.add_argument(
         "--cors",
@@ -328,6 +338,7 @@ def _serve(args: argparse.Namespace) -> int:
         if args.tls and args.tls_dir is None and args.workers is not None and args.worker is None:
             args.tls_dir = str(make_certs(args.host).folder)
         loop_factory(args.loop)
+        test_header_of(args.test_header or None)
         cors_policy(args.cors)
         if args.metrics:
             require_metrics()
@@ -357,6 +368,7 @@ def _serve(args: argparse.Namespace) -> int:
         otel=args.otel,
         tls=args.tls_dir or args.tls,
         http2=args.http2,
+        test_header=args.test_header or None,
     )
     if args.variants:
         mocks = _variants(mocks)
@@ -396,7 +408,8 @@ def _serve(args: argparse.Namespace) -> int:
         join_admissions(channel.ask, channel.tell)  # capacities count in the supervisor
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
-            server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal)
+            header = test_header(server)  # (a test named by the header goes as ?test=)
+            server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal, header)
         if args.metrics:  # one /metrics for the server: the supervisor merges (_merged)
             server.metrics_source = ForwardingMetrics(int(hub_port), secret)
     try:
@@ -475,6 +488,7 @@ def _supervise(
     argv += ["--metrics"] * args.metrics + ["--otel"] * args.otel
     argv += [] if args.tls_dir is None else ["--tls-dir", args.tls_dir]
     argv += ["--http2"] * args.http2
+    argv += [f"--test-header={args.test_header}"]
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token
     argv += ["--quiet"] if args.quiet else ["--verbose"] if args.verbose else []

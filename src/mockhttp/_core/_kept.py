@@ -31,7 +31,7 @@ from ._registry import ReplyKind
 from ._reply import Reply
 from ._request import Request
 
-__all__ = ["Change", "Kept", "KeptKind", "Memory", "R", "Scoped"]
+__all__ = ["Change", "Kept", "KeptKind", "Memory", "R", "Scoped", "test_scope"]
 
 R = TypeVar("R")
 Change = Callable[[Any], tuple[Any, R]]
@@ -85,6 +85,21 @@ class Memory:
     def clear(self) -> None:
         self.values.clear()
 
+    def clear_under(self, scope: str) -> None:
+        """Forget the keys under ``scope`` (a ``Scoped``'s: one test's state, its reset)."""
+        prefix = scope + _SEP
+        for key in [k for k in self.values if k.startswith(prefix)]:
+            del self.values[key]
+
+
+_SEP = "\x1f"  # between a scope and the keys under it (a separator no kind's key contains)
+
+
+def test_scope(test: str) -> str:
+    """The scope of test ``test``'s kept state (``_server/_tests``): its kinds' keys are
+    under it, apart from the shared ones and from every other test's."""
+    return "test" + _SEP + test
+
 
 class Scoped:
     """``kept`` with every key under ``scope`` (Rule 3)."""
@@ -93,7 +108,7 @@ class Scoped:
 
     def __init__(self, kept: Kept, scope: str) -> None:
         self.kept = kept
-        self.scope = scope + "\x1f"  # (a separator no kind's key contains)
+        self.scope = scope + _SEP
 
     def get(self, key: str) -> Any:
         return self.kept.get(self.scope + key)

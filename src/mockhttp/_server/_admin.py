@@ -31,6 +31,11 @@ GET      /__mockhttp/health               the readiness probe (answered by the s
 ``ref`` is a mock's ``id`` (a number, given when it is added) or its ``name``; names are
 unique (adding a mock under a name already taken is refused with 409).
 
+Every endpoint takes a test (per-test isolation, ``docs/isolation.md``): ``?test=ID``, or
+the server's test header (``x-mockhttp-test: ID``) on the admin request itself; it then
+works on that test's mocks, journal, scenarios and reset alone (``server.test(ID)``:
+``_tests.ScopedServer``), never reloading the files a shared reset loads again.
+
 Rule 1: the handler runs on the server's admin worker thread (one, so admin requests take
 effect in order), never on the loop thread: parsing a big body does not stall streams.  It
 changes the registry through the server's locked methods.
@@ -45,6 +50,7 @@ in the requests and in the explanations of unmatched ones.
 from __future__ import annotations
 
 import base64
+import copy
 import dataclasses
 import hmac
 import ipaddress
@@ -55,6 +61,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .._core._errors import ConfigError, MockfileError
+from .._core._isolation import bad_test_id
 from .._core._mock import Mock
 from .._core._redact import SECRET_NAMES, Redactor, is_secret, masked
 from .._core._reply import Reply, status
@@ -75,6 +82,7 @@ __all__ = [
     "is_secret",
     "redacted",
     "request_json",
+    "test_header",
 ]
 
 PREFIX = "/__mockhttp/"
@@ -142,6 +150,9 @@ class AdminAPI:
 
     def handle(self, request: Request) -> Reply:
         """The reply to an admin request that the guards let through (``refusal``)."""
+        api = self._for_test(request)
+        if isinstance(api, Reply):
+            return api
         route = request.path[len(PREFIX) :].strip("/")
         for pattern, methods in _ROUTES:
             found = pattern.fullmatch(route)
@@ -156,10 +167,30 @@ class AdminAPI:
                     f"{request.method} {request.path}: expected one of {allowed}",
                 ).header("Allow", allowed)
             ref = unquote(found.group("ref")) if "ref" in pattern.groupindex else ""
-            return handler(self, request, ref)
+            return handler(api, request, ref)
         return _error(
             404, "unknown_endpoint", f"no admin endpoint at {request.path}; GET {PREFIX} lists them"
         )
+
+    def _for_test(self, request: Request) -> AdminAPI | Reply:
+        """This API, or the same API on the test the request names (``?test=ID`` or the
+        test header): its ``server`` is then ``server.test(ID)``; or a 400 saying why
+        the id cannot be one."""
+        test = request.query_value("test")
+        header = test_header(self.server)
+        if test is None and header is not None:
+            test = request.headers.get(header)
+        if test is None:
+            return self
+        if header is None:
+            return _error(400, "no_tests", "this server names no tests (test_header=None)")
+        why = bad_test_id(test.strip())
+        if why is not None:
+            return _error(400, "bad_test_id", why)
+        scoped = copy.copy(self)
+        scoped.server = self.server.test(test.strip())
+        scoped.on_reset = None  # (a test's reset loads no files again)
+        return scoped
 
     # -- guards -------------------------------------------------------------------------
 
@@ -354,6 +385,12 @@ class AdminAPI:
         return _call_json(call, ids, Redactor.of_request(call.request, names=names))
 
 
+def test_header(server: Any) -> str | None:
+    """The header that names a request's test on ``server`` (None: it names none)."""
+    tests = getattr(server, "_tests", None)
+    return None if tests is None else str(tests.header)
+
+
 def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback addresses (``127.0.0.1``, ``::1``)."""
     if host.lower() == "localhost":
@@ -521,6 +558,10 @@ def _call_json(call: Call, ids: dict[int, int], redactor: Redactor | None) -> di
         "body_bytes": call.body_bytes,
         "time": datetime.fromtimestamp(call.time, timezone.utc).isoformat(timespec="milliseconds"),
     }
+    if call.test is not None:  # the test the request named (docs/isolation.md)
+        found["test"] = call.test
+        if call.test_prefix is not None:  # stripped from the target before matching
+            found["test_prefix"] = call.test_prefix
     dropped = call.dropped
     if dropped is not None:  # the byte budget dropped the bodies (docs/limits.md)
         found["dropped"] = dataclasses.asdict(dropped)

@@ -12,6 +12,10 @@ The plan kinds, by what the route gave:
   mocks, on the explainer thread among many (``EXPLAINED_ON_LOOP``; the call is journaled
   here, so the journal keeps the order requests came in);
 - ``Unreachable``: the state kept elsewhere (``serve --workers``) could not be asked: 503;
+- ``InTest``: a request of one test (``_tests``): its route's call goes to the test's
+  journal (and its own mock's calls), its plan is the route's as above, but never
+  learned by the lane, and the errors go to the test's; ``BadTest``: a 400 saying why
+  its test id cannot be one;
 - an ``Answer`` of a ``_builtin.Builtin``: ``health`` and ``metrics`` framed here,
   ``admin`` on the admin thread (``Deferred``), ``preflight`` kept in
   ``server.preflights``;
@@ -38,7 +42,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, Union
 
 from .._core._cors import Cors
-from .._core._kept import Kept, Memory
+from .._core._isolation import BadTest, ForTest, ranked_for_test, which_test
+from .._core._kept import Kept, Memory, Scoped, test_scope
 from .._core._paths import PathIndex
 from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
@@ -53,6 +58,7 @@ from ._loop import Worker
 from ._push import open_stream
 from ._ranked import Ranked
 from ._runner import Deferred, Plan, Steps, Whole
+from ._tests import InTest, ScopedServer, Tests
 from ._verify import ActiveMock
 from ._wires import Framing, WireCache
 
@@ -86,14 +92,14 @@ class Unreachable:
         self.error = error
 
 
-Routed = Answer[Entry] | Miss | Unreachable
+Routed = Answer[Entry] | Miss | Unreachable | InTest | BadTest
 
 
 class Router:
     """Which entry answers a request: the server's own endpoints first, then the mocks,
     with the state here (``states``) or held elsewhere (``tally``: ``serve --workers``)."""
 
-    __slots__ = ("front", "index", "kept", "ranked", "states", "tally")
+    __slots__ = ("front", "index", "kept", "ranked", "states", "tally", "tests")
 
     def __init__(self, ranked: Ranked) -> None:
         self.ranked = ranked
@@ -104,6 +110,7 @@ class Router:
         self.tally: Tally | None = None
         # what reply kinds keep (``_core._kept``): here, or the supervisor's (--workers)
         self.kept: Kept = Memory()
+        self.tests: Tests | None = None  # per-test isolation (``_tests``; None: off)
 
     def route(self, request: Request) -> Routed:
         """Route ``request``: the server's own endpoints first (before the mocks are even
@@ -120,6 +127,14 @@ class Router:
                 found = route_front(request, self.front, self.states, self.kept)
                 if found is not None:
                     return found
+            tests = self.tests
+            if tests is not None:
+                tested = which_test(request, tests.header)
+                if tested is not None:
+                    if type(tested) is BadTest:
+                        return tested
+                    assert type(tested) is ForTest
+                    return self._route_test(tested, tests.get(tested.id))
             snapshot = self.ranked.snapshot()
             index = self.index
             if index.entries is not snapshot:  # the mocks changed: index them again (or
@@ -139,6 +154,27 @@ class Router:
         finally:  # the journal keeps the bytes, not the parsed tree
             if body and request._matching(False) and len(body) >= BIG_BODY:
                 release()  # its cycles and the allocator's pages (_heap)
+
+    def _route_test(self, tested: ForTest, scope: ScopedServer) -> InTest:
+        """Route a test's request: its own mocks first, then the shared ones
+        (``_core._isolation.ranked_for_test``), counted and moved through the test's
+        claims, its kinds' state under its scope (``_tests``)."""
+        request = tested.request
+        snapshot = self.ranked.snapshot()
+        index = self.index
+        if index.entries is not snapshot:
+            index = self.index = self.ranked.index(snapshot)
+        own = scope._ranked.snapshot()
+        path = request.path
+        entries = ranked_for_test(scope._ranked.index(own).candidates(path), index.candidates(path))
+        every = ranked_for_test(own, snapshot)
+        kept = Scoped(self.kept, test_scope(scope.id))
+        routed: Routed
+        try:
+            routed = route_shared(request, entries, scope.tally, every, kept)
+        except (OSError, ValueError, KeyError) as exc:  # the keeper of the state is gone
+            routed = Unreachable(request, exc)
+        return InTest(routed, scope, tested.prefix)
 
 
 class Host(Protocol):
@@ -252,9 +288,37 @@ class Answers:
                 done = self.done
                 on_end(call, lambda _: done(ticket))
             return call
+        if type(routed) is InTest:
+            return self._journal_test(routed)
         code = self.host.unmatched_status if type(routed) is Miss else 503
+        if type(routed) is BadTest:
+            code = 400
         call = Call(routed.request, None, code)
         self.host._journal.add(call)
+        return call
+
+    def _journal_test(self, tested: InTest) -> Call:
+        """A test's call: in its journal, and in its own mock's calls (a shared mock's
+        calls and count are the shared requests' only); ``call.test`` names the test and
+        ``call.test_prefix`` the URL prefix stripped before matching."""
+        routed, scope = tested.routed, tested.scope
+        if type(routed) is Answer:
+            entry = routed.entry
+            call = Call(routed.request, entry.mock, None, routed.params)
+            if isinstance(entry, ActiveMock) and entry._server is scope:
+                scope._journal.answered(call, entry)
+            else:
+                scope._journal.add(call)
+            ticket = routed.ticket
+            if ticket:  # the test's claim is held until the call ends
+                on_end(call, lambda _: scope.done(ticket))
+        else:
+            code = self.host.unmatched_status if type(routed) is Miss else 503
+            call = Call(routed.request, None, code)
+            scope._journal.add(call)
+        call.test = scope.id
+        if tested.prefix is not None:
+            call.test_prefix = tested.prefix
         return call
 
     # -- plan ------------------------------------------------------------------------
@@ -267,6 +331,11 @@ class Answers:
         if type(routed) is not Answer:
             if type(routed) is Miss:
                 return self._missed(routed, call, framing)
+            if type(routed) is InTest:
+                return self._plan_test(routed, call, framing)
+            if type(routed) is BadTest:
+                bad = status(400).header("Content-Type", "text/plain; charset=utf-8")
+                return Steps(framing.frame(bad.body(f"mockhttp: {routed.message}\n").plan()))
             assert type(routed) is Unreachable
             return self._unreachable(routed.error, framing)
         entry = routed.entry
@@ -296,6 +365,20 @@ class Answers:
         if type(plan) is Whole and fixed and type(reply) is Reply and self.lane is not None:
             self._learn(call.request, framing, answer, call, plan)
         return plan
+
+    def _plan_test(self, tested: InTest, call: Call, framing: Framing) -> Plan:
+        """A test's plan: the route's, never learned by the lane (whose answers are the
+        shared mocks', for requests that name no test); errors go to the test's."""
+        errors = self.host.errors
+        before = len(errors)
+        lane, self.lane = self.lane, None  # (the loop thread's alone: Rule 1)
+        try:
+            return self.plan(tested.routed, call, framing)
+        finally:
+            self.lane = lane
+            if len(errors) > before:
+                tested.scope.errors.extend(errors[before:])
+                del errors[before:]
 
     def _learn(
         self,
@@ -339,7 +422,8 @@ class Answers:
         lane = self.lane
         host = self.host
         # (the message's fields by index on this path: by name, each is a descriptor call)
-        if lane is not None and not message[5] and not message[6]:  # (body, trailers)
+        # (body, trailers, a field that may name a test: not the lane's, ``_tests``)
+        if lane is not None and not message[5] and not message[6] and not message[7]:
             ranked = self.router.ranked
             built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
             if built[0] is ranked._version and built[1] is lane._for:

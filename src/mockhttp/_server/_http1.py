@@ -52,15 +52,28 @@ __all__ = [
     "Message",
     "Upgrade",
     "request_of",
+    "watch_test_header",
 ]
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
 MAX_PIECES = 1 << 20  # pieces (chunks) one request body may come in
 _METHODS = {m.encode(): m for m in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")}
-# the fields on_headers_complete reads (Content-Length, Expect), and those on_message_complete
-# reads for an upgrade request with a body (Content-Length, Transfer-Encoding)
-_SPECIAL = (len("content-length"), len("expect"), len("transfer-encoding"))
+# the fields on_headers_complete reads (Content-Length, Expect, a test header), and those
+# on_message_complete reads for an upgrade request with a body (Content-Length,
+# Transfer-Encoding): by length first (a set: test headers are added, ``watch_test_header``)
+_SPECIAL = {len("content-length"), len("expect"), len("transfer-encoding")}
+# the names of the fields that name a request's test (per-test isolation: ``_tests``)
+_TEST_NAMES: set[str] = set()
+
+
+def watch_test_header(name: str) -> None:
+    """Mark the requests with a field ``name`` (lower case) as ``tested``: a server of
+    this process names tests by it (the lane answers none of them: ``_answer.serve``)."""
+    _SPECIAL.add(len(name))
+    _TEST_NAMES.add(name)
+
+
 _HEAD_TOO_LARGE = f"request head is larger than {MAX_HEAD} bytes"
 _BAD_TARGET = (
     "malformed request: the request target is not a valid URL "
@@ -79,6 +92,7 @@ class Message(NamedTuple):
     headers: Fields
     body: bytes
     trailers: Fields  # the fields after a chunked body (a shared empty list: none)
+    tested: bool = False  # a field may name its test (``watch_test_header``): not the lane's
 
 
 _NO_TRAILERS = Headers()
@@ -157,6 +171,7 @@ class Http1:
         "_headers",
         "_pieces",
         "_special",
+        "_tested",
         "_trailers",
         "_upgraded",
         "_url",
@@ -179,6 +194,7 @@ class Http1:
         self._head_seen = 0  # bytes fed while a head was unfinished (see feed)
         self._head_size = 0
         self._special = False  # a field name as long as one of _SPECIAL's came
+        self._tested = False  # a field that names a test came (_TEST_NAMES)
         self._trailers: Fields = _NO_FIELDS
         # the head of an upgrade request with a body, parsed again (see _failed)
         self._upgraded: tuple[str, str, bytes, Fields] | None = None
@@ -292,6 +308,7 @@ class Http1:
             self._pieces = 0
         if self._special:
             self._special = False
+            self._tested = False
         self._head_seen = 0
         if self._trailers:
             self._trailers = _NO_FIELDS
@@ -331,6 +348,8 @@ class Http1:
                     raise _TooLarge(413, f"request body is larger than {MAX_BODY} bytes")
             elif lower == "expect" and value.lower() == "100-continue":
                 expect = True
+            elif lower in _TEST_NAMES:
+                self._tested = True
         if expect and self.parser.get_http_version() != "1.0":
             self._events.append(CONTINUE)
 
@@ -388,6 +407,7 @@ class Http1:
                     headers,
                     body,
                     self._trailers,
+                    self._tested,
                 ),
             )
         )

@@ -136,6 +136,9 @@ class Call:
         after_cut: for a call to a resumable stream (``event_stream(resumable=True)``),
             seconds between the cut of the mock's previous call and this request's
             arrival (None: the previous call completed, or there was none).
+        test: the id of the test the request named (``docs/isolation.md``), else None.
+        test_prefix: the URL prefix (``/__test/ID``) stripped from the request's target
+            before matching (``request`` is the request as matched), else None.
     """
 
     request: Request
@@ -151,6 +154,8 @@ class Call:
     time: float = field(default_factory=_now, repr=False)
     cut_time: float | None = field(default=None, init=False, repr=False)
     after_cut: float | None = field(default=None, init=False, repr=False)
+    test: str | None = field(default=None, init=False, repr=False)
+    test_prefix: str | None = field(default=None, init=False, repr=False)
     # what the byte budget dropped, as plain values (cheap to keep): see ``dropped``
     _dropped: tuple[int, str, int, str] | None = field(default=None, init=False, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)

@@ -19,8 +19,9 @@ grows without bound, and neither does a read (amortised O(log n) a change).
 from __future__ import annotations
 
 import bisect
+import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .._core._errors import ConfigError
@@ -52,7 +53,7 @@ class _Version(NamedTuple):
 class Ranked:
     """The registered mocks: the highest priority first, then the most recently added."""
 
-    def __init__(self) -> None:
+    def __init__(self, numbers: Callable[[], int] | None = None) -> None:
         self._version = _Version((), None)
         # (the version it was built for, its sorted tuple): the cache readers share
         self._built: tuple[_Version, tuple[ActiveMock, ...]] = (self._version, ())
@@ -61,7 +62,9 @@ class Ranked:
         self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
         self._indexed: PathIndex[ActiveMock] = PathIndex(())  # of the last tuple indexed
         self.lock = threading.Lock()  # the writers' (test threads, the admin worker)
-        self._seq = 0  # the number of the last mock added (``ActiveMock.id``)
+        # the numbers of the mocks added (``ActiveMock.id``): a server's tests share its own
+        # (``_tests``), so that a number names one mock on the whole server
+        self._numbers = numbers or itertools.count(1).__next__
 
     def add(self, mocks: Sequence[Mock], server: Registry) -> list[ActiveMock]:
         """Register ``mocks`` on ``server`` in one step, in O(1) each (a new mock ranks
@@ -69,8 +72,7 @@ class Ranked:
         with self.lock:
             added = []
             for mock in mocks:
-                self._seq += 1
-                added.append(ActiveMock(mock, server, self._seq))
+                added.append(ActiveMock(mock, server, self._numbers()))
             self.change(added, ())
         return added
 
@@ -83,8 +85,7 @@ class Ranked:
             base = min((a._rank for a in old), default=0.0)
             created = []
             for i, mock in enumerate(new, 1):
-                self._seq += 1
-                active = ActiveMock(mock, server, self._seq)
+                active = ActiveMock(mock, server, self._numbers())
                 active._rank = base + i / (len(new) + 1)
                 created.append(active)
             return created, self.change(created, old)

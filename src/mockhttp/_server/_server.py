@@ -16,6 +16,7 @@ and re-raised by ``server.check()``.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import ssl
 import threading
 from collections import deque
@@ -25,6 +26,7 @@ from typing import Any, overload
 from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
+from .._core._isolation import TEST_HEADER, bad_test_id
 from .._core._kept import Memory
 from .._core._mock import STARTED, Mock
 from .._core._registry import ReplyKind
@@ -54,6 +56,7 @@ from ._serving import (
     url_of,
 )
 from ._shared import SharedKept, StateChannel
+from ._tests import ScopedServer, Tests, test_header_of
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock, journal_text, named, uncalled_report
 from ._wires import UNCHUNKED, Framing
@@ -106,6 +109,9 @@ class Server:
             semantic conventions for LLM replies (``pip install 'mockhttp[otel]'``):
             True exports by OTLP/HTTP as the ``OTEL_*`` variables say; or a
             ``TracerProvider`` to use (``docs/telemetry.md``).
+        test_header: the request header that names a request's test (per-test
+            isolation: :meth:`test`, ``docs/isolation.md``); None: requests name no test
+            (neither by header nor by the ``/__test/ID/`` prefix).
     """
 
     def __init__(
@@ -128,6 +134,7 @@ class Server:
         tls: TLSChoice = False,
         http2: bool = False,
         otel: Any = False,
+        test_header: str | None = TEST_HEADER,
     ) -> None:
         counts = {"journal_limit": journal_limit, "journal_bytes": journal_bytes}
         check_args(host, port, unmatched_status, counts)
@@ -147,8 +154,14 @@ class Server:
         self.host, self.port, self.backlog = host, port, backlog
         self.unmatched_status, self.on_call_end = unmatched_status, on_call_end
         self.errors: list[BaseException] = []
-        self._ranked = Ranked()  # the mocks (read them as ``self._active``)
+        numbers = itertools.count(1).__next__  # the mocks' (a test's too: ``_tests``)
+        self._ranked = Ranked(numbers)  # the mocks (read them as ``self._active``)
         self._router = Router(self._ranked)  # the route, the scenario states (_answer.py)
+        header = test_header_of(test_header)
+        self._tests = None if header is None else Tests(self, header, numbers)
+        self._router.tests = self._tests
+        if self._tests is not None:
+            self._tests.kept = lambda: self._router.kept
         self._answers = Answers(self, self._router)  # what follows the route (_answer.py)
         self._admin: Callable[[Request], Reply] | None = None
         # ``GET /metrics`` answered by another (``serve --workers``: the supervisor's
@@ -276,6 +289,8 @@ class Server:
         """Keep the mocks' and the kinds' state in ``channel``'s supervisor (``_shared``)."""
         self._router.tally, self.shared_states = channel, channel.states
         self._answers.done, self._router.kept = channel.done, SharedKept(channel)
+        if self._tests is not None:
+            self._tests.channel = channel
 
     @property
     def loop_name(self) -> str | None:
@@ -379,7 +394,12 @@ class Server:
         """Drop the cached wire plans of the replies (by ``id``) no registered mock gives
         any more (on the loop while it runs)."""
         loop = self._loop if self._thread is not None else None
-        self._answers.forget(ids, self._ranked.gives, loop)
+        tests, ranked = self._tests, self._ranked
+
+        def gives(key: int) -> bool:  # (a test's mock may give it too)
+            return ranked.gives(key) or (tests is not None and tests.gives(key))
+
+        self._answers.forget(ids, gives, loop)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
@@ -404,9 +424,24 @@ class Server:
         """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""
         return self._ranked.get(mock_id)
 
+    def test(self, test_id: str) -> ScopedServer:
+        """The server as test ``test_id`` sees it: its own mocks (above the shared ones),
+        journal, unmatched requests, scenarios and reset (``docs/isolation.md``).  A
+        request belongs to it by the header ``scoped.headers`` or under
+        ``scoped.prefix_url``.
+
+        Raises:
+            ConfigError: ``test_id`` cannot be a test id, or ``test_header=None``.
+        """
+        if self._tests is None:
+            raise ConfigError("this server names no tests (test_header=None)")
+        return self._tests.get(_checked_id(test_id))
+
     def reset(self) -> None:
         """Remove every mock, clear the journal and errors, and put every scenario back
-        in its ``"Started"`` state."""
+        in its ``"Started"`` state; every test (:meth:`test`) is forgotten too."""
+        if self._tests is not None:
+            self._tests.clear()
         with self._ranked.lock:
             self._forget(self._ranked.clear())
         self._journal = Journal(self.journal_limit, self.journal_bytes)
@@ -417,7 +452,10 @@ class Server:
 
     def clear_journal(self) -> None:
         """Forget every call, keeping the mocks: the journal, the errors, and each mock's
-        calls and count (so ``times`` and ``replies`` start over) are emptied."""
+        calls and count (so ``times`` and ``replies`` start over) are emptied; every
+        test's too."""
+        if self._tests is not None:
+            self._tests.clear_journals()
         with self._ranked.lock:
             for active in self._active:
                 active._forget()
@@ -494,6 +532,14 @@ class Server:
         # HTTP/2 frames a body as HTTP/1.0 does, without transfer coding (``_h2.py``)
         framing = Framing(request.method == "HEAD", request.http_version in UNCHUNKED, keep_alive)
         return call, self._answers.plan(routed, call, framing)
+
+
+def _checked_id(test_id: object) -> str:
+    why = bad_test_id(test_id) if isinstance(test_id, str) else "a test id is text"
+    if why is not None:
+        raise ConfigError(f"test_id={test_id!r}: {why}")
+    assert isinstance(test_id, str)
+    return test_id
 
 
 def _mock_list(value: Any) -> list[Any]:

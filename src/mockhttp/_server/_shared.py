@@ -8,6 +8,9 @@ own (:class:`StateChannel`, the server's ``tally``), one JSON line a question:
   (``_core._route.route_shared``): the supervisor chooses under one lock, so the order
   is exact across workers;
 - ``states``: the scenario states now (the admin API's view);
+- a ``claims``, ``states`` or ``done`` that names a ``test`` (per-test isolation:
+  ``_tests``) is about that test's own claims and states, kept apart from the shared
+  ones and from every other test's (``Keeper.tests``);
 - ``admission``: a capacity's ``admit`` and ``granted`` (``mockhttp.llm``'s
   ``capacity=``), so a ``max_running: 2`` backend runs 2 requests across all workers,
   and a key's ``rpm`` is spent once, whichever worker answers;
@@ -47,12 +50,14 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
-from .._core._kept import Change, Memory, R
+from .._core._kept import Change, Memory, R, test_scope
 from .._core._mock import STARTED
 from .._core._route import Choice, Claim, next_states
 
 __all__ = [
+    "MAX_TESTS",
     "POLL",
     "Admissions",
     "Bucket",
@@ -66,6 +71,7 @@ __all__ = [
     "shared_gate",
 ]
 
+MAX_TESTS = 10_000  # tests whose state is kept at once (``_tests``): the oldest go first
 _STATE_TIMEOUT = 10.0  # seconds for the supervisor to answer a state question
 
 POLL = 0.005  # seconds between a worker's questions about its waiting tickets
@@ -327,12 +333,13 @@ class Claims:
     """Each mock's calls so far and the scenario states, for every worker, and who holds
     each claim given (Rule 1).  Not locked: the :class:`Keeper` holds its lock."""
 
-    def __init__(self) -> None:
+    def __init__(self, tickets: Callable[[], int] | None = None) -> None:
         self.counts: dict[int, int] = {}  # mock id -> the next new call index
         self.returned: dict[int, list[int]] = {}  # mock id -> indices given back (a heap)
         self.held: dict[int, tuple[int, int, int]] = {}  # ticket -> (session, mock, index)
         self.states: dict[str, str] = {}
-        self._tickets = itertools.count(1)
+        # (a keeper's tests share its numbers: a ticket names one claim on the server)
+        self._tickets = tickets or itertools.count(1).__next__
 
     def choose(self, claims: Sequence[Claim], session: int = 0) -> tuple[Choice, int]:
         """The first of ``claims`` not used up and in its scenario's state, as which call
@@ -353,7 +360,7 @@ class Claims:
                 self.counts[claim.id] = index + 1
             before = self.states
             self.states = dict(next_states(claim, before))
-            ticket = next(self._tickets)
+            ticket = self._tickets()
             self.held[ticket] = (session, claim.id, index)
             return Choice(position, index, before, {}, ticket), ticket
         return Choice(None, 0, self.states, {}), 0
@@ -385,10 +392,24 @@ class Keeper:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.claims = Claims()
+        self._tickets = itertools.count(1).__next__
+        self.claims = Claims(self._tickets)
+        self.tests: dict[str, Claims] = {}  # each test's own (``_tests``), by test id
         self.admissions = Admissions()  # the capacities' pools
         self.kept = Memory()  # what reply kinds keep (``_core._kept``)
         self._sessions = itertools.count(1)
+
+    def _claims(self, test: str | None) -> Claims:
+        """The shared claims, or ``test``'s (made when first asked; at most
+        ``_tests.MAX_TESTS``: the oldest go first)."""
+        if test is None:
+            return self.claims
+        found = self.tests.get(test)
+        if found is None:
+            if len(self.tests) >= MAX_TESTS:
+                del self.tests[next(iter(self.tests))]
+            found = self.tests[test] = Claims(self._tickets)
+        return found
 
     @property
     def counts(self) -> dict[int, int]:
@@ -402,16 +423,30 @@ class Keeper:
         with self.lock:
             return self.claims.choose(claims, session)[0]
 
-    def after(self, method: str, target: str) -> None:
-        """An admin write every worker applied: forget what it forgets."""
-        path = target.partition("?")[0].rstrip("/")
+    def after(self, method: str, target: str, test: str | None = None) -> None:
+        """An admin write every worker applied: forget what it forgets (``test``: the
+        test it named, by ``?test=`` or the test header: only that test's state)."""
+        path, _, query = target.partition("?")
+        path = path.rstrip("/")
+        test = test or dict(parse_qsl(query)).get("test")
         with self.lock:
-            self.claims.forget(
-                path == "/__mockhttp/reset" or (path, method) == ("/__mockhttp/journal", "DELETE"),
-                path in ("/__mockhttp/reset", "/__mockhttp/scenarios/reset"),
+            counts = path == "/__mockhttp/reset" or (path, method) == (
+                "/__mockhttp/journal",
+                "DELETE",
             )
+            states = path in ("/__mockhttp/reset", "/__mockhttp/scenarios/reset")
+            if test is None:
+                self.claims.forget(counts, states)
+                for claims in self.tests.values():
+                    claims.forget(counts, states)
+            elif test in self.tests:
+                self.tests[test].forget(counts, states)
             if path == "/__mockhttp/reset":
-                self.kept.clear()
+                if test is None:
+                    self.kept.clear()
+                    self.tests.clear()
+                else:
+                    self.kept.clear_under(test_scope(test))
 
     def answer(self, line: bytes, session: int = 0) -> bytes | None:
         """One question of ``session``'s worker (a JSON line), answered; None for a
@@ -421,7 +456,7 @@ class Keeper:
         if told is not None:
             if "done" in told:
                 with self.lock:
-                    self.claims.done(int(told["done"]))
+                    self._claims(told.get("test")).done(int(told["done"]))
             else:
                 self.admissions.answer(told["admission"], session)
             return None
@@ -430,8 +465,9 @@ class Keeper:
         elif "kept" in asked:
             found = self._kept(asked["kept"])
         elif "claims" in asked:
+            rows = [Claim(*c) for c in asked["claims"]]
             with self.lock:
-                choice, ticket = self.claims.choose([Claim(*c) for c in asked["claims"]], session)
+                choice, ticket = self._claims(asked.get("test")).choose(rows, session)
             found = {
                 "position": choice.position,
                 "index": choice.index,
@@ -440,7 +476,7 @@ class Keeper:
             }
         else:
             with self.lock:
-                found = {"states": dict(self.claims.states)}
+                found = {"states": dict(self._claims(asked.get("test")).states)}
         return json.dumps(found, separators=(",", ":")).encode() + b"\n"
 
     def _kept(self, asked: dict[str, Any]) -> dict[str, Any]:
@@ -477,6 +513,7 @@ class Keeper:
         """Give back what ``session`` held: (claims, capacity tickets)."""
         with self.lock:
             claims = self.claims.release(session)
+            claims += sum(c.release(session) for c in self.tests.values())
         return claims, self.admissions.release(session)
 
 
@@ -527,21 +564,27 @@ class StateChannel:
                 self.sock.close()
                 raise ConnectionError(self.broken) from None
 
-    def __call__(self, claims: Sequence[Claim]) -> Choice:
+    def __call__(self, claims: Sequence[Claim], test: str | None = None) -> Choice:
         rows = [[c.id, c.limit, c.scenario, c.state, c.next_state] for c in claims]
-        found = self._ask({"claims": rows})
+        question: dict[str, Any] = {"claims": rows}
+        if test is not None:
+            question["test"] = test
+        found = self._ask(question)
         ticket = int(found.get("ticket", 0))
         return Choice(found["position"], found["index"], found["states"], {}, ticket)
 
-    def done(self, ticket: int) -> None:
+    def done(self, ticket: int, test: str | None = None) -> None:
         """The call of the claim ``ticket`` ended (Rule 1); a channel that broke says
         nothing (the supervisor gives back what it held when the socketpair ends)."""
         with contextlib.suppress(ConnectionError):
-            self.tell({"done": ticket})
+            self.tell({"done": ticket} if test is None else {"done": ticket, "test": test})
 
-    def states(self) -> dict[str, str]:
-        """The scenario states now."""
-        return dict(self._ask({"states": True})["states"])
+    def states(self, test: str | None = None) -> dict[str, str]:
+        """The scenario states now (``test``'s own)."""
+        question: dict[str, Any] = {"states": True}
+        if test is not None:
+            question["test"] = test
+        return dict(self._ask(question)["states"])
 
 
 class SharedKept:

@@ -58,7 +58,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from .._core._gc import collector_off
 from .._core._reply import Reply, status
@@ -207,10 +207,22 @@ class ForwardingAdmin:
         hub_port: int,
         secret: str,
         refusal: Callable[[Request], Reply | None] = lambda r: None,
+        test_header: str | None = None,
     ) -> None:
         self.hub_port = hub_port
         self.secret = secret
         self.refusal = refusal
+        self.test_header = test_header
+
+    def _target(self, request: Request) -> str:
+        """The target forwarded: a test named by the test header goes as ``?test=ID``
+        (the hub forwards no other header: every worker's admin API scopes by it)."""
+        header = self.test_header
+        test = None if header is None else request.headers.get(header)
+        if test is None or request.query_value("test") is not None:
+            return request.target
+        joiner = "&" if "?" in request.target else "?"
+        return f"{request.target}{joiner}test={quote(test.strip(), safe='')}"
 
     def __call__(self, request: Request) -> Reply:
         refused = self.refusal(request)
@@ -222,7 +234,7 @@ class ForwardingAdmin:
                 self.hub_port,
                 self.secret,
                 request.method,
-                request.target,
+                self._target(request),
                 request.body,
                 request.headers.get("content-type", ""),
                 forward_timeout(len(request.body)),

@@ -18,9 +18,8 @@ from typing import Any, ClassVar, Literal, cast
 
 from .._core import _jsonrpc as jsonrpc
 from .._core._errors import ConfigError
+from .._core._kept import Kept, KeptKind
 from .._core._mock import Mock, request
-from .._core._plan import Fault
-from .._core._registry import ReplyKind
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
 from .._server._feed import Feed
@@ -59,7 +58,7 @@ _ANSWER_AS = ("auto", "json", "sse")
 
 
 @dataclass(frozen=True)
-class McpServer(ReplyKind):
+class McpServer(KeptKind):
     """A mock MCP server on the Streamable HTTP transport.
 
     Args:
@@ -121,6 +120,7 @@ class McpServer(ReplyKind):
         for name in ("allow_hosts", "allow_origins"):
             values = check_sequence(getattr(self, name), name)
             set_(self, name, tuple(check_text(v, f"{name}[{i}]") for i, v in enumerate(values)))
+        set_(self, "state_key", _state_key(self.name))
         names = [t.name for t in self.offered_tools]
         for i, name in enumerate(names):
             if name in names[:i]:
@@ -221,7 +221,7 @@ class McpServer(ReplyKind):
     def expire(self, session_id: str | None = None) -> int:
         """End ``session_id`` (None: every session), as if it expired: its next request
         gets ``404 Not Found``.  Returns how many sessions ended."""
-        return self.state.end(session_id)
+        return self.state.expire(session_id)
 
     @property
     def client_responses(self) -> tuple[ClientResponse, ...]:
@@ -245,13 +245,19 @@ class McpServer(ReplyKind):
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if f.name != "state" and value != getattr(default, f.name):
+            if f.name not in ("state", "state_key") and value != getattr(default, f.name):
                 out[f.name] = [v.to_data() for v in value] if f.name in _RECORDS else _plain(value)
         return out
 
     # -- answering -----------------------------------------------------------------------
 
     def build(self, request: Request) -> Reply:
+        """The answer outside a server: the state is the kind's own (``State.own``)."""
+        return self.build_kept(request, self.state.own)
+
+    def build_kept(self, request: Request, kept: Kept) -> Reply:
+        """The answer, with the sessions and script places in ``kept`` (the server's)."""
+        self.state.bind(kept)
         headers = request.headers
         refused = refusal(
             headers.get("host"), headers.get("origin"), self.allow_hosts, self.allow_origins
@@ -300,9 +306,10 @@ class McpServer(ReplyKind):
         if read.notification:
             self._notified(session, read)
             return status(202)
-        aimed = self._aimed(read)
-        resume = aimed.resume if aimed is not None else ()
+        found = self._aimed(read)
+        aimed = found[1] if found is not None else None
         messages = answer(self, session, raw)
+        resume = found[0] if found is not None and found[1].resume else None
         reply = self._answer(req, session, messages, resume=resume, sse=aimed is not None)
         return reply.pipe(*aimed.pipe) if aimed is not None else reply
 
@@ -330,7 +337,8 @@ class McpServer(ReplyKind):
         code = messages[-1].get("error", {}).get("code")
         if code in stateless.HTTP_STATUS:
             return status(stateless.HTTP_STATUS[code]).json(messages[-1])
-        aimed = self._aimed(read)
+        found = self._aimed(read)
+        aimed = found[1] if found is not None else None
         json_ok, sse_ok = _accepts(req)
         wants_sse = (
             aimed is not None
@@ -385,18 +393,19 @@ class McpServer(ReplyKind):
     def _notified(self, session: Session, note: jsonrpc.Request) -> None:
         """A notification from the client: ``initialized``, or ``cancelled``."""
         if note.method == "notifications/initialized":
-            session.initialized = True
+            self.state.initialized(session)
         elif note.method == "notifications/cancelled":
             params = note.named
             self.state.cancel(session, params.get("requestId"), params.get("reason"))
 
-    def _aimed(self, request: jsonrpc.Request) -> MethodFault | None:
-        """The first method fault aimed at this request (its ``call``-th counted)."""
+    def _aimed(self, request: jsonrpc.Request) -> tuple[int, MethodFault] | None:
+        """The first method fault aimed at this request (its ``call``-th counted), and
+        its place in ``faults``."""
         for i, aimed in enumerate(self.method_faults):
             if aimed.aims_at(request.method, request.named):
                 n = self.state.count(("fault", i)) + 1
                 if aimed.call is None or aimed.call == n:
-                    return aimed
+                    return i, aimed
         return None
 
     def _batch(self, req: Request, raw: list[Any], batch: jsonrpc.Batch) -> Reply:
@@ -459,8 +468,7 @@ class McpServer(ReplyKind):
         if self.sessions:
             session = self.state.open(revision, capabilities, self.max_sessions)
         else:
-            session = self.state.stateless()
-            session.capabilities = dict(capabilities)
+            session = self.state.stateless(capabilities)
         info = {"name": self.name, "version": self.version}
         value: dict[str, Any] = {
             "protocolVersion": revision,
@@ -504,12 +512,13 @@ class McpServer(ReplyKind):
         messages: list[dict[str, Any]],
         revision: str = "",
         batch: list[dict[str, Any]] | None = None,
-        resume: tuple[Fault, ...] = (),
+        resume: int | None = None,
         sse: bool = False,
     ) -> Reply:
         """The messages as a JSON answer (the response alone, or the ``batch`` of
         responses) or an SSE stream (``sse``: a stream whenever the client accepts one: a method
-        fault aimed at it has events to cut)."""
+        fault aimed at it has events to cut; ``resume``: the one whose ``resume`` cuts its
+        resumption)."""
         json_ok, sse_ok = _accepts(req)
         if isinstance(messages[-1], Exchange):
             return self._converse(req, session, messages[:-1], messages[-1])
@@ -583,7 +592,8 @@ class McpServer(ReplyKind):
             if number != 0:  # the rest of a POST answer's stream, then its end
                 rest = self.state.events(session, number, start)
                 resumed = ok().event_stream(*(sse_event(i, m) for i, m in rest))
-                return resumed.pipe(*session.resume.get(number, ()))
+                fault = session.resume.get(number)
+                return resumed.pipe(*(() if fault is None else self.method_faults[fault].resume))
         feed = Feed()
         feed.head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
         self.state.attach(session, feed, start)
@@ -616,11 +626,31 @@ _CAPABILITIES: dict[str, Any] = {
 
 
 def _default() -> McpServer:
-    """A server with every default (what ``to_args`` leaves out)."""
+    """A server with every default (what ``to_args`` leaves out; not counted by
+    ``_state_key``)."""
     global _DEFAULT
     if _DEFAULT is None:
-        _DEFAULT = McpServer()
+        _MAKING_DEFAULT[0] = True
+        try:
+            _DEFAULT = McpServer()
+        finally:
+            _MAKING_DEFAULT[0] = False
     return _DEFAULT
+
+
+_MADE: dict[str, int] = {}  # servers made in this process, by name
+_MAKING_DEFAULT = [False]
+
+
+def _state_key(name: str) -> str:
+    """Which kept state is a new server's: its name and how many servers of that name
+    this process made before (``_core._kept`` Rule 3).  Each server has its own state,
+    and the workers of ``serve --workers``, which read the same mock files in the same
+    order, give a file's server the same key: they share its sessions."""
+    if _MAKING_DEFAULT[0]:  # (the defaults' server, see _default)
+        return "mcp"
+    _MADE[name] = _MADE.get(name, 0) + 1
+    return f"mcp:{name}#{_MADE[name]}"
 
 
 _DEFAULT: McpServer | None = None

@@ -295,7 +295,7 @@ def _set_level(call: Call) -> list[Message]:
     if level not in LOG_LEVELS:
         text = f"Invalid params: level {level!r} is none of {', '.join(LOG_LEVELS)}"
         return [error(call.id, INVALID_PARAMS, text)]
-    call.session.level = level
+    call.server.state.set_level(call.session, level)
     return [result(call.id, {})]
 
 

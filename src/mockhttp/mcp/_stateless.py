@@ -178,7 +178,7 @@ def session_for(request: jsonrpc.Request) -> Session:
     ``_meta`` (no level: no log messages)."""
     meta = meta_of(request.named) or {}
     capabilities = meta.get(META + "clientCapabilities")
-    session = Session("", REVISION, capabilities=dict(capabilities or {}))
+    session = Session("", REVISION, capabilities=dict(capabilities or {}), kept=False)
     level = meta.get(META + "logLevel")
     session.level = level if isinstance(level, str) else None
     session.logs = isinstance(level, str)
