@@ -108,7 +108,8 @@ def test_an_agents_telemetry_tells_the_truth(traced: Any) -> None:
     assert run(server) == "It is 18 °C in Paris."
     spans = otel.spans(server)
     operations = sorted(str(s.get("gen_ai.operation.name")) for s in spans)
-    assert operations.count("chat") == 2 and "execute_tool" in operations
+    assert operations.count("chat") == 2
+    assert "execute_tool" in operations
     assert [s.get("gen_ai.tool.name") for s in spans if s.name.startswith("execute_tool")] == [
         "get_weather"
     ]

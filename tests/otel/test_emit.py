@@ -18,7 +18,6 @@ import mockhttp
 from mockhttp import fault, llm, otel
 from mockhttp._core._errors import ConfigError
 from mockhttp._server import _otel
-from tests.helpers.cli_process import Serving
 
 CHAT = {
     "model": "gpt-4o",
@@ -102,10 +101,17 @@ def test_other_calls_get_the_http_attributes(memory: Any) -> None:
     assert thing.attributes["url.path"] == "/things/7"
     assert thing.attributes["mockhttp.mock"] == "thing"
     assert not any(k.startswith("gen_ai.") for k in thing.attributes)
-    assert missed.name == "GET" and missed.attributes["http.response.status_code"] == 404
+    assert missed.name == "GET"
+    assert missed.attributes["http.response.status_code"] == 404
     assert "http.route" not in missed.attributes
     assert broken.attributes["error.type"] == "503"
     assert broken.status.status_code is StatusCode.ERROR
+
+
+def read_all(url: str) -> None:
+    with httpx.stream("POST", url, json=CHAT) as answer:
+        for _ in answer.iter_bytes():
+            pass
 
 
 def test_a_cut_reply_is_an_error_span(memory: Any) -> None:
@@ -116,9 +122,7 @@ def test_a_cut_reply_is_an_error_span(memory: Any) -> None:
             mockhttp.post("/v1/chat/completions").reply(reply).pipe(fault.close_after_events(2))
         )
         with pytest.raises(httpx.HTTPError):
-            with httpx.stream("POST", server.url + "/v1/chat/completions", json=CHAT) as answer:
-                for _ in answer.iter_bytes():
-                    pass
+            read_all(server.url + "/v1/chat/completions")
         (span,) = finished(exporter, 1)
     assert span.attributes["mockhttp.outcome"] in ("closed", "reset")
     assert span.status.status_code is StatusCode.ERROR
@@ -132,7 +136,8 @@ def test_off_nothing_is_wrapped() -> None:
         assert server._finished == server._answers.finished
         assert server._lane is not None
     with mockhttp.Server(otel=TracerProvider()) as traced:
-        assert traced._tracing is not None and traced._lane is None
+        assert traced._tracing is not None
+        assert traced._lane is None
         assert traced._finished != traced._answers.finished
 
 
@@ -174,7 +179,8 @@ def test_otel_true_exports_as_the_otel_variables_say(monkeypatch: pytest.MonkeyP
             httpx.post(server.url + "/v1/chat/completions", json=CHAT)
         # (close() flushed and shut the provider down)
         (span,) = collector.spans
-    assert span.name == "chat gpt-4o" and span.kind == "server"
+    assert span.name == "chat gpt-4o"
+    assert span.kind == "server"
     assert span.resource["service.name"] == "llm-mock"
     assert span.get("gen_ai.usage.output_tokens") == 1
 
@@ -191,29 +197,3 @@ def test_without_the_sdk_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
     with pytest.raises(ConfigError, match=r"pip install 'mockhttp\[otel\]'"):
         mockhttp.Server(otel=True)
-
-
-def test_serve_otel_exports_to_a_collector(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """``serve --otel`` in its own process, exporting to a mockhttp collector."""
-    mocks = tmp_path / "llm.yaml"
-    mocks.write_text(
-        "request: {method: POST, path: /v1/chat/completions}\n"
-        "response: {openai_chat: {text: Hello there}}\n"
-    )
-    with mockhttp.Server() as collector_server:
-        collector = otel.collector()
-        collector_server.mock(collector)
-        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector_server.url)
-        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
-        with Serving(str(mocks), "--otel") as serving:
-            httpx.post(serving.url + "/v1/chat/completions", json=CHAT)
-            httpx.get(serving.url + "/nothing")
-            deadline = time.monotonic() + 30
-            while len(collector.spans) < 2 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert serving.stop() == 0
-        chat, missed = sorted(collector.spans, key=lambda s: s.start)
-    assert chat.name == "chat gpt-4o" and chat.resource["service.name"] == "mockhttp"
-    assert chat.get("gen_ai.response.finish_reasons") == ["stop"]
-    assert chat.get("gen_ai.usage.input_tokens") == 2
-    assert missed.get("http.response.status_code") == 404

@@ -210,7 +210,8 @@ def agent(server: mockhttp.Server, *, run_tool: bool = True) -> None:
 def test_sync_chat_span_tells_the_truth(server: mockhttp.Server) -> None:
     chat(server)
     (span,) = otel.spans(server)
-    assert span.get("gen_ai.operation.name") == "chat" and span.kind == "client"
+    assert span.get("gen_ai.operation.name") == "chat"
+    assert span.kind == "client"
     assert span.get("gen_ai.response.id") == otel.served(server)[0].facts.response_id
     assert span.get("gen_ai.usage.input_tokens") == 7  # (words and marks of MESSAGES)
     assert otel.verify(server) == []
@@ -221,7 +222,8 @@ def test_streamed_chat_span_tells_the_truth(server: mockhttp.Server) -> None:
     streamed(server)
     (span,) = otel.spans(server)
     (call,) = otel.served(server)
-    assert call.facts.streamed and call.end is not None
+    assert call.facts.streamed
+    assert call.end is not None
     assert span.end >= call.end  # (after the last chunk, as it should)
     assert otel.verify(server) == []
 
@@ -294,7 +296,8 @@ def test_a_missing_span_fails(server: mockhttp.Server) -> None:
     edit(server, lambda span: None)
     chat(server)
     (finding,) = otel.verify(server)
-    assert finding.check == "span" and finding.message.startswith("no span tells of this chat call")
+    assert finding.check == "span"
+    assert finding.message.startswith("no span tells of this chat call")
 
 
 def test_a_span_that_ends_at_the_first_chunk_fails(server: mockhttp.Server) -> None:
@@ -348,7 +351,8 @@ def test_a_provider_error_without_an_error_span_fails(server: mockhttp.Server) -
     with pytest.raises(openai.RateLimitError):
         client(server).chat.completions.create(model="gpt-4o", messages=MESSAGES)
     (finding,) = otel.verify(server)
-    assert finding.check == "error" and "'rate_limit_exceeded'" in finding.message
+    assert finding.check == "error"
+    assert "'rate_limit_exceeded'" in finding.message
 
 
 def test_dataclass_copy_keeps_what_it_does_not_change(server: mockhttp.Server) -> None:
