@@ -21,14 +21,16 @@ from mockhttp._core._genai import (
 )
 from mockhttp._core._request import Headers, Request
 
-TOOLS = [{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "call_1"}]
+TOOLS: list[dict[str, Any]] = [
+    {"name": "get_weather", "arguments": {"city": "Paris"}, "id": "call_1"}
+]
 CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Say hello"}]}
 
 
 def served(kind: Any, path: str, body: dict[str, Any]) -> tuple[bytes, bytes]:
     """The request body and the reply body ``kind`` gives for it."""
     raw = json.dumps(body).encode()
-    request = Request("POST", path, Headers([("content-type", "application/json")]), raw)
+    request = Request("POST", path, Headers((("content-type", "application/json"),)), raw)
     reply = kind.build(request)
     return raw, reply.content if reply.stream is None else b"".join(reply.stream.encoded)
 
@@ -64,7 +66,7 @@ def test_a_stream_without_include_usage_carries_no_usage() -> None:
 
 @pytest.mark.parametrize("stream", [False, True])
 def test_openai_chat_tool_calls(stream: bool) -> None:
-    two = [*TOOLS, {"name": "get_time", "arguments": "{}"}]
+    two: list[dict[str, Any]] = [*TOOLS, {"name": "get_time", "arguments": "{}"}]
     got = facts(
         llm.openai_chat("", tool_calls=two), "/v1/chat/completions", {**CHAT, "stream": stream}
     )

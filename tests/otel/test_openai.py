@@ -90,7 +90,7 @@ def server(instrumented: tuple[TracerProvider, Editing]) -> Iterator[mockhttp.Se
             yield server
         finally:
             server.client.close()  # type: ignore[attr-defined]
-            editing.target.shutdown()
+            editing.target.shutdown()  # type: ignore[no-untyped-call]
 
 
 def edit(server: mockhttp.Server, change: Edit) -> None:
