@@ -224,7 +224,7 @@ def from_protobuf(body: bytes) -> list[Span]:
         OTLPError: not an export request, or opentelemetry-proto is not installed.
     """
     try:
-        from google.protobuf.message import DecodeError
+        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceRequest,
         )
