@@ -21,7 +21,7 @@ import ssl
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
@@ -42,7 +42,6 @@ from ._journal import PACKS_PLAIN, Call, CallList, Journal, unmatched_calls
 from ._lane import Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
-from ._otel import Tracing
 from ._ranked import Ranked, mocks_of
 from ._runner import Plan
 from ._serving import (
@@ -60,6 +59,9 @@ from ._tests import ScopedServer, Tests, test_header_of
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock, journal_text, named, uncalled_report
 from ._wires import UNCHUNKED, Framing
+
+if TYPE_CHECKING:
+    from . import _otel
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
@@ -182,7 +184,7 @@ class Server:
         self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
         # a call's reply has ended, however it ended (``Answers.finished``; the runner's)
         self._finished: Callable[[Call], None] = self._answers.finished
-        self._tracing: Tracing | None = None
+        self._tracing: _otel.Tracing | None = None
         if otel is not False and otel is not None:
             self._trace(otel)
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
@@ -196,6 +198,8 @@ class Server:
     def _trace(self, otel: Any) -> None:
         """A span per call (``_otel``): the end-of-call function wrapped, the lane off
         (``_otel`` Rule 1)."""
+        from ._otel import Tracing  # (only when on: nothing of it loaded when off)
+
         tracing = self._tracing = Tracing(
             None if otel is True else otel,
             lambda: (self.host, self.port, "http" if self._tls is None else "https"),
