@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 
+from mockhttp._core._kept import Memory
 from mockhttp.a2a._push import TOKEN_HEADER, Config, Push, config_from
 from mockhttp.a2a._validate import Invalid
 
@@ -108,3 +110,42 @@ def test_drop_forgets_the_deliveries_to_come() -> None:
     push.drop("task-1")
     assert push.wait_idle(5)
     assert posted == []
+
+
+def test_configs_are_kept_json_in_the_state_it_is_bound_to() -> None:
+    push = Push(post=lambda url, headers, body: 200)
+    served = Memory()  # (a server's kept state)
+    push.bind(served)
+    push.add(Config("a", "task-1", "http://h/", token="t"))
+    assert push.number() == 1
+    assert push.number() == 2
+    found = served.get("p:task-1")
+    assert json.loads(json.dumps(found)) == found
+    assert found["a"]["url"] == "http://h/"
+    assert push.of("task-1") == [Config("a", "task-1", "http://h/", token="t")]
+    assert push.own.values == {}  # nothing in its own state once bound
+    assert push.delete("task-1", "a")
+    assert served.get("p:task-1") is None  # the last config gone: the key too
+
+
+def test_drop_after_keeps_the_deliveries_already_due() -> None:
+    """A cancel drops what was still to come, not what was due before it (the task's first
+    notification was lost when the cancel came before the delivery thread ran)."""
+    posted: list[bytes] = []
+
+    def post(url: str, headers: dict[str, str], body: bytes) -> int:
+        posted.append(body)
+        return 200
+
+    now = 100.0
+    push = Push(post=post, clock=lambda: now)
+    push.add(Config("a", "task-1", "http://h/"))
+    push.add(Config("b", "task-2", "http://h/"))
+    with push._lock:  # queue them all before the delivery thread takes any
+        push.send("task-1", 99.0, {"n": 1})
+        push.send("task-1", 100.0, {"n": 2})
+        push.send("task-1", 101.0, {"late": 1})
+        push.send("task-2", 99.5, {"other": 1})
+        push.drop("task-1", after=100.0)
+    assert push.wait_idle(30)
+    assert posted == [b'{"n": 1}', b'{"other": 1}', b'{"n": 2}']

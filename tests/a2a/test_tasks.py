@@ -1,9 +1,24 @@
-"""The tasks' schedule, pure: a fake clock moves, the task's state follows its steps."""
+"""The tasks' schedule, pure: a fake clock moves, the task's state follows its steps; a
+task as a JSON record in the kept state, and its changes (``ran``, ``canceled``) pure."""
 
 from __future__ import annotations
 
+import json
+
 from mockhttp import a2a
-from mockhttp.a2a._tasks import Chunk, Tasks, Update
+from mockhttp._core._kept import Memory
+from mockhttp.a2a._tasks import (
+    Chunk,
+    Tasks,
+    Update,
+    canceled,
+    counted,
+    live_of,
+    made,
+    ran,
+    record_of,
+    task_key,
+)
 
 SCRIPT = a2a.task(
     a2a.status("working", delay=1),
@@ -91,3 +106,74 @@ def test_a_run_stops_at_an_interrupted_state_and_the_next_goes_on() -> None:
     assert tasks.all()[0].state == "completed"
     tasks.reset()
     assert tasks.all() == []
+
+
+# -- the kept records, pure -------------------------------------------------------------
+
+
+def test_a_task_is_a_json_record_and_back() -> None:
+    tasks, _clock, task_id = started()
+    found = tasks.own.get(task_key(task_id))
+    assert json.loads(json.dumps(found)) == found  # JSON, as the supervisor keeps it
+    assert found["entry"] == 0
+    assert found["pending"][0][0] == "u"
+    live = live_of(found, [SCRIPT])
+    assert record_of(live) == found
+    assert live.script is SCRIPT
+    assert [d.at for d in live.pending] == [101, 102, 102, 104]
+
+
+def test_ran_and_canceled_are_pure_with_the_clock_read_before() -> None:
+    clock = Clock()
+    tasks = Tasks(clock)
+    live = tasks.create(SCRIPT, None)
+    found = tasks.own.get(task_key(live.id))
+    before = json.dumps(found)
+    change = ran([SCRIPT], 100.0, None, 0.0)
+    first, again = change(found), change(found)
+    assert first[0] == again[0]  # the same record for the same old one: it may run again
+    assert json.dumps(found) == before  # the old record untouched
+    assert [d.at for d in first[1][1]] == [101, 102, 102, 104]
+    new, canceled_live = canceled([SCRIPT], 101.5)(first[0])
+    assert canceled_live is not None
+    assert canceled_live.state == "canceled"
+    assert new["pending"] == []
+    assert new["updated"] == 101.5
+    assert canceled([SCRIPT], 300.0)(new) == (new, None)  # terminal: nothing to cancel
+
+
+def test_ids_and_contexts_are_counted() -> None:
+    counts, ids = made(None)(None)
+    assert (counts, ids) == ({"tasks": 1, "contexts": 1}, ("task-1", "ctx-1"))
+    counts, ids = made("mine")(counts)
+    assert (counts, ids) == ({"tasks": 2, "contexts": 1}, ("task-2", "mine"))
+    assert counted(None) == (1, 0)
+    assert counted(3) == (4, 3)
+
+
+def test_reading_a_task_changes_nothing_kept() -> None:
+    tasks, clock, task_id = started()
+    kept = json.dumps(tasks.own.values)
+    assert state_at(tasks, clock, task_id, 200) == "completed"
+    assert json.dumps(tasks.own.values) == kept  # a read settles a copy
+
+
+def test_on_a_server_the_reset_waits_for_the_next_request() -> None:
+    clock = Clock()
+    tasks = Tasks(clock)
+    served = Memory()
+    tasks.bind(served, [SCRIPT])
+    live = tasks.create(SCRIPT, None)
+    assert tasks.next_answer() == 0
+    tasks.reset()
+    assert tasks.find(live.id) is not None  # not yet: the server's thread takes it
+    tasks.bind(served, [SCRIPT])
+    assert served.values == {}
+    old = Memory()
+    tasks.bind(old, [SCRIPT])
+    tasks.create(SCRIPT, None)
+    tasks.bind(served, [SCRIPT])
+    tasks.forget(old)  # a key the agent left: emptied at the next request
+    assert old.values != {}
+    tasks.bind(served, [SCRIPT])
+    assert old.values == {}

@@ -23,7 +23,7 @@ def test_every_rule_has_one_section_naming_its_profiles() -> None:
 def test_the_summary_table_lists_each_profile_and_the_capture_rules() -> None:
     rows = [line for line in render_rules().splitlines() if line.startswith("| `")]
     names = [row.split("`")[1] for row in rows]
-    assert names == [*PROFILES.names(), "mcp --capture"]
+    assert names == [*PROFILES.names(), "mcp --capture", "openai-realtime", "gemini-live"]
 
 
 def test_update_replaces_only_between_the_markers() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 import mockhttp
 from mockhttp._core._errors import ConfigError
-from mockhttp._core._kept import Memory, Scoped
+from mockhttp._core._kept import Memory, Scoped, registered_key
 from mockhttp._core._request import Request
 from mockhttp._core._route import Answer, route
 from tests.core.test_route import Entry
@@ -70,3 +70,10 @@ def test_a_kept_kind_without_a_server_says_so() -> None:
     found = route(Request("POST", "/s"), [Entry(mockhttp.post("/s").reply(Sessions()))], {})
     assert isinstance(found, Answer)
     assert isinstance(found.error, ConfigError)  # no state given: a 500 that says why
+
+
+def test_registered_keys_are_new_each_time_in_order() -> None:
+    first, second = registered_key("x"), registered_key("x")
+    assert first.startswith("x#")
+    assert second.startswith("x#")
+    assert int(second[2:]) == int(first[2:]) + 1  # a second registration: its own state

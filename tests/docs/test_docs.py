@@ -41,6 +41,7 @@ PAGES = [
     "docs/tls.md",
     "docs/realtime.md",
     "docs/telemetry.md",
+    "docs/isolation.md",
 ]
 # pages whose examples need a program the machine may lack (.ci/run installs them)
 NEEDS = {"docs/browsers.md": Path("/usr/bin/chromium")}

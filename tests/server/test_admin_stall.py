@@ -89,7 +89,7 @@ def test_a_big_admin_post_leaves_streams_flowing(tmp_path: Path, workers: list[s
         during = [t for t in arrivals if start <= t <= start + took]
         gaps = [b - a for a, b in itertools.pairwise(during)]
         assert len(during) > took / 0.05 / 4, (took, len(during))  # the stream went on
-        assert max(gaps) < 0.5, (took, sorted(gaps)[-5:])
+        assert max(gaps) < 1.5, (took, sorted(gaps)[-5:])  # the stall was 3.5-6 s
 
 
 def test_a_worker_waits_for_the_hub_longer_than_the_hub_waits_for_a_worker() -> None:
@@ -150,4 +150,19 @@ def test_the_hub_answers_the_state_while_it_merges_a_big_post(tmp_path: Path) ->
         assert statuses == {200}
         during = [w for sent, w in waits if start <= sent <= start + took]
         assert len(during) > 10, (took, len(during))
-        assert max(during) < 0.6, (took, sorted(during)[-5:])
+        # the stall this guards against is the supervisor's one parse and one write of it
+        # all (0.8-0.9 s on a quiet machine, where the rest takes 0.26-0.37 s); a loaded
+        # machine stretches both, so the bound is that work timed here and now
+        bound = max(0.6, 0.7 * _parse_and_write(body))
+        assert max(during) < bound, (took, bound, sorted(during)[-5:])
+
+
+def _parse_and_write(body: str) -> float:
+    """Seconds this process takes to parse ``body`` and write it back (the slower of two:
+    the load of the moment, not its lull)."""
+    took = 0.0
+    for _ in range(2):
+        start = time.perf_counter()
+        json.dumps(json.loads(body))
+        took = max(took, time.perf_counter() - start)
+    return took

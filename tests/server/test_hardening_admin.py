@@ -290,20 +290,23 @@ def test_long_secrets_and_a_users_own_wording_are_redacted(server: mockhttp.Serv
 
 
 def _in_turns(small: Callable[[], None], big: Callable[[], None], rounds: int) -> None:
-    """Run ``small`` and ``big`` in turns (a busy machine slows both alike), with the
-    collector paused (its passes grow with the heap, whatever the registry does); fail
-    as soon as ``big`` takes clearly longer in all than ``small``."""
-    spent = [0.0, 0.0]
+    """Run ``small`` and ``big`` in turns, with the collector paused (its passes grow with
+    the heap, whatever the registry does), and compare each one's fastest round: a busy
+    machine stretches some rounds of either, but not every round of one alone.  The costs
+    these tests guard against were 13 times (a write) to 20 times (an add) the small one's;
+    today 1-3 times.
+    """
+    best = [float("inf"), float("inf")]
     gc.disable()
     try:
         for _ in range(rounds):
             for i, work in enumerate((small, big)):
                 start = time.perf_counter()
                 work()
-                spent[i] += time.perf_counter() - start
-            assert spent[1] < 5 * spent[0] + 0.2, f"{spent[1]:.3f} s against {spent[0]:.3f} s"
+                best[i] = min(best[i], time.perf_counter() - start)
     finally:
         gc.enable()
+    assert best[1] < 6 * best[0] + 0.002, f"{best[1]:.4f} s against {best[0]:.4f} s a round"
 
 
 _Actives = Iterator[mockhttp.ActiveMock]

@@ -28,6 +28,7 @@ from ..contract._live import api_of, auth_headers, run_live
 from ..contract._mcp_live import run_mcp_live
 from ..contract._profiles import PROFILES
 from ..contract._providers import PROVIDERS, provider
+from ..contract._realtime import REALTIME
 from ..contract._recognise import recognise
 from ..contract._record import Limits
 from ..contract._report import format_json, format_junit, format_summary, format_table
@@ -68,10 +69,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         action="append",
-        choices=list(PROFILES),
+        choices=[*PROFILES, *REALTIME],
         help="rule profile, repeatable (default: recognised from the body offline, "
         "openai-chat live; sse-resume: GET the URL twice, the second time with "
-        "Last-Event-ID, and check the rest arrives once)",
+        "Last-Event-ID, and check the rest arrives once; openai-realtime, gemini-live: a "
+        "scripted WebSocket session to a ws:// URL, or --capture FILE of its frames)",
     )
     parser.add_argument(
         "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra header"
@@ -117,7 +119,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="offline, --profile mcp: a recorded MCP session (JSON, as scripts/mcp_capture.py "
-        "writes it): each answer and the transport's rules over the session",
+        "writes it): each answer and the transport's rules over the session; --profile "
+        "openai-realtime or gemini-live: a WebSocket session's frames (JSON)",
     )
     parser.add_argument("--head", type=Path, help="offline: the response head (curl -D)")
     parser.add_argument(
@@ -204,6 +207,8 @@ def _outcomes(args: argparse.Namespace) -> list[Outcome]:
             args.as_ = provider(args.as_).name
         except ConfigError as exc:
             raise UsageError(f"--as: {exc}") from None
+    if any(p in REALTIME for p in profiles):
+        return [_realtime(args, profiles)]
     if getattr(args, "capture", None) is not None:
         return _capture(args, profiles)
     if (args.url is None) == (args.body is None):
@@ -327,6 +332,42 @@ def _capture(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:
         raise UsageError(f"cannot read --capture {args.capture}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _realtime(args: argparse.Namespace, profiles: list[str]) -> Outcome:
+    """``--profile openai-realtime`` / ``gemini-live``: a scripted session to a ws:// URL,
+    or ``--capture FILE`` of a session's frames."""
+    from ..contract._realtime import check_frames, loads_frames
+    from ..contract._realtime_live import auth_headers as realtime_auth
+    from ..contract._realtime_live import run_realtime_live
+
+    if len(profiles) != 1 or args.body is not None:
+        raise UsageError(f"{profiles[0]} is checked on its own (no other --profile, no --body)")
+    profile = profiles[0]
+    if args.capture is not None:
+        if args.url is not None:
+            raise UsageError("give either a ws:// URL (live) or --capture FILE (offline)")
+        try:
+            text = args.capture.read_text(encoding="utf-8")
+            return check_frames(loads_frames(text, str(args.capture)), profile)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot read --capture {args.capture}: {exc.strerror or exc}"
+            ) from None
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if args.url is None:
+        raise UsageError(f"{profile} needs a ws:// URL (live) or --capture FILE (offline)")
+    env = "GEMINI_API_KEY" if profile == "gemini-live" else "OPENAI_API_KEY"
+    key = args.api_key or os.environ.get("MOCKHTTP_API_KEY") or os.environ.get(env)
+    headers = {**realtime_auth(profile, key), **_headers(args.header)}
+    try:
+        outcome, _frames = run_realtime_live(
+            args.url, profile, model=args.model, headers=headers, timeout=args.timeout
+        )
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"{profile}: {exc}") from None
+    return outcome
 
 
 def _live_mcp(args: argparse.Namespace, profiles: list[str]) -> list[Outcome]:

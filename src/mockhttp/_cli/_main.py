@@ -54,6 +54,7 @@ from .._server._workers import (
     worker_count,
 )
 from ..mcp import allowing
+from ..ws import allowing as ws_allowing
 from . import _argtypes as argtypes
 from . import _missing as missing
 from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
@@ -238,8 +239,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ORIGIN",
-        help="also answer MCP requests from web pages of this Origin (http://app.example:3000; "
-        "loopback ones are); '*': any",
+        help="also answer MCP requests and WebSocket upgrades from web pages of this Origin "
+        "(http://app.example:3000; loopback ones are); '*': any",
     )
     admin.add_argument(
         "--no-redact",
@@ -372,7 +373,7 @@ def _serve(args: argparse.Namespace) -> int:
     )
     if args.variants:
         mocks = _variants(mocks)
-    mocks = allowing(mocks, args.allow_host, args.allow_origin)
+    mocks = _widened(mocks, args.allow_host, args.allow_origin)
     recorder = None
     if args.record_missing:
         try:
@@ -614,7 +615,13 @@ def _allowing(
 ) -> Callable[[list[Mock]], list[Mock]]:
     """``expand``, then the MCP endpoints widened by --allow-host and --allow-origin (what
     a reload serves)."""
-    return lambda mocks: allowing(expand(mocks), hosts, origins)
+    return lambda mocks: _widened(expand(mocks), hosts, origins)
+
+
+def _widened(mocks: list[Mock], hosts: list[str], origins: list[str]) -> list[Mock]:
+    """MCP endpoints widened by --allow-host and --allow-origin, WebSocket endpoints by
+    --allow-origin."""
+    return ws_allowing(allowing(mocks, hosts, origins), origins)
 
 
 def _expander(defaults: bool, variants: bool) -> Callable[[list[Mock]], list[Mock]]:

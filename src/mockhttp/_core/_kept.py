@@ -22,6 +22,7 @@ thread (the server's loop); nothing here locks.
 
 from __future__ import annotations
 
+import itertools
 from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -31,7 +32,7 @@ from ._registry import ReplyKind
 from ._reply import Reply
 from ._request import Request
 
-__all__ = ["Change", "Kept", "KeptKind", "Memory", "R", "Scoped", "test_scope"]
+__all__ = ["Change", "Kept", "KeptKind", "Memory", "R", "Scoped", "registered_key", "test_scope"]
 
 R = TypeVar("R")
 Change = Callable[[Any], tuple[Any, R]]
@@ -115,6 +116,17 @@ class Scoped:
 
     def update(self, key: str, change: Change[R]) -> R:
         return self.kept.update(self.scope + key, change)
+
+
+_REGISTERED = itertools.count(1)
+
+
+def registered_key(prefix: str) -> str:
+    """A new ``state_key`` for a kind being registered (its ``forget``): ``prefix#n``, n
+    counting the keys given in this process.  Each registration has state of its own, and
+    the workers of ``serve --workers``, which register the same mocks in the same order,
+    give a mock the same key (they share its state, Rule 3)."""
+    return f"{prefix}#{next(_REGISTERED)}"
 
 
 class KeptKind(ReplyKind):

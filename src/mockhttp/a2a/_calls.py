@@ -198,7 +198,7 @@ class Call:
             return self._error(
                 ERRORS["task_not_cancelable"], f"Task not cancelable: {live.id} is {live.state}"
             )
-        self.agent.push.drop(live.id)
+        self.agent.push.drop(live.id, after=canceled.updated)  # what was due still goes
         update = Update("canceled", None, True, None)
         self._deliver(canceled, [Due(canceled.updated, update)])
         return self._json(live.script, render.task(self.version, canceled))

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 from .._core import _jsonrpc as jsonrpc
 from .._core._errors import ConfigError
+from .._core._kept import Kept, KeptKind, Scoped, registered_key
 from .._core._match import any_of, regex
 from .._core._mock import Mock, request
-from .._core._registry import ReplyKind
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
 from . import _rest as rest_binding
@@ -45,7 +45,7 @@ def _default_tasks() -> tuple[Task, ...]:
 
 
 @dataclass(frozen=True)
-class A2aAgent(ReplyKind):
+class A2aAgent(KeptKind):
     """A mock A2A agent on the JSON-RPC binding.
 
     Args:
@@ -92,6 +92,7 @@ class A2aAgent(ReplyKind):
     http_json: bool = False
     state: Tasks = field(default_factory=Tasks, compare=False, repr=False)
     push: Push = field(default_factory=Push, compare=False, repr=False)
+    state_key = "a2a"  # (until registered: ``forget``)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tasks", entries(self.tasks))
@@ -159,8 +160,18 @@ class A2aAgent(ReplyKind):
 
     def forget(self) -> None:
         """Called when the mock is registered and when the server's journal is cleared: an
-        agent reused by another test starts with no tasks (``task-1`` again)."""
-        self.reset()
+        agent reused by another test starts with no tasks (``task-1`` again): its state
+        takes a new key (``registered_key``), and what the old one held goes at the next
+        request."""
+        old = self.state.kept
+        object.__setattr__(self, "state_key", registered_key("a2a"))
+        self.push.reset()
+        if isinstance(old, Scoped):  # (the server's: read under the new key from now on)
+            self.state.forget(old)
+            self.state.kept = Scoped(old.kept, self.state_key)
+            self.push.bind(self.state.kept)
+        else:
+            self.state.reset()
 
     def to_args(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -177,6 +188,13 @@ class A2aAgent(ReplyKind):
     # -- answering -----------------------------------------------------------------------
 
     def build(self, request: Request) -> Reply:
+        """The answer outside a server: the state is the agent's own (``Tasks.own``)."""
+        return self.build_kept(request, self.state.own)
+
+    def build_kept(self, request: Request, kept: Kept) -> Reply:
+        """The answer, with the tasks and push configs in ``kept`` (the server's)."""
+        self.state.bind(kept, self.tasks)
+        self.push.bind(kept)
         if request.method in ("GET", "HEAD") and request.path in self.card_paths:
             return ok().json(self.agent_card(request))
         if self.bearer_token is not None and not self._authorized(request):

@@ -9,13 +9,16 @@ credentials}``).  Each delivery is an HTTP POST of JSON to ``url`` with the toke
 ``StreamResponse`` (``{"statusUpdate": ...}``, ``{"artifactUpdate": ...}``), 0.3 the task.
 Rule 2: a task's step is delivered to each config the task has when the step is due (the
 delivery leaves at the step's time); canceling the task drops its deliveries to come.
-Rule 3: one daemon thread delivers, in due order; a webhook that fails is recorded
+Rule 3: the configs are the server's state (``_core/_kept.py``, under ``p:<task id>``, read
+and changed on the server's thread: ``bind``); the deliveries are I/O, this process's.
+Rule 4: one daemon thread delivers, in due order; a webhook that fails is recorded
 (``status`` 0 and the error), never retried, and never stops the agent.  Only ``http``
 and ``https`` URLs are taken.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import json
@@ -28,7 +31,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from .._core._kept import Kept, Memory
 from ._spec import Version
+from ._tasks import counted, push_key
 from ._validate import Invalid
 
 __all__ = ["TOKEN_HEADER", "Config", "Delivery", "Push", "config_from"]
@@ -133,11 +138,13 @@ class _Poster:
 
 @dataclass
 class Push:
-    """The configs of every task, and the deliveries (thread-safe)."""
+    """The configs of every task (kept by the server), and the deliveries (a thread's,
+    under the lock)."""
 
     post: Post = field(default_factory=_Poster)
     clock: Callable[[], float] = time.time
-    _configs: dict[str, dict[str, Config]] = field(default_factory=dict)
+    own: Memory = field(default_factory=Memory)  # the configs outside a server
+    kept: Kept | None = None  # the server's (``bind``)
     _queue: list[tuple[float, int, str, Config, Any]] = field(default_factory=list)
     _sent: list[Delivery] = field(default_factory=list)
     _lock: threading.Condition = field(default_factory=threading.Condition)
@@ -147,42 +154,59 @@ class Push:
 
     # -- configs ----------------------------------------------------------------------
 
+    def bind(self, kept: Kept) -> None:
+        """Keep the configs in ``kept`` (the server's) from now on."""
+        self.kept = kept
+
+    @property
+    def _kept(self) -> Kept:
+        return self.own if self.kept is None else self.kept
+
     def add(self, config: Config) -> None:
-        with self._lock:
-            self._configs.setdefault(config.task_id, {})[config.id] = config
+        value = dataclasses.asdict(config)
+        self._kept.update(push_key(config.task_id), lambda old: (_with(old, value), None))
 
     def number(self) -> int:
-        return next(self._count) + 1
+        """The number of a config the client gave no id (``push-N``)."""
+        n: int = self._kept.update("pushes", counted)
+        return n + 1
 
     def get(self, task_id: str, config_id: str | None) -> Config | None:
-        with self._lock:
-            configs = self._configs.get(task_id, {})
-            if config_id is None:
-                return next(iter(configs.values()), None)
-            return configs.get(config_id)
+        configs = self.of(task_id)
+        if config_id is None:
+            return next(iter(configs), None)
+        return next((c for c in configs if c.id == config_id), None)
 
     def of(self, task_id: str) -> list[Config]:
-        with self._lock:
-            return list(self._configs.get(task_id, {}).values())
+        found = self._kept.get(push_key(task_id)) or {}
+        return [Config(**c) for c in found.values()]
 
     def delete(self, task_id: str, config_id: str) -> bool:
-        with self._lock:
-            return self._configs.get(task_id, {}).pop(config_id, None) is not None
+        def change(old: Any) -> tuple[Any, bool]:
+            if not old or config_id not in old:
+                return old, False
+            rest = {k: v for k, v in old.items() if k != config_id}
+            return rest or None, True
+
+        done: bool = self._kept.update(push_key(task_id), change)
+        return done
 
     # -- deliveries -------------------------------------------------------------------
 
     def send(self, task_id: str, when: float, body: Any, only: Config | None = None) -> None:
         """Deliver ``body`` to the task's configs (or ``only``) at ``when``."""
+        configs = [only] if only is not None else self.of(task_id)
         with self._lock:
-            for config in [only] if only is not None else self._configs.get(task_id, {}).values():
+            for config in configs:
                 heapq.heappush(self._queue, (when, next(self._count), task_id, config, body))
             self._start()
             self._lock.notify()
 
-    def drop(self, task_id: str) -> None:
-        """Forget the task's deliveries to come."""
+    def drop(self, task_id: str, after: float = float("-inf")) -> None:
+        """Forget the task's deliveries due later than ``after`` (by default all of them
+        still queued); those due by then go as planned."""
         with self._lock:
-            self._queue = [item for item in self._queue if item[2] != task_id]
+            self._queue = [item for item in self._queue if item[2] != task_id or item[0] <= after]
             heapq.heapify(self._queue)
 
     def sent(self) -> list[Delivery]:
@@ -201,8 +225,9 @@ class Push:
             return True
 
     def reset(self) -> None:
+        """Forget the deliveries (the configs go with the tasks: ``Tasks.reset``)."""
+        self.own.clear()
         with self._lock:
-            self._configs.clear()
             self._queue.clear()
             self._sent.clear()
 
@@ -235,3 +260,8 @@ class Push:
         except Exception as exc:  # a webhook's failure is recorded, not raised
             return Delivery(config.url, shown, body, 0, f"{type(exc).__name__}: {exc}")
         return Delivery(config.url, shown, body, status)
+
+
+def _with(configs: Any, value: dict[str, Any]) -> dict[str, Any]:
+    """A task's configs (id -> config) with ``value`` set."""
+    return {**(configs or {}), value["id"]: value}

@@ -59,7 +59,8 @@ class OpenAIResponses(LLMReply):
     def usage_for(self, context: Context) -> dict[str, Any]:
         usage: dict[str, Any] = {
             "input_tokens": self.counted_input(context),
-            "input_tokens_details": {"cached_tokens": 0},
+            # cache_write_tokens: required by the API's schema (openai-python's ResponseUsage)
+            "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0},
             "output_tokens": self.counted_output() + self.reasoning_tokens,
             "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
         }

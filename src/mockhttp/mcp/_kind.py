@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, cast
 
 from .._core import _jsonrpc as jsonrpc
 from .._core._errors import ConfigError
-from .._core._kept import Kept, KeptKind
+from .._core._kept import Kept, KeptKind, registered_key
 from .._core._mock import Mock, request
 from .._core._reply import Reply, ok, status
 from .._core._request import Request
@@ -108,6 +108,7 @@ class McpServer(KeptKind):
     max_sessions: int = 1000
     max_batch: int = 100
     state: State = field(default_factory=State, compare=False, repr=False)
+    state_key = "mcp"  # (until registered: ``forget``)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -120,7 +121,6 @@ class McpServer(KeptKind):
         for name in ("allow_hosts", "allow_origins"):
             values = check_sequence(getattr(self, name), name)
             set_(self, name, tuple(check_text(v, f"{name}[{i}]") for i, v in enumerate(values)))
-        set_(self, "state_key", _state_key(self.name))
         names = [t.name for t in self.offered_tools]
         for i, name in enumerate(names):
             if name in names[:i]:
@@ -237,6 +237,13 @@ class McpServer(KeptKind):
     def reset(self) -> None:
         """Forget every session and start each tool's answers again."""
         self.state.reset()
+
+    def forget(self) -> None:
+        """Called when the mock is registered (and when the server's journal is cleared:
+        then nothing changes, the sessions live on): its state takes a key of its own
+        (``registered_key``)."""
+        if "state_key" not in self.__dict__:
+            object.__setattr__(self, "state_key", registered_key("mcp"))
 
     # -- the file form -------------------------------------------------------------------
 
@@ -626,31 +633,11 @@ _CAPABILITIES: dict[str, Any] = {
 
 
 def _default() -> McpServer:
-    """A server with every default (what ``to_args`` leaves out; not counted by
-    ``_state_key``)."""
+    """A server with every default (what ``to_args`` leaves out)."""
     global _DEFAULT
     if _DEFAULT is None:
-        _MAKING_DEFAULT[0] = True
-        try:
-            _DEFAULT = McpServer()
-        finally:
-            _MAKING_DEFAULT[0] = False
+        _DEFAULT = McpServer()
     return _DEFAULT
-
-
-_MADE: dict[str, int] = {}  # servers made in this process, by name
-_MAKING_DEFAULT = [False]
-
-
-def _state_key(name: str) -> str:
-    """Which kept state is a new server's: its name and how many servers of that name
-    this process made before (``_core._kept`` Rule 3).  Each server has its own state,
-    and the workers of ``serve --workers``, which read the same mock files in the same
-    order, give a file's server the same key: they share its sessions."""
-    if _MAKING_DEFAULT[0]:  # (the defaults' server, see _default)
-        return "mcp"
-    _MADE[name] = _MADE.get(name, 0) + 1
-    return f"mcp:{name}#{_MADE[name]}"
 
 
 _DEFAULT: McpServer | None = None

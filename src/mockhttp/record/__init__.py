@@ -1,7 +1,9 @@
 """Record, replay, and the variants of a recorded stream that break parsers.
 
 - :class:`Recorder` (``mockhttp record``): a proxy that forwards each request to an
-  upstream, streams the reply back as it arrives, and records each exchange as a mock.
+  upstream, streams the reply back as it arrives, and records each exchange as a mock;
+  a WebSocket upgrade is relayed and its session recorded as a ``websocket:`` mock
+  (``_ws``).
 - :class:`Recording`: a reply that replays the recorded bytes with their timing
   (``speed``, ``timing="none"``); in mock files, ``response: {recording: ...}``.
 - :func:`variants`: the forms of one recorded stream that real streams differ by;

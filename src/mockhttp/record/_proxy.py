@@ -48,7 +48,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote
 
 from .._core._errors import ConfigError
@@ -145,6 +145,7 @@ class Recorder:
         from ._upstream import Upstream  # on first use: importing mockhttp stays light
 
         self._upstream = Upstream(connect_timeout=timeout, verify=verify)
+        self._verify = verify
         # The proxy's own journal keeps no bodies: the recordings are the record.
         self.server = Server(host, port, journal_limit=_JOURNAL, journal_bytes=1, loop=loop)
         self.server.mock(request(None, None).respond_with(self._answer))
@@ -247,6 +248,8 @@ class Recorder:
         refused = self._refusal(req)
         if refused is not None:
             return refused
+        if "websocket" in req.headers.get("upgrade", "").lower():
+            return self._relay(req)
         threads: list[threading.Thread] = []
 
         def cancel() -> None:  # the client went away (or gave up before the head)
@@ -267,6 +270,59 @@ class Recorder:
             self._threads = [t for t in self._threads if t.is_alive()] + [thread]
             self._names[thread] = self._shown(req)
         return feed.reply()
+
+    def _relay(self, req: Request) -> Reply:
+        """A WebSocket upgrade: 101, then the session relayed and recorded (``_ws``)."""
+        import ssl
+
+        from wsproto.utilities import generate_accept_token
+
+        from .._server._upgrade import switching
+        from ._ws import Relay
+
+        key = req.headers.get("sec-websocket-key", "")
+        if not key or req.headers.get("sec-websocket-version") != "13":
+            return _refuse(400, "a WebSocket upgrade needs Sec-WebSocket-Key and version 13")
+        verify = self._verify
+        context = None
+        if isinstance(verify, str):
+            context = ssl.create_default_context(cafile=verify)
+        elif verify is False:
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+
+        def relay() -> Relay:
+            return Relay(self.upstream, req, self._keep_session, context)
+
+        accept = generate_accept_token(key.encode()).decode()
+        return switching(relay, "websocket").header("Sec-WebSocket-Accept", accept)
+
+    def _keep_session(self, relay: Any) -> None:
+        """A relayed WebSocket session ended: its mock (Rule 2 of ``_ws``: one the upstream
+        never accepted is not recorded)."""
+        from .._mockfile._dump import dump
+        from ._ws import websocket_mock
+
+        shown = self._shown(relay.req)
+        if not relay.reached:
+            self._say(f"{shown}: WebSocket upstream not reached, not recorded")
+            return
+        with self._lock:
+            if self._late:
+                return
+            taken = [m.name or "" for m in self._mocks] + self._taken
+            label = Redactor.of_request(relay.req).text(f"websocket {relay.req.path}")
+            mock = websocket_mock(relay.req, relay.kept, name=numbered(label, taken))
+            index = len(self._mocks)
+            self._mocks.append(mock)
+            if self.out is not None:
+                path = self._path(index)
+                temporary = path.with_name(path.name + ".tmp")
+                temporary.write_text(dump([mock]), encoding="utf-8")
+                temporary.replace(path)
+        self._recorded(mock if self.out is None else self._path(index))
+        self._say(f"recorded {shown} -> 101 ({len(relay.kept)} messages): {mock.name}")
 
     def _refusal(self, req: Request) -> Reply | None:
         """The 400 for a target that is not origin-form (Rule 1), else None."""

@@ -1,0 +1,319 @@
+"""Recording a WebSocket session through the proxy, replayed as a ``websocket:`` mock.
+
+An upgrade request to the recorder (``Upgrade: websocket``) is answered ``101`` by the
+proxy and relayed: :class:`Relay` reads the client's frames (``wsproto``, server side) and
+writes them to an upstream WebSocket it opens on the proxy's loop (``wsproto``, client
+side, ``ws://`` for an ``http://`` upstream, ``wss://`` for ``https://``), and the
+upstream's frames back.  Every message both ways is kept with its time; when either side
+closes, :func:`to_script` turns the session into a script, frame for frame:
+
+- a server message → ``send`` with ``after`` = the time since the frame before it;
+- a client message → ``expect``: a JSON event's ``type`` (``json_path $.type``), a JSON
+  message's one field (Gemini Live's ``setup``, ``clientContent``...: that field exists),
+  else any message;
+- the server's close → ``close`` with its code; the upstream dropping the connection →
+  ``drop``.
+
+Rule 1: the upgrade request's secrets go upstream and nowhere else: the recorded mock
+matches on method and path only, and every message is redacted with the request's secrets
+(``_core._redact``, the one rule) before it is kept.
+Rule 2: an upstream that cannot be reached closes the client's session with 1011 and is
+not recorded (nothing came from it to replay).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from wsproto import ConnectionType, WSConnection
+from wsproto.connection import Connection
+from wsproto.events import (
+    AcceptConnection,
+    BytesMessage,
+    CloseConnection,
+    Event,
+    Message,
+    Ping,
+    RejectConnection,
+    TextMessage,
+)
+from wsproto.events import Request as WsRequest
+from wsproto.utilities import LocalProtocolError
+
+from .._core._match import exists, json_path, regex
+from .._core._mock import Mock, request
+from .._core._redact import Redactor
+from .._core._request import Request
+from ..ws._faults import Drop
+from ..ws._kind import WebSocket
+from ..ws._script import Close, Expect, Send, Step
+
+__all__ = ["Kept", "Relay", "to_script", "websocket_mock"]
+
+_HOP = frozenset(
+    {"host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version",
+     "sec-websocket-extensions", "sec-websocket-accept", "content-length"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A message of the session: ``sender`` (``server``/``client``), its data, when; a
+    close's ``code`` (``kind`` ``close``), or the upstream's drop (``kind`` ``drop``)."""
+
+    sender: str
+    kind: str
+    data: str | bytes
+    at: float
+    code: int | None = None
+
+
+def _expectation(message: str | bytes) -> Expect:
+    try:
+        value = json.loads(message)
+    except (ValueError, UnicodeDecodeError):
+        value = None
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return Expect(json_path("$.type", value["type"]))
+    if isinstance(value, dict) and len(value) == 1:
+        (key,) = value
+        if isinstance(key, str) and key.isidentifier():
+            return Expect(json_path(f"$.{key}", exists()))
+    return Expect(regex(""))
+
+
+def to_script(kept: list[Kept]) -> list[Step]:
+    """The session as a script, frame for frame (see the module's docstring)."""
+    steps: list[Step] = []
+    before = 0.0
+    for k in kept:
+        gap = round(max(0.0, k.at - before), 3)
+        before = k.at
+        if k.sender == "client":
+            if k.kind in ("text", "binary"):
+                steps.append(_expectation(k.data))
+            continue
+        if k.kind in ("text", "binary"):
+            steps.append(Send(k.data, gap))
+        elif k.kind == "close":
+            steps.append(Close(k.code if k.code and k.code not in (1005, 1006) else 1000))
+            break
+        elif k.kind == "drop":
+            steps.append(Drop())
+            break
+    return steps
+
+
+def websocket_mock(req: Request, kept: list[Kept], name: str | None = None) -> Mock:
+    """A mock that replays ``kept`` to an upgrade of ``req``'s path (method and path only)."""
+    return request("GET", req.path, name=name).reply(WebSocket(to_script(kept)))
+
+
+@dataclass(eq=False)
+class Relay(asyncio.Protocol):
+    """The client's side of a relayed session (the transport after the proxy's 101)."""
+
+    upstream: str  # the upstream's base URL (http:// or https://)
+    req: Request
+    on_end: Callable[[Relay], None]
+    verify: ssl.SSLContext | None = None
+    kept: list[Kept] = field(default_factory=list)
+    reached: bool = False  # the upstream accepted the upgrade
+
+    def __post_init__(self) -> None:
+        self._client = Connection(ConnectionType.SERVER)
+        self._began = time.monotonic()
+        self._redactor = Redactor.of_request(self.req)
+        self._transport: asyncio.Transport | None = None
+        self._up: _Upstream | None = None
+        self._queued: list[Event] = []
+        self._ended = False
+        self._parts: list[Any] = []
+
+    def keep(self, sender: str, kind: str, data: str | bytes, code: int | None = None) -> None:
+        shown: str | bytes = self._redactor.text(data) if isinstance(data, str) else data
+        self.kept.append(Kept(sender, kind, shown, round(time.monotonic() - self._began, 6), code))
+
+    # -- the client's side ------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+        self._opening = asyncio.get_running_loop().create_task(self._open())
+
+    async def _open(self) -> None:
+        parts = urlsplit(self.upstream)
+        tls = parts.scheme == "https"
+        port = parts.port or (443 if tls else 80)
+        context = (self.verify or ssl.create_default_context()) if tls else None
+        loop = asyncio.get_running_loop()
+        try:
+            _t, up = await loop.create_connection(
+                lambda: _Upstream(self), parts.hostname or "", port, ssl=context
+            )
+        except (OSError, ssl.SSLError) as exc:
+            self.close_client(1011, f"upstream unreachable: {exc}"[:120])
+            return
+        self._up = up
+        base = parts.path.rstrip("/")
+        headers = [(n, v) for n, v in self.req.headers.items() if n.lower() not in _HOP]
+        up.start(parts.netloc, base + self.req.target, headers)
+
+    def upstream_open(self) -> None:
+        self.reached = True
+        queued, self._queued = self._queued, []
+        for event in queued:
+            self._to_upstream(event)
+
+    def data_received(self, data: bytes) -> None:
+        self._client.receive_data(data)
+        self._drain()
+
+    def eof_received(self) -> bool | None:
+        self._client.receive_data(None)
+        self._drain()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._transport = None
+        if self._up is not None:
+            self._up.close()
+        self._end()
+
+    def _drain(self) -> None:
+        try:
+            events = list(self._client.events())
+        except LocalProtocolError:
+            events = []
+        for event in events:
+            if isinstance(event, Message):
+                self._parts.append(event.data)
+                if not event.message_finished:
+                    continue
+                is_text = isinstance(event, TextMessage)
+                whole = "".join(self._parts) if is_text else b"".join(self._parts)
+                self._parts = []
+                self.keep("client", "text" if is_text else "binary", whole)
+                event = TextMessage(whole) if isinstance(whole, str) else BytesMessage(whole)
+            elif isinstance(event, Ping):
+                self._write_client(event.response())
+                continue
+            elif isinstance(event, CloseConnection):
+                self.keep("client", "close", event.reason or "", event.code)
+                if self._client.state.name == "REMOTE_CLOSING":
+                    self._write_client(event.response())
+                self._close_transport()
+            else:
+                continue
+            if self.reached:
+                self._to_upstream(event)
+            else:
+                self._queued.append(event)
+
+    def _to_upstream(self, event: Event) -> None:
+        if self._up is not None:
+            self._up.send(event)
+
+    # -- the upstream's frames, to the client -------------------------------------------------
+
+    def from_upstream(self, message: str | bytes) -> None:
+        self.keep("server", "text" if isinstance(message, str) else "binary", message)
+        self._write_client(
+            TextMessage(message) if isinstance(message, str) else BytesMessage(message)
+        )
+
+    def upstream_closed(self, code: int | None, reason: str) -> None:
+        if code is None:
+            self.keep("server", "drop", b"")
+            self._close_transport()
+        else:
+            self.keep("server", "close", reason, code)
+            self.close_client(code, reason)
+
+    def close_client(self, code: int, reason: str) -> None:
+        self._write_client(CloseConnection(code=code, reason=reason or None))
+        loop = asyncio.get_running_loop()
+        loop.call_later(2.0, self._close_transport)
+
+    def _write_client(self, event: Event) -> None:
+        if self._transport is None or self._transport.is_closing():
+            return
+        with contextlib.suppress(LocalProtocolError):
+            self._transport.write(self._client.send(event))
+
+    def _close_transport(self) -> None:
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.close()
+
+    def _end(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self.on_end(self)
+
+
+class _Upstream(asyncio.Protocol):
+    """The upstream's side: a wsproto client connection on the proxy's loop."""
+
+    def __init__(self, relay: Relay) -> None:
+        self.relay = relay
+        self.ws = WSConnection(ConnectionType.CLIENT)
+        self.transport: asyncio.Transport | None = None
+        self.parts: list[Any] = []
+        self.closed_seen = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def start(self, host: str, target: str, headers: list[tuple[str, str]]) -> None:
+        extra = [(n.encode(), v.encode()) for n, v in headers]
+        self._write(WsRequest(host=host, target=target, extra_headers=extra))
+
+    def send(self, event: Event) -> None:
+        self._write(event)
+
+    def _write(self, event: Event) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        with contextlib.suppress(LocalProtocolError):
+            self.transport.write(self.ws.send(event))
+
+    def data_received(self, data: bytes) -> None:
+        self.ws.receive_data(data)
+        for event in self.ws.events():
+            if isinstance(event, AcceptConnection):
+                self.relay.upstream_open()
+            elif isinstance(event, RejectConnection):
+                self.relay.close_client(1011, f"upstream refused the upgrade: {event.status_code}")
+                self.closed_seen = True
+                self.close()
+            elif isinstance(event, Message):
+                self.parts.append(event.data)
+                if event.message_finished:
+                    text = isinstance(event, TextMessage)
+                    whole = "".join(self.parts) if text else b"".join(self.parts)
+                    self.parts = []
+                    self.relay.from_upstream(whole)
+            elif isinstance(event, Ping):
+                self._write(event.response())
+            elif isinstance(event, CloseConnection):
+                self.closed_seen = True
+                if self.ws.state.name == "REMOTE_CLOSING":
+                    self._write(event.response())
+                self.relay.upstream_closed(event.code, event.reason or "")
+                self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed_seen:
+            self.closed_seen = True
+            self.relay.upstream_closed(None, "")
+
+    def close(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()

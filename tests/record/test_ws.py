@@ -1,0 +1,130 @@
+"""Recording WebSocket sessions through the proxy (record/_ws.py): the script a session
+becomes (pure), then a loopback upstream recorded and replayed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+import mockhttp
+from mockhttp import llm, record, ws
+from mockhttp._core._request import Headers, Request
+from mockhttp.record._ws import Kept, to_script, websocket_mock
+
+# -- the script, pure ----------------------------------------------------------------------------
+
+
+def test_server_messages_are_sends_with_their_gaps_and_client_ones_expects() -> None:
+    kept = [
+        Kept("server", "text", '{"type":"session.created"}', 0.10),
+        Kept("client", "text", '{"type":"response.create"}', 0.20),
+        Kept("server", "binary", b"\x00", 0.50),
+        Kept("client", "text", '{"setup": {}}', 0.6),
+        Kept("client", "text", "plain", 0.7),
+        Kept("server", "close", "bye", 0.9, 1001),
+        Kept("server", "text", "after the close", 1.0),
+    ]
+    steps: list[Any] = to_script(kept)
+    assert steps[0] == ws.Send('{"type":"session.created"}', 0.1)
+    assert steps[1].matcher.to_args() == ["json_path", "$.type", ["equal", "response.create"]]
+    assert steps[2] == ws.Send(b"\x00", 0.3)
+    assert steps[3].matcher.to_args()[:2] == ["json_path", "$.setup"]
+    assert steps[4].matcher.to_args() == ["regex", ""]
+    assert steps[5] == ws.Close(1001)
+    assert len(steps) == 6  # nothing after the close
+
+
+def test_a_dropped_upstream_is_a_drop_and_an_abnormal_code_a_clean_close() -> None:
+    assert to_script([Kept("server", "drop", b"", 1.0)]) == [ws.Drop()]
+    assert to_script([Kept("server", "close", "", 1.0, 1006)]) == [ws.Close(1000)]
+
+
+def test_the_mock_matches_method_and_path_only() -> None:
+    req = Request("GET", "/v1/realtime?model=x", Headers((("authorization", "Bearer sk-1"),)), b"")
+    mock = websocket_mock(req, [Kept("server", "text", "hi", 0.0)], name="n")
+    assert (mock.method, mock.path, mock.criteria) == ("GET", "/v1/realtime", ())
+
+
+# -- through the proxy ---------------------------------------------------------------------------
+
+
+def _ws_url(base: str, path: str) -> str:
+    return base.replace("http://", "ws://").rstrip("/") + path
+
+
+def test_a_session_is_recorded_redacted_and_replays_frame_for_frame(tmp_path: Path) -> None:
+    upstream_mock = llm.openai_realtime("Hello there")
+    with mockhttp.Server() as upstream:
+        upstream.mock(upstream_mock.mock())
+        with record.record(upstream.url, tmp_path) as recorder:
+            url = _ws_url(recorder.url, "/v1/realtime?model=gpt-realtime")
+            headers = {"Authorization": "Bearer sk-secret-42"}
+            with connect(url, additional_headers=headers) as client:
+                first = client.recv(timeout=10)
+                client.send(json.dumps({"type": "response.create"}))
+                live = [first]
+                while '"response.done"' not in live[-1]:
+                    live.append(client.recv(timeout=10))
+            assert len(recorder.wait(1, timeout=10)) == 1
+        (upstream_session,) = upstream_mock.wait_ended()
+    assert upstream_session.request.headers["authorization"] == "Bearer sk-secret-42"
+    assert upstream_session.request.query == (("model", "gpt-realtime"),)
+    (path,) = tmp_path.glob("*.yaml")
+    text = path.read_text()
+    assert "sk-secret-42" not in text
+    assert "websocket:" in text
+    (replayed,) = mockhttp.load(path)
+    with mockhttp.Server() as server:
+        server.mock(replayed)
+        with connect(_ws_url(server.url, "/v1/realtime")) as client:
+            again = [client.recv(timeout=10)]
+            client.send(json.dumps({"type": "response.create"}))
+            while len(again) < len(live):
+                again.append(client.recv(timeout=10))
+    assert again == live
+
+
+def test_a_secret_the_upstream_echoes_is_redacted_in_the_recording() -> None:
+    echo = ws.websocket(ws.echo())
+    with mockhttp.Server() as upstream:
+        upstream.mock(echo.mock("/echo"))
+        with record.record(upstream.url) as recorder:
+            headers = {"Authorization": "Bearer sk-echoed-7"}
+            with connect(_ws_url(recorder.url, "/echo"), additional_headers=headers) as client:
+                client.send("key is sk-echoed-7")
+                assert client.recv(timeout=10) == "key is sk-echoed-7"  # the client gets it
+            (mock,) = recorder.wait(1, timeout=10)
+    assert "sk-echoed-7" not in mockhttp.dump([mock])
+
+
+def test_an_upstream_close_code_is_recorded_and_replayed() -> None:
+    closing = ws.websocket(ws.send("bye"), ws.close(1001, "going away"))
+    with mockhttp.Server() as upstream:
+        upstream.mock(closing.mock("/c"))
+        with record.record(upstream.url) as recorder:
+            with connect(_ws_url(recorder.url, "/c")) as client:
+                assert client.recv(timeout=10) == "bye"
+                with pytest.raises(ConnectionClosed) as closed:
+                    client.recv(timeout=10)
+                assert closed.value.rcvd is not None
+                assert closed.value.rcvd.code == 1001
+            (mock,) = recorder.wait(1, timeout=10)
+    assert mock.kind is not None
+    assert mock.kind.to_args()["script"][-1] == {"close": 1001}
+
+
+def test_an_unreachable_upstream_closes_1011_and_records_nothing() -> None:
+    with mockhttp.Server() as gone:
+        port = gone.port
+    with record.record(f"http://127.0.0.1:{port}") as recorder:
+        with connect(_ws_url(recorder.url, "/v1/realtime")) as client:
+            with pytest.raises(ConnectionClosed) as closed:
+                client.recv(timeout=10)
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 1011
+        assert recorder.wait(1, timeout=0.5) == []
