@@ -492,7 +492,8 @@ class AdminAPI:
 def test_header(server: Any) -> str | None:
     """The header that names a request's test on ``server`` (None: it names none)."""
     tests = getattr(server, "_tests", None)
-    return None if tests is None else str(tests.header)
+    header = None if tests is None else tests.header
+    return None if header is None else str(header)
 
 
 def is_loopback(host: str) -> bool:
