@@ -189,7 +189,7 @@ def test_json_and_protobuf_read_the_same_spans() -> None:
     """The SDK's spans as protobuf, and as protobuf's own JSON form with the ids made hex
     (OTLP/JSON's one difference): the two readers agree, enum names and 64-bit integers
     as text included."""
-    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
 
     request = encode_spans(sdk_spans())
     as_json = MessageToDict(request)
