@@ -68,15 +68,15 @@ def test_the_file_form_round_trips_and_names_its_mistakes() -> None:
 # -- on loopback -----------------------------------------------------------------------------------
 
 
-def _read_all(url: str) -> tuple[list[str | bytes], int | None]:
+def _read_all(url: str, quiet: float = 3.0) -> tuple[list[str | bytes], int | None]:
     """The messages a client gets before the session ends, and the close code of the
     closing handshake (the server's, else the client's own: 1007 for invalid UTF-8; None:
-    no close frame either way; -1: still open, a stall)."""
+    no close frame either way; -1: still open after ``quiet`` seconds of silence)."""
     got: list[str | bytes] = []
     with connect(url, max_size=None) as client:
         try:
             while True:
-                got.append(client.recv(timeout=3))
+                got.append(client.recv(timeout=quiet))
         except ConnectionClosed as closed:
             frame = closed.rcvd if closed.rcvd is not None else closed.sent
             return got, frame.code if frame is not None else None
@@ -100,7 +100,7 @@ def test_each_fault_breaks_the_drawn_message(fault: str) -> None:
     endpoint = ws.websocket(*[ws.send(f"m{i}") for i in range(20)], chaos=chaos)
     with mockhttp.Server() as server:
         server.mock(endpoint.mock("/c"))
-        got, code = _read_all(f"ws://127.0.0.1:{server.port}/c")
+        got, code = _read_all(f"ws://127.0.0.1:{server.port}/c", 10.0 if fault != "stall" else 2.0)
     assert got == [f"m{i}" for i in range(at)]  # every message before it, none after
     expected = {"drop": None, "cut": None, "close": 1011, "invalid_utf8": 1007, "stall": -1}
     assert code == expected[fault]
