@@ -37,6 +37,7 @@ from .._mockfile._load import (
 from .._server._admin import is_loopback, test_header
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
+from .._server._otel import require as require_otel
 from .._server._server import LOOPS, Server, loop_factory
 from .._server._shared import StateChannel
 from .._server._shared import join as join_admissions
@@ -145,6 +146,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="answer GET /metrics in Prometheus text under vLLM's names (pip install "
         "'mockhttp[metrics]'); under --workers one answer for all (?per_worker=1: by worker)",
+    )
+    serve.add_argument(
+        "--otel",
+        action="store_true",
+        help="emit a span per call (GenAI semantic conventions for LLM replies) by "
+        "OTLP/HTTP, as the OTEL_* variables say (pip install 'mockhttp[otel]')",
     )
     serve.add_argument(
         "--journal-limit",
@@ -336,6 +343,8 @@ def _serve(args: argparse.Namespace) -> int:
         cors_policy(args.cors)
         if args.metrics:
             require_metrics()
+        if args.otel:
+            require_otel()
     except ConfigError as exc:
         hint = "\n(paths go before --cors, or end its origins with --)" if args.cors else ""
         print(f"mockhttp: {exc}{hint}", file=sys.stderr)
@@ -357,6 +366,7 @@ def _serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout,
         cors=args.cors,
         metrics=args.metrics,
+        otel=args.otel,
         tls=args.tls_dir or args.tls,
         http2=args.http2,
         test_header=args.test_header or None,
@@ -476,7 +486,7 @@ def _supervise(
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
     argv += [] if args.cors is None else [f"--cors={origin}" for origin in args.cors or ["*"]]
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
-    argv += ["--metrics"] * args.metrics
+    argv += ["--metrics"] * args.metrics + ["--otel"] * args.otel
     argv += [] if args.tls_dir is None else ["--tls-dir", args.tls_dir]
     argv += ["--http2"] * args.http2
     argv += [f"--test-header={args.test_header}"]
