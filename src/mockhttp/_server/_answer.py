@@ -162,6 +162,7 @@ class Router:
         (``_core._isolation.ranked_for_test``), counted and moved through the test's
         claims, its kinds' state under its scope (``_tests``)."""
         request = tested.request
+        request.__dict__["_test"] = scope.id  # (``request.test``: reply kinds may read it)
         snapshot = self.ranked.snapshot()
         index = self.index
         if index.entries is not snapshot:
