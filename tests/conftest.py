@@ -67,6 +67,8 @@ SLOW = (
     "tests/server/test_hardening_arrival.py",
     "tests/server/test_h2_bounds.py",
     "tests/test_layers.py",
+    "tests/otel/test_agents.py",
+    "tests/otel/test_serve.py",
 )
 _ROOT = Path(__file__).resolve().parents[1]
 

@@ -184,6 +184,10 @@ def test_gemini_a_good_session_passes() -> None:
 def test_gemini_json_and_its_fields() -> None:
     assert _gl({"setupComplete": {}}, "nope") == ["gemini-live.json"]
     assert _gl({"setupComplete": {}}, {"serverContnet": {}}) == ["gemini-live.json"]
+    (extra,) = check_frames(
+        _frames({"setupComplete": {}}, {"goAway": {}, "extra": 1}), "gemini-live"
+    ).findings
+    assert (extra.rule, extra.severity) == ("gemini-live.json", "warning")
 
 
 def test_gemini_setup_complete_first_and_once() -> None:

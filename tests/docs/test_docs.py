@@ -40,6 +40,7 @@ PAGES = [
     "docs/sse.md",
     "docs/tls.md",
     "docs/realtime.md",
+    "docs/telemetry.md",
     "docs/isolation.md",
 ]
 # pages whose examples need a program the machine may lack (.ci/run installs them)

@@ -128,3 +128,16 @@ def test_an_unreachable_upstream_closes_1011_and_records_nothing() -> None:
             assert closed.value.rcvd is not None
             assert closed.value.rcvd.code == 1011
         assert recorder.wait(1, timeout=0.5) == []
+
+
+def test_the_recorders_own_secret_names_redact_messages_too() -> None:
+    echo = ws.websocket(ws.echo())
+    with mockhttp.Server() as upstream:
+        upstream.mock(echo.mock("/echo"))
+        with record.record(upstream.url, redact=["x-team"]) as recorder:
+            headers = {"X-Team": "team-value-9"}
+            with connect(_ws_url(recorder.url, "/echo"), additional_headers=headers) as client:
+                client.send("team-value-9 here")
+                assert client.recv(timeout=10) == "team-value-9 here"
+            (mock,) = recorder.wait(1, timeout=10)
+    assert "team-value-9" not in mockhttp.dump([mock])

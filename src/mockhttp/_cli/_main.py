@@ -37,6 +37,7 @@ from .._mockfile._load import (
 from .._server._admin import is_loopback, test_header
 from .._server._budget import CLI_DEFAULT
 from .._server._metrics import require as require_metrics
+from .._server._otel import require as require_otel
 from .._server._server import LOOPS, Server, loop_factory
 from .._server._shared import StateChannel
 from .._server._shared import join as join_admissions
@@ -53,6 +54,7 @@ from .._server._workers import (
     worker_count,
 )
 from ..mcp import allowing
+from ..ws import allowing as ws_allowing
 from . import _argtypes as argtypes
 from . import _missing as missing
 from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
@@ -146,6 +148,12 @@ def _parser() -> argparse.ArgumentParser:
         "'mockhttp[metrics]'); under --workers one answer for all (?per_worker=1: by worker)",
     )
     serve.add_argument(
+        "--otel",
+        action="store_true",
+        help="emit a span per call (GenAI semantic conventions for LLM replies) by "
+        "OTLP/HTTP, as the OTEL_* variables say (pip install 'mockhttp[otel]')",
+    )
+    serve.add_argument(
         "--journal-limit",
         type=_positive,
         default=10_000,
@@ -231,8 +239,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ORIGIN",
-        help="also answer MCP requests from web pages of this Origin (http://app.example:3000; "
-        "loopback ones are); '*': any",
+        help="also answer MCP requests and WebSocket upgrades from web pages of this Origin "
+        "(http://app.example:3000; loopback ones are); '*': any",
     )
     admin.add_argument(
         "--no-redact",
@@ -335,6 +343,8 @@ def _serve(args: argparse.Namespace) -> int:
         cors_policy(args.cors)
         if args.metrics:
             require_metrics()
+        if args.otel:
+            require_otel()
     except ConfigError as exc:
         hint = "\n(paths go before --cors, or end its origins with --)" if args.cors else ""
         print(f"mockhttp: {exc}{hint}", file=sys.stderr)
@@ -356,13 +366,14 @@ def _serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout,
         cors=args.cors,
         metrics=args.metrics,
+        otel=args.otel,
         tls=args.tls_dir or args.tls,
         http2=args.http2,
         test_header=args.test_header or None,
     )
     if args.variants:
         mocks = _variants(mocks)
-    mocks = allowing(mocks, args.allow_host, args.allow_origin)
+    mocks = _widened(mocks, args.allow_host, args.allow_origin)
     recorder = None
     if args.record_missing:
         try:
@@ -475,7 +486,7 @@ def _supervise(
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
     argv += [] if args.cors is None else [f"--cors={origin}" for origin in args.cors or ["*"]]
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
-    argv += ["--metrics"] * args.metrics
+    argv += ["--metrics"] * args.metrics + ["--otel"] * args.otel
     argv += [] if args.tls_dir is None else ["--tls-dir", args.tls_dir]
     argv += ["--http2"] * args.http2
     argv += [f"--test-header={args.test_header}"]
@@ -604,7 +615,13 @@ def _allowing(
 ) -> Callable[[list[Mock]], list[Mock]]:
     """``expand``, then the MCP endpoints widened by --allow-host and --allow-origin (what
     a reload serves)."""
-    return lambda mocks: allowing(expand(mocks), hosts, origins)
+    return lambda mocks: _widened(expand(mocks), hosts, origins)
+
+
+def _widened(mocks: list[Mock], hosts: list[str], origins: list[str]) -> list[Mock]:
+    """MCP endpoints widened by --allow-host and --allow-origin, WebSocket endpoints by
+    --allow-origin."""
+    return ws_allowing(allowing(mocks, hosts, origins), origins)
 
 
 def _expander(defaults: bool, variants: bool) -> Callable[[list[Mock]], list[Mock]]:

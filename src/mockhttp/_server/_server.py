@@ -21,7 +21,7 @@ import ssl
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
@@ -59,6 +59,9 @@ from ._tests import ScopedServer, attach, scoped
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock, journal_text, named, uncalled_report
 from ._wires import UNCHUNKED, Framing
+
+if TYPE_CHECKING:
+    from . import _otel
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
@@ -104,6 +107,10 @@ class Server:
         http2: serve HTTP/2 too (``pip install 'mockhttp[http2]'``): by ALPN under
             ``tls``, and h2c with prior knowledge on plain TCP; faults are per stream
             (``RST_STREAM``); ``request.http_version`` is ``"2"`` (``docs/tls.md``).
+        otel: emit a span per call through the OpenTelemetry SDK, with the GenAI
+            semantic conventions for LLM replies (``pip install 'mockhttp[otel]'``):
+            True exports by OTLP/HTTP as the ``OTEL_*`` variables say; or a
+            ``TracerProvider`` to use (``docs/telemetry.md``).
         test_header: the request header that names a request's test (per-test
             isolation: :meth:`test`, ``docs/isolation.md``); None: requests name no test
             (neither by header nor by the ``/__test/ID/`` prefix).
@@ -128,6 +135,7 @@ class Server:
         metrics: bool = False,
         tls: TLSChoice = False,
         http2: bool = False,
+        otel: Any = False,
         test_header: str | None = TEST_HEADER,
     ) -> None:
         counts = {"journal_limit": journal_limit, "journal_bytes": journal_bytes}
@@ -172,6 +180,9 @@ class Server:
         self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
         # a call's reply has ended, however it ended (``Answers.finished``; the runner's)
         self._finished: Callable[[Call], None] = self._answers.finished
+        self._tracing: _otel.Tracing | None = None
+        if otel is not False and otel is not None:
+            self._trace(otel)
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -179,6 +190,27 @@ class Server:
         self._listener: asyncio.base_events.Server | Listener | None = None
         self._connections: set[Connection] = set()  # (and HTTP/2's: _h2.Http2Connection)
         self._fds_warned = -1.0  # when running out of descriptors was last logged
+
+    def _trace(self, otel: Any) -> None:
+        """A span per call (``_otel``): the end-of-call function wrapped, the lane off
+        (``_otel`` Rule 1)."""
+        from ._otel import Tracing  # (only when on: nothing of it loaded when off)
+
+        tracing = self._tracing = Tracing(
+            None if otel is True else otel,
+            lambda: (self.host, self.port, "http" if self._tls is None else "https"),
+        )
+        self._lane = self._answers.lane = None
+        finished, ended, errors = self._answers.finished, tracing.ended, self.errors
+
+        def traced(call: Call) -> None:
+            finished(call)
+            try:
+                ended(call)
+            except Exception as exc:  # (Rule 2 of _otel)
+                errors.append(exc)
+
+        self._finished = traced
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -204,7 +236,10 @@ class Server:
         if loop is None or thread is None:
             return True
         self._thread = None
-        return shut_down(self, loop, thread, timeout)
+        stopped = shut_down(self, loop, thread, timeout)
+        if self._tracing is not None:
+            self._tracing.close()
+        return stopped
 
     def __enter__(self) -> Server:
         return self.start()
