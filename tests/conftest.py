@@ -33,6 +33,7 @@ SLOW = (
     "tests/plugin/test_isolation.py",
     "tests/cli/test_no_secret.py",
     "tests/cli/test_tls.py",
+    "tests/cli/test_ui.py",
     "tests/cli/test_watch_keeps_good_mocks.py",
     "tests/agui/test_node_client.py",
     "tests/agui/test_differential.py",

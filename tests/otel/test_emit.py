@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -86,7 +87,8 @@ def test_a_streamed_llm_reply_gets_the_genai_attributes(memory: Any) -> None:
         "mockhttp.outcome": "complete",
     }
     assert span.start_time == int(call.time * 1e9)
-    assert span.end_time == int(call.end_time * 1e9)  # type: ignore[attr-defined]
+    assert call.end_time is not None
+    assert span.end_time == int(call.end_time * 1e9)
     assert span.status.status_code is StatusCode.UNSET
     assert span.instrumentation_scope.name == "mockhttp"
 
@@ -201,3 +203,22 @@ def test_without_the_sdk_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)
     with pytest.raises(ConfigError, match=r"pip install 'mockhttp\[otel\]'"):
         mockhttp.Server(otel=True)
+
+
+def test_a_server_exporting_to_itself_does_not_trace_its_exports(memory: Any) -> None:
+    """Rule 3: the collector's own calls make no span (else each export makes a span,
+    which is exported, which makes a span...)."""
+    provider, exporter = memory
+    with mockhttp.Server(otel=provider) as server:
+        collector = otel.collector()
+        server.mock(collector)
+        server.mock(mockhttp.get("/x").reply(mockhttp.ok()))
+        assert httpx.get(server.url + "/x").status_code == 200
+        (span,) = finished(exporter, 1)
+        export = encode_spans([span]).SerializeToString()
+        headers = {"content-type": "application/x-protobuf"}
+        assert httpx.post(server.url + "/v1/traces", content=export, headers=headers).is_success
+        assert httpx.get(server.url + "/x").status_code == 200
+        spans = finished(exporter, 2)
+    assert [s.name for s in spans] == ["GET /x", "GET /x"]
+    assert [s.name for s in collector.spans] == ["GET /x"]

@@ -36,6 +36,7 @@ from .._mockfile._load import (
 )
 from .._server._admin import is_loopback, test_header
 from .._server._budget import CLI_DEFAULT
+from .._server._dashboard import UI_PATH
 from .._server._metrics import require as require_metrics
 from .._server._otel import require as require_otel
 from .._server._server import LOOPS, Server, loop_factory
@@ -44,6 +45,7 @@ from .._server._shared import join as join_admissions
 from .._server._tests import test_header_of
 from .._server._tls import kept_certs, make_certs
 from .._server._tls import require as require_tls
+from .._server._watch import watch_of
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
@@ -243,6 +245,12 @@ def _parser() -> argparse.ArgumentParser:
         "(http://app.example:3000; loopback ones are); '*': any",
     )
     admin.add_argument(
+        "--ui",
+        action="store_true",
+        help="print the dashboard's URL (/__mockhttp/ui/: the journal live, stream timelines) "
+        "and watch from the first call, so that each stream's timeline shows its plan",
+    )
+    admin.add_argument(
         "--no-redact",
         action="store_true",
         help="show secret headers (Authorization, x-api-key, ...) in the admin journal and log",
@@ -350,6 +358,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"mockhttp: {exc}{hint}", file=sys.stderr)
         return 1
     token = args.admin_token or os.environ.get(TOKEN_ENV) or None
+    if args.ui and (args.no_admin or args.workers is not None):
+        why = "--no-admin turns it off" if args.no_admin else "not yet under --workers"
+        print(f"mockhttp: --ui: the dashboard is part of the admin API ({why})", file=sys.stderr)
+        return 2
     warning = admin_warning(args.host, token, admin=not args.no_admin)
     if warning is not None and args.worker is None:  # (the supervisor's, not each worker's)
         print(warning, file=sys.stderr)
@@ -413,6 +425,8 @@ def _serve(args: argparse.Namespace) -> int:
             server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal, header)
         if args.metrics:  # one /metrics for the server: the supervisor merges (_merged)
             server.metrics_source = ForwardingMetrics(int(hub_port), secret)
+    if args.ui:
+        watch_of(server).install()  # (from the first call: each stream's plan is kept)
     try:
         server.start()
     except ServerError as exc:
@@ -426,6 +440,10 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         if control is None:
             served.announce()
+            if args.ui:
+                asks = " (it asks for the admin token)" if token else ""
+                print(f"mockhttp: dashboard at {server.url}{UI_PATH}{asks}", file=sys.stderr,
+                      flush=True)  # fmt: skip
             if recorder is not None:
                 print(f"mockhttp: forwarding misses to {recorder.upstream}, recording them "
                       f"into {paths[0]}", file=sys.stderr, flush=True)  # fmt: skip

@@ -45,6 +45,7 @@ from .._core._cors import Cors
 from .._core._isolation import TEST_PREFIX, BadTest, ForTest, ranked_for_test, which_test
 from .._core._kept import Kept, Memory, Scoped, test_scope
 from .._core._paths import PathIndex
+from .._core._plan import Fault
 from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
@@ -199,6 +200,7 @@ class Host(Protocol):
     _journal: Journal
     preflights: deque[Call]
     on_call_end: Callable[[Call], None] | None
+    on_call_start: Callable[[Call, Reply, tuple[Fault, ...], int], None] | None
     metrics_source: Callable[[Request], Reply] | None
 
     @property
@@ -263,8 +265,9 @@ class Answers:
         (``hold``), the journal counts its bodies (not an admin call's), the server's
         ``on_call_end`` has it, and it is sealed (compact in the journal from now on)."""
         host = self.host
+        call.end_time = ended = time.time()
         if call.outcome != "complete" and call.mock is not None:
-            call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
+            call.cut_time = ended  # when a reconnect's wait begins (``after_cut``)
         on_end = call._on_end
         if on_end is not None:  # once, however the call ended (see Reply.on_end)
             call._on_end = None
@@ -374,6 +377,9 @@ class Answers:
             reply, fixed = open_stream(call, active._pushes, reply), False
         if type(reply) is not Reply:  # a subclass may hold something until the call ends
             hold(call, reply)
+        started = self.host.on_call_start
+        if started is not None:  # (the dashboard watches: ``_watch.py``)
+            started(call, reply, answer.faults, answer.index)
         try:
             plan = self.wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed

@@ -15,6 +15,9 @@ end, is off then too (every call gets its span).
 Rule 2: a span is made on the loop thread when the call ends, with its start and end
 times given (the request's arrival, the reply's end); exporting happens on the SDK's
 thread.  A failure to make one is kept in ``server.errors``, never raised into the loop.
+Rule 3: the calls an OTLP collector mock takes (``mockhttp.otel.collector()``, reply kind
+``otel_collector``) make no span: a server exporting to itself would otherwise trace its
+own exports, forever.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ._journal import Call
 __all__ = ["Tracing", "require"]
 
 _SERVICE = "mockhttp"
+_COLLECTOR = "otel_collector"  # (mockhttp.otel.Collector.file_key: Rule 3)
 
 
 def require() -> None:
@@ -87,6 +91,8 @@ class Tracing:
         """Make and end the span of ``call`` (its reply has ended)."""
         request = call.request
         mock = call.mock
+        if mock is not None and getattr(mock.kind, "file_key", None) == _COLLECTOR:
+            return  # (Rule 3)
         route = mock.path if mock is not None and isinstance(mock.path, str) else None
         facts = genai_of(request.method, request.path, request.body, bytes(call.body_sent))
         found = http_attributes(

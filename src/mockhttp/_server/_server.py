@@ -29,6 +29,7 @@ from .._core._explain import unmatched_report
 from .._core._isolation import TEST_HEADER
 from .._core._kept import Memory
 from .._core._mock import STARTED, Mock
+from .._core._plan import Fault
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
 from .._core._request import Request
@@ -155,6 +156,9 @@ class Server:
         self._journal = Journal(journal_limit, journal_bytes)
         self.host, self.port, self.backlog = host, port, backlog
         self.unmatched_status, self.on_call_end = unmatched_status, on_call_end
+        # called on the server thread with each mock's call, its reply, faults and index,
+        # before it is planned (the dashboard's ``_watch.Watch``); None: nobody watches
+        self.on_call_start: Callable[[Call, Reply, tuple[Fault, ...], int], None] | None = None
         self.errors: list[BaseException] = []
         numbers = itertools.count(1).__next__  # the mocks' (a test's too: ``_tests``)
         self._ranked = Ranked(numbers)  # the mocks (read them as ``self._active``)

@@ -155,11 +155,18 @@ def _json_span(span: Any, where: str, resource: dict[str, Any], scope: str) -> S
         start=_seconds(span.get("startTimeUnixNano"), where),
         end=_seconds(span.get("endTimeUnixNano"), where),
         attributes=_attributes(span, where),
-        status=_STATUS.get(_map(span, "status", where).get("code", 0), "unset"),
+        status=_status(_map(span, "status", where).get("code", 0)),
         events=events,
         resource=resource,
         scope=scope,
     )
+
+
+def _status(code: Any) -> str:
+    """A status code: its number, or its enum name (``STATUS_CODE_ERROR``)."""
+    if isinstance(code, str):
+        return code.removeprefix("STATUS_CODE_").lower()
+    return _STATUS.get(code, "unset")
 
 
 def _kind_name(kind: Any) -> str:
