@@ -22,7 +22,7 @@ from mockhttp._core._plan import (
     Step,
 )
 from mockhttp._core._reply import Reply, ok, status
-from mockhttp._core._sse import Event
+from mockhttp._core._sse import Event, LineEnding
 
 STEPS = [
     Head(200, "OK", (("A", "1"),), 3),
@@ -36,11 +36,11 @@ STEPS = [
 @pytest.mark.parametrize("step", STEPS, ids=lambda s: type(s).__name__)
 def test_steps_are_frozen_slotted_values(step: Step) -> None:
     assert not hasattr(step, "__dict__")
-    field = dataclasses.fields(step)[0].name  # type: ignore[arg-type]
+    field = dataclasses.fields(step)[0].name
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(step, field, None)
-    assert step == dataclasses.replace(step)  # type: ignore[type-var]
-    assert hash(step) == hash(dataclasses.replace(step))  # type: ignore[type-var]
+    assert step == dataclasses.replace(step)
+    assert hash(step) == hash(dataclasses.replace(step))
 
 
 def test_the_defaults() -> None:
@@ -101,12 +101,12 @@ def replies(draw: st.DrawFn) -> tuple[Reply, bytes]:
         body = draw(st.binary(max_size=50))
         return base.body(body), body
     chosen = draw(st.lists(events, max_size=6))
-    ending = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    ending: LineEnding = draw(st.sampled_from(["\n", "\r\n", "\r"]))
     reply = base.event_stream(
         *chosen,
         event_delay=draw(durations),
         first_event_delay=draw(durations),
-        line_ending=ending,  # type: ignore[arg-type]
+        line_ending=ending,
         repeat=draw(st.integers(1, 3)),
     )
     return reply, b"".join(e.encode(ending, True) for e in chosen)
