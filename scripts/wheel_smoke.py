@@ -4,7 +4,8 @@ Not from the checkout: the wheel is built (``python -m build`` when it is instal
 ``pip wheel --no-deps .``), installed into a new venv without ``--system-site-packages``
 (its dependencies come from the package index pip is configured with), and then
 ``mockhttp --version`` and one ``mockhttp serve --port 0`` (its URL, its health probe, a
-built-in mock answering, a clean stop on SIGTERM) run from that venv's ``bin``.
+built-in mock answering, the dashboard's static files, a clean stop on SIGTERM) run from
+that venv's ``bin``.
 
 Usage: ``python scripts/wheel_smoke.py`` (prints each step with its time; exit 0 when all
 pass).  docs/install.md shows a run.
@@ -60,6 +61,10 @@ def serve_once(mockhttp: Path) -> None:
             health = json.load(answer)
         with urllib.request.urlopen(url + "/v1/models", timeout=5) as answer:
             models = json.load(answer)
+        for name in ("", "dashboard.js", "dashboard.css"):  # the dashboard's files are in it
+            with urllib.request.urlopen(url + "/__mockhttp/ui/" + name, timeout=5) as answer:
+                assert answer.status == 200, name
+                assert answer.read(), name
         assert health["status"] == "ok", health
         assert models["data"], models
     finally:
@@ -68,7 +73,7 @@ def serve_once(mockhttp: Path) -> None:
     if code != 0:
         sys.exit(f"FAIL serve exited {code}: {proc.stderr.read() if proc.stderr else ''}")
     took = time.monotonic() - started
-    print(f"ok   mockhttp serve --port 0: {url}, health {health}, stopped ({took:.1f} s)")
+    print(f"ok   mockhttp serve --port 0: {url}, health {health}, ui, stopped ({took:.1f} s)")
 
 
 def main() -> None:

@@ -29,8 +29,11 @@ SLOW = (
     "tests/cli/test_defaults.py",
     "tests/cli/test_hardening.py",
     "tests/cli/test_http2.py",
+    "tests/cli/test_isolation_workers.py",
+    "tests/plugin/test_isolation.py",
     "tests/cli/test_no_secret.py",
     "tests/cli/test_tls.py",
+    "tests/cli/test_ui.py",
     "tests/cli/test_watch_keeps_good_mocks.py",
     "tests/agui/test_node_client.py",
     "tests/agui/test_differential.py",
@@ -65,6 +68,8 @@ SLOW = (
     "tests/server/test_hardening_arrival.py",
     "tests/server/test_h2_bounds.py",
     "tests/test_layers.py",
+    "tests/otel/test_agents.py",
+    "tests/otel/test_serve.py",
 )
 _ROOT = Path(__file__).resolve().parents[1]
 

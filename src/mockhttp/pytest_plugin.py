@@ -44,6 +44,59 @@ _MARKER_OPTIONS = {
 _SHARED = ("mockhttp_module_server", "mockhttp_session_server")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mockhttp")
+    group.addoption(
+        "--mockhttp-ui",
+        nargs="?",
+        const=0.0,
+        default=None,
+        type=float,
+        metavar="SECONDS",
+        help="serve the dashboard (/__mockhttp/ui/: the journal live, stream timelines) on "
+        "the mockhttp fixtures' servers and print its URL; SECONDS: keep the servers up "
+        "that long after the last test, to look (Ctrl-C ends the wait)",
+    )
+
+
+def _dashboard(server: Server, config: pytest.Config) -> None:
+    """With ``--mockhttp-ui``: the admin API on for the whole run, watched from the start,
+    its dashboard's URL printed."""
+    if config.getoption("mockhttp_ui", None) is None:
+        return
+    from ._server._admin import AdminAPI
+    from ._server._dashboard import UI_PATH
+    from ._server._watch import watch_of
+
+    if server.admin is None:
+        server.admin = AdminAPI(server)
+    watch_of(server).install()
+    _say(config, f"mockhttp: dashboard at {server.url}{UI_PATH}")
+
+
+def _held(config: pytest.Config) -> None:
+    """With ``--mockhttp-ui=SECONDS``: keep the server up that long (the end of a fixture)."""
+    seconds = config.getoption("mockhttp_ui", None)
+    if not seconds:
+        return
+    import contextlib
+    import time
+
+    _say(config, f"mockhttp: the dashboard stays up {seconds:g} s (Ctrl-C ends the wait)")
+    with contextlib.suppress(KeyboardInterrupt):
+        time.sleep(seconds)
+
+
+def _say(config: pytest.Config, line: str) -> None:
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(line)
+    else:
+        import sys
+
+        print(line, file=sys.__stderr__, flush=True)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
@@ -70,13 +123,17 @@ def mockhttp_listen_address() -> tuple[str, int]:
 
 
 @pytest.fixture(scope="session")
-def _mockhttp_function_server(mockhttp_listen_address: tuple[str, int]) -> Iterator[Server]:
+def _mockhttp_function_server(
+    mockhttp_listen_address: tuple[str, int], pytestconfig: pytest.Config
+) -> Iterator[Server]:
     """The server behind ``mockhttp_server``: started once, emptied before each test."""
     from ._server._server import Server
 
     host, port = mockhttp_listen_address
     with Server(host, port) as server:
+        _dashboard(server, pytestconfig)
         yield server
+        _held(pytestconfig)
 
 
 @pytest.fixture(scope="session")
@@ -90,22 +147,25 @@ def _mockhttp_tls_server(mockhttp_listen_address: tuple[str, int]) -> Iterator[S
 
 
 @pytest.fixture(scope="session")
-def mockhttp_session_server() -> Iterator[Server]:
+def mockhttp_session_server(pytestconfig: pytest.Config) -> Iterator[Server]:
     """A server for the whole session (a free port): mocks added to it stay for the
     tests that follow.  Add them in a session fixture of your own."""
     from ._server._server import Server
 
     with Server() as server:
+        _dashboard(server, pytestconfig)
         yield server
+        _held(pytestconfig)
 
 
 @pytest.fixture(scope="module")
-def mockhttp_module_server() -> Iterator[Server]:
+def mockhttp_module_server(pytestconfig: pytest.Config) -> Iterator[Server]:
     """A server for the tests of one module (a free port): mocks added to it stay for the
     module's tests that follow.  Add them in a module fixture of your own."""
     from ._server._server import Server
 
     with Server() as server:
+        _dashboard(server, pytestconfig)
         yield server
 
 

@@ -95,3 +95,15 @@ def test_a_task_and_its_push_configs_are_every_workers(tmp_path: Path) -> None:
             )
         again = post(url, rpc("message/send", 400, message=message, configuration=now))
         assert again["id"] == "task-2"  # ids counted once for both workers
+
+        cleared = httpx.delete(url + "/__mockhttp/journal", timeout=30)
+        assert cleared.status_code < 300, cleared.text
+        fresh = post(url, rpc("message/send", 500, message=message, configuration=now))
+        assert fresh["id"] == "task-1"  # a cleared journal: the agent starts over (every worker)
+        for n in range(TRIES):  # and both workers still read the same tasks
+            assert post(url, rpc("tasks/get", 600 + n, id="task-1"))["status"]["state"] == (
+                "working"
+            )
+            if set(workers_of(url, "tasks/get")) == {0, 1}:
+                break
+        assert set(workers_of(url, "tasks/get")) == {0, 1}

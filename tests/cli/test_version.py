@@ -19,18 +19,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_version_names_what_runs_here() -> None:
     """Each line checked against this process's own facts (the test extra has uvloop,
-    prometheus_client, trustme and h2)."""
+    prometheus_client, trustme, h2 and opentelemetry-sdk)."""
     done = run("--version")
     assert (done.returncode, done.stderr) == (0, "")
     uvloop, prometheus = metadata.version("uvloop"), metadata.version("prometheus_client")
     trustme, h2 = metadata.version("trustme"), metadata.version("h2")
+    otel = metadata.version("opentelemetry-sdk")
     python = f"{platform.python_implementation()} {platform.python_version()}"
     assert done.stdout.splitlines() == [
         f"mockhttp {mockhttp.__version__}",
         f"python: {python} ({sys.executable})",
         f"loop: auto picks uvloop; uvloop {uvloop} installed",
         f"extras: fast (uvloop {uvloop}), metrics (prometheus_client {prometheus}), "
-        f"tls (trustme {trustme}), http2 (h2 {h2})",
+        f"tls (trustme {trustme}), http2 (h2 {h2}), otel (opentelemetry-sdk {otel})",
         f"installed at: {Path(mockhttp.__file__).parent}",
     ]
 
@@ -44,7 +45,7 @@ def test_missing_extras_say_how_to_install_them(monkeypatch: pytest.MonkeyPatch)
     assert lines[3] == (
         "extras: none; not installed: fast (pip install 'mockhttp[fast]'), "
         "metrics (pip install 'mockhttp[metrics]'), tls (pip install 'mockhttp[tls]'), "
-        "http2 (pip install 'mockhttp[http2]')"
+        "http2 (pip install 'mockhttp[http2]'), otel (pip install 'mockhttp[otel]')"
     )
 
 

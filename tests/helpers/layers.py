@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mcp", ("mockhttp.mcp",)),
     ("a2a", ("mockhttp.a2a",)),
     ("agui", ("mockhttp.agui",)),
+    ("otel", ("mockhttp.otel",)),
     ("face", ("mockhttp",)),
     ("cli", ("mockhttp._cli", "mockhttp.__main__", "mockhttp.contract.__main__")),
 )

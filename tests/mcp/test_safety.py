@@ -143,3 +143,22 @@ def test_allowing_widens_only_mcp_mocks() -> None:
     assert isinstance(kind, mcp.McpServer)
     assert (kind.allow_hosts, kind.allow_origins) == (("a.example",), ("http://b.example",))
     assert widened[1] is plain
+
+
+def test_expire_ends_an_open_get_stream_at_once_and_the_session_at_the_next_request() -> None:
+    """The test's ``expire()`` (its own thread) ends the session's GET stream now; the
+    session itself, kept by the server, ends when the server's thread takes the command:
+    the next request gets 404."""
+    kind = mcp.McpServer()
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url, timeout=10) as client:
+        server.mock(kind.mock())
+        headers = start(client)
+        stream_headers = {**headers, "Accept": "text/event-stream"}
+        with client.stream("GET", "/mcp", headers=stream_headers) as get:
+            assert get.status_code == 200
+            assert kind.expire() == 1
+            assert kind.session_ids == ()
+            assert list(get.iter_bytes()) == []  # ended, and nothing was sent
+        gone = client.post("/mcp", json=rpc("tools/list", 2), headers=headers)
+        assert gone.status_code == 404
+        assert kind.expire() == 0

@@ -153,3 +153,45 @@ def test_the_marker_turns_cors_on_for_one_test(pytester: pytest.Pytester) -> Non
     )
     result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
+
+
+def test_mockhttp_ui_serves_the_dashboard_and_prints_its_url(pytester: pytest.Pytester) -> None:
+    """``--mockhttp-ui``: the fixtures' servers serve the dashboard, watched from the start
+    (a stream's timeline has its plan), and its URL is printed."""
+    pytester.makepyfile(
+        """
+        import httpx
+        import mockhttp
+
+        def test_dashboard(mockhttp_server):
+            events = [mockhttp.Event(data="a"), mockhttp.Event(data="b")]
+            mockhttp_server.mock(
+                mockhttp.get("/s").reply(mockhttp.ok().event_stream(*events, event_delay=0.01))
+            )
+            httpx.get(mockhttp_server.url + "/s")
+            assert httpx.get(mockhttp_server.url + "/__mockhttp/ui/").status_code == 200
+            (call,) = httpx.get(mockhttp_server.url + "/__mockhttp/journal").json()["calls"]
+            planned = [e["planned_ms"] for e in call["timeline"]["events"]]
+            assert planned == [0.0, 10.0]
+
+        def test_the_next_test_still_has_it(mockhttp_server):
+            assert httpx.get(mockhttp_server.url + "/__mockhttp/ui/").status_code == 200
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider", "--mockhttp-ui")
+    result.assert_outcomes(passed=2)
+    result.stdout.re_match_lines([r"mockhttp: dashboard at http://127\.0\.0\.1:\d+/__mockhttp/ui/"])
+
+
+def test_without_mockhttp_ui_there_is_no_dashboard(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import httpx
+
+        def test_none(mockhttp_server):
+            assert mockhttp_server.admin is None
+        """
+    )
+    result = pytester.runpytest("-p", "mockhttp", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "dashboard at" not in result.stdout.str()

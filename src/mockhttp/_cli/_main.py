@@ -36,13 +36,16 @@ from .._mockfile._load import (
 )
 from .._server._admin import is_loopback, test_header
 from .._server._budget import CLI_DEFAULT
+from .._server._dashboard import UI_PATH
 from .._server._metrics import require as require_metrics
+from .._server._otel import require as require_otel
 from .._server._server import LOOPS, Server, loop_factory
 from .._server._shared import StateChannel
 from .._server._shared import join as join_admissions
 from .._server._tests import test_header_of
 from .._server._tls import kept_certs, make_certs
 from .._server._tls import require as require_tls
+from .._server._watch import watch_of
 from .._server._workers import (
     ControlAdmin,
     ForwardingAdmin,
@@ -53,6 +56,7 @@ from .._server._workers import (
     worker_count,
 )
 from ..mcp import allowing
+from ..ws import allowing as ws_allowing
 from . import _argtypes as argtypes
 from . import _missing as missing
 from ._serve import DEFAULTS, Served, Snapshot, not_reloaded, plural, watch_snapshot
@@ -146,6 +150,12 @@ def _parser() -> argparse.ArgumentParser:
         "'mockhttp[metrics]'); under --workers one answer for all (?per_worker=1: by worker)",
     )
     serve.add_argument(
+        "--otel",
+        action="store_true",
+        help="emit a span per call (GenAI semantic conventions for LLM replies) by "
+        "OTLP/HTTP, as the OTEL_* variables say (pip install 'mockhttp[otel]')",
+    )
+    serve.add_argument(
         "--journal-limit",
         type=_positive,
         default=10_000,
@@ -231,8 +241,14 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ORIGIN",
-        help="also answer MCP requests from web pages of this Origin (http://app.example:3000; "
-        "loopback ones are); '*': any",
+        help="also answer MCP requests and WebSocket upgrades from web pages of this Origin "
+        "(http://app.example:3000; loopback ones are); '*': any",
+    )
+    admin.add_argument(
+        "--ui",
+        action="store_true",
+        help="print the dashboard's URL (/__mockhttp/ui/: the journal live, stream timelines) "
+        "and watch from the first call, so that each stream's timeline shows its plan",
     )
     admin.add_argument(
         "--no-redact",
@@ -335,11 +351,17 @@ def _serve(args: argparse.Namespace) -> int:
         cors_policy(args.cors)
         if args.metrics:
             require_metrics()
+        if args.otel:
+            require_otel()
     except ConfigError as exc:
         hint = "\n(paths go before --cors, or end its origins with --)" if args.cors else ""
         print(f"mockhttp: {exc}{hint}", file=sys.stderr)
         return 1
     token = args.admin_token or os.environ.get(TOKEN_ENV) or None
+    if args.ui and (args.no_admin or args.workers is not None):
+        why = "--no-admin turns it off" if args.no_admin else "not yet under --workers"
+        print(f"mockhttp: --ui: the dashboard is part of the admin API ({why})", file=sys.stderr)
+        return 2
     warning = admin_warning(args.host, token, admin=not args.no_admin)
     if warning is not None and args.worker is None:  # (the supervisor's, not each worker's)
         print(warning, file=sys.stderr)
@@ -356,13 +378,14 @@ def _serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout,
         cors=args.cors,
         metrics=args.metrics,
+        otel=args.otel,
         tls=args.tls_dir or args.tls,
         http2=args.http2,
         test_header=args.test_header or None,
     )
     if args.variants:
         mocks = _variants(mocks)
-    mocks = allowing(mocks, args.allow_host, args.allow_origin)
+    mocks = _widened(mocks, args.allow_host, args.allow_origin)
     recorder = None
     if args.record_missing:
         try:
@@ -402,6 +425,8 @@ def _serve(args: argparse.Namespace) -> int:
             server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal, header)
         if args.metrics:  # one /metrics for the server: the supervisor merges (_merged)
             server.metrics_source = ForwardingMetrics(int(hub_port), secret)
+    if args.ui:
+        watch_of(server).install()  # (from the first call: each stream's plan is kept)
     try:
         server.start()
     except ServerError as exc:
@@ -415,6 +440,10 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         if control is None:
             served.announce()
+            if args.ui:
+                asks = " (it asks for the admin token)" if token else ""
+                print(f"mockhttp: dashboard at {server.url}{UI_PATH}{asks}", file=sys.stderr,
+                      flush=True)  # fmt: skip
             if recorder is not None:
                 print(f"mockhttp: forwarding misses to {recorder.upstream}, recording them "
                       f"into {paths[0]}", file=sys.stderr, flush=True)  # fmt: skip
@@ -475,7 +504,7 @@ def _supervise(
     argv += ["--no-admin"] * args.no_admin + ["--no-redact"] * args.no_redact
     argv += [] if args.cors is None else [f"--cors={origin}" for origin in args.cors or ["*"]]
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
-    argv += ["--metrics"] * args.metrics
+    argv += ["--metrics"] * args.metrics + ["--otel"] * args.otel
     argv += [] if args.tls_dir is None else ["--tls-dir", args.tls_dir]
     argv += ["--http2"] * args.http2
     argv += [f"--test-header={args.test_header}"]
@@ -604,7 +633,13 @@ def _allowing(
 ) -> Callable[[list[Mock]], list[Mock]]:
     """``expand``, then the MCP endpoints widened by --allow-host and --allow-origin (what
     a reload serves)."""
-    return lambda mocks: allowing(expand(mocks), hosts, origins)
+    return lambda mocks: _widened(expand(mocks), hosts, origins)
+
+
+def _widened(mocks: list[Mock], hosts: list[str], origins: list[str]) -> list[Mock]:
+    """MCP endpoints widened by --allow-host and --allow-origin, WebSocket endpoints by
+    --allow-origin."""
+    return ws_allowing(allowing(mocks, hosts, origins), origins)
 
 
 def _expander(defaults: bool, variants: bool) -> Callable[[list[Mock]], list[Mock]]:

@@ -18,7 +18,13 @@ __all__ = ["EXTRAS", "VersionAction", "describe"]
 
 # the runtime extras (pyproject.toml's optional-dependencies, the test extra aside) and the
 # distribution each one installs
-EXTRAS = {"fast": "uvloop", "metrics": "prometheus_client", "tls": "trustme", "http2": "h2"}
+EXTRAS = {
+    "fast": "uvloop",
+    "metrics": "prometheus_client",
+    "tls": "trustme",
+    "http2": "h2",
+    "otel": "opentelemetry-sdk",
+}
 
 
 def _installed(distribution: str) -> str | None:

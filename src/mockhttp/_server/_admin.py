@@ -18,7 +18,12 @@ POST     /__mockhttp/mocks/{ref}/close    end its streams (``_push_admin.py``)
 GET      /__mockhttp/mocks/{ref}/streams  its streams: what was pushed and delivered
 GET      /__mockhttp/journal              every request (``?mock=ref``: one mock's;
                                           ``?mock=none``: the unmatched ones, with why)
+GET      /__mockhttp/journal/events       the journal as it happens: a ``text/event-stream``
+                                          (``_watch.py``; resumes by ``Last-Event-ID``)
 DELETE   /__mockhttp/journal              forget every call (the mocks stay)
+GET      /__mockhttp/ui/                  the dashboard (``_dashboard.py``: static files,
+                                          served without the token; ``POST ui/session``
+                                          sets the cookie its event stream sends)
 POST     /__mockhttp/requests/count       count the calls matching the body's ``request``
                                           pattern (a mock file; no mock is added)
 GET      /__mockhttp/scenarios            every scenario's state
@@ -68,10 +73,12 @@ from .._core._reply import Reply, status
 from .._core._request import Request
 from .._core._sse import dumps_compact
 from .._mockfile._load import MAX_NODES, loads, to_dict
-from . import _push_admin
+from . import _dashboard, _push_admin
 from ._heap import collector_paused, kept
 from ._journal import Call
+from ._tests import ScopedServer
 from ._verify import ActiveMock
+from ._watch import Watch, watch_of
 
 __all__ = [
     "MAX_ADMIN_BODY",
@@ -213,7 +220,12 @@ class AdminAPI:
             )  # fmt: skip
         if headers.get("sec-fetch-site", "same-origin").lower() not in ("same-origin", "none"):
             return _error(403, "forbidden_origin", "cross-site requests may not use the admin API")
-        if self.token is not None and not self._authorized(headers.get("authorization", "")):
+        if (
+            self.token is not None
+            and not self._authorized(headers.get("authorization", ""))
+            and not _page(request)
+            and not (request.method == "GET" and _dashboard.cookie_token(request, self.token))
+        ):
             return _error(
                 401, "unauthorized", "this admin API needs 'Authorization: Bearer <token>'"
             ).header("WWW-Authenticate", 'Bearer realm="mockhttp"')
@@ -300,6 +312,9 @@ class AdminAPI:
     def clear_journal(self, request: Request, ref: str) -> Reply:
         cleared = len(self.server.journal)
         self.server.clear_journal()
+        watch = self._watching()
+        if watch is not None and not _scoped(self.server):
+            watch.cleared()
         return _json(200, {"cleared": cleared})
 
     def scenarios(self, request: Request, ref: str) -> Reply:
@@ -331,7 +346,7 @@ class AdminAPI:
         active = self._find(ref)
         if active is None:
             return _missing(ref)
-        calls = [self._call_json(c, self._ids()) for c in list(active.calls)]
+        calls = self._journal_json(list(active.calls))
         return _json(200, {"id": active.id, "call_count": active.call_count, "calls": calls})
 
     def push(self, request: Request, ref: str) -> Reply:
@@ -357,7 +372,50 @@ class AdminAPI:
             if active is None:
                 return _missing(wanted)
             calls = list(active.calls)
-        return _json(200, {"calls": [self._call_json(c, self._ids()) for c in calls]})
+        return _json(200, {"calls": self._journal_json(calls)})
+
+    def events(self, request: Request, ref: str) -> Reply:
+        """The journal as it happens (``_watch.Watch.stream``): every call, the tests'
+        too; with a test named (``?test=ID``), that test's calls only."""
+        test = getattr(self.server, "id", None) if _scoped(self.server) else None
+        watch = self.watch
+        keep = None if test is None else (lambda call: call.test == test)
+        return watch.stream(
+            request.headers.get("last-event-id"),
+            lambda: {"calls": self._journal_json(self._every_call(watch, keep)), **self._mocks()},
+            self._live_json,
+            keep,
+        )
+
+    def _every_call(self, watch: Watch, keep: Callable[[Call], bool] | None = None) -> list[Call]:
+        """The journal's calls and, on the whole server, each test's, with those the
+        watch's log still holds that a reset has emptied from the journal (a pytest run's
+        earlier tests): by arrival."""
+        calls = list(self.server.journal)
+        tests = None if _scoped(self.server) else getattr(self.server, "_tests", None)
+        if tests:
+            for scoped in list(tests._scopes.values()):
+                calls += list(scoped.journal)
+        seen = {call._seq for call in calls}
+        calls += [c for c in watch.recent() if c._seq not in seen and (keep is None or keep(c))]
+        calls.sort(key=lambda call: call._seq)
+        return calls
+
+    def ui(self, request: Request, ref: str) -> Reply:
+        if not request.path.endswith("/") and not ref:  # relative links need the slash
+            return status(308).header("Location", _dashboard.UI_PATH)
+        return _dashboard.static(ref)
+
+    def ui_session(self, request: Request, ref: str) -> Reply:
+        return _dashboard.session_cookie(self.token)
+
+    @property
+    def watch(self) -> Watch:
+        """The server's journal log for the dashboard (watching from now on)."""
+        server = self.server
+        watch = watch_of(server._server if _scoped(server) else server)  # (the whole server's)
+        watch.install()
+        return watch
 
     def reset(self, request: Request, ref: str) -> Reply:
         self.server.reset()
@@ -376,19 +434,66 @@ class AdminAPI:
         return named[0] if named else None
 
     def _ids(self) -> dict[int, int]:
-        return {id(a.mock): a.id for a in self.server.mocks}
+        return {id(a.mock): a.id for a in self._every_mock()}
 
-    def _call_json(self, call: Call, ids: dict[int, int]) -> dict[str, Any]:
+    def _every_mock(self) -> list[ActiveMock]:
+        """The mocks and, on the whole server, each test's (ids are the server's)."""
+        found = list(self.server.mocks)
+        tests = None if _scoped(self.server) else getattr(self.server, "_tests", None)
+        if tests:
+            for scoped in list(tests._scopes.values()):
+                found += scoped.mocks
+        return found
+
+    def _redactor(self, call: Call) -> Redactor | None:
         if self.redact is False:
-            return _call_json(call, ids, None)
+            return None
         names = () if self.redact is True else self.redact
-        return _call_json(call, ids, Redactor.of_request(call.request, names=names))
+        return Redactor.of_request(call.request, names=names)
+
+    def _call_json(
+        self, call: Call, ids: dict[int, int], resumes: int | None = None
+    ) -> dict[str, Any]:
+        redactor = self._redactor(call)
+        found = _call_json(call, ids, redactor)
+        watch = self._watching()
+        planned = None if watch is None else watch.plan_of(call)
+        found.update(_dashboard.call_extras(call, planned, resumes, redactor))
+        return found
+
+    def _journal_json(self, calls: Sequence[Call]) -> list[dict[str, Any]]:
+        """The JSON of ``calls`` (oldest first), each reconnect linked to what it resumes."""
+        ids = self._ids()
+        linked = _dashboard.resumes(calls)
+        return [self._call_json(c, ids, linked.get(c._seq)) for c in calls]
+
+    def _live_json(self, call: Call) -> dict[str, Any]:
+        """One call's JSON as the event stream sends it (on the page's thread)."""
+        ids = self._ids()
+        resumes = None
+        number = None if call.mock is None else ids.get(id(call.mock))
+        active = None if number is None else self.server._registered(number)
+        if active is None and number is not None:  # (one test's mock)
+            active = next((a for a in self._every_mock() if a.id == number), None)
+        if active is not None:
+            calls = active.calls  # (its last calls only: a slice reads no others)
+            resumes = _dashboard.resumes_of(call, calls[max(0, len(calls) - _EARLIER) :])
+        return self._call_json(call, ids, resumes)
+
+    def _watching(self) -> Watch | None:
+        server = self.server
+        found: Watch | None = getattr(server._server if _scoped(server) else server, "_watch", None)
+        return found
+
+    def _mocks(self) -> dict[str, Any]:
+        return {"mocks": [_mock_json(a) for a in self.server.mocks]}
 
 
 def test_header(server: Any) -> str | None:
     """The header that names a request's test on ``server`` (None: it names none)."""
     tests = getattr(server, "_tests", None)
-    return None if tests is None else str(tests.header)
+    header = None if tests is None else tests.header
+    return None if header is None else str(header)
 
 
 def is_loopback(host: str) -> bool:
@@ -470,6 +575,22 @@ def _mocks_of(request: Request) -> list[Mock] | Reply:
         )  # fmt: skip
 
 
+def _scoped(server: Any) -> bool:
+    """True for one test's view of the server (``server.test(ID)``)."""
+    return isinstance(server, ScopedServer)
+
+
+def _page(request: Request) -> bool:
+    """A request for one of the dashboard's static files (they hold no data)."""
+    return request.method == "GET" and (
+        request.path == _dashboard.UI_PATH.rstrip("/")
+        or request.path.startswith(_dashboard.UI_PATH)
+    )
+
+
+_EARLIER = 20  # a live call's reconnect is looked for among its mock's last calls
+
+
 def _missing(ref: str) -> Reply:
     return _error(404, "unknown_mock", f"no mock with id or name {ref!r}")
 
@@ -484,6 +605,7 @@ def _mock_json(active: ActiveMock) -> dict[str, Any]:
         "name": active.mock.name,
         "describe": active.mock.describe(),
         "call_count": active.call_count,
+        "remaining": None if active._limit is None else max(0, active._limit - active._count),
         "mock": document,
     }
 
@@ -586,6 +708,10 @@ _ROUTES: tuple[tuple[re.Pattern[str], dict[str, _Handler]], ...] = (
     (re.compile(rf"mocks/{_REF}/close"), {"POST": AdminAPI.close_streams}),
     (re.compile(rf"mocks/{_REF}/streams"), {"GET": AdminAPI.streams}),
     (re.compile(r"journal"), {"GET": AdminAPI.journal, "DELETE": AdminAPI.clear_journal}),
+    (re.compile(r"journal/events"), {"GET": AdminAPI.events}),
+    (re.compile(r"ui"), {"GET": AdminAPI.ui}),
+    (re.compile(r"ui/session"), {"POST": AdminAPI.ui_session}),
+    (re.compile(r"ui/(?P<ref>[A-Za-z0-9_-]+\.[a-z]+)"), {"GET": AdminAPI.ui}),
     (re.compile(r"requests/count"), {"POST": AdminAPI.count}),
     (re.compile(r"scenarios"), {"GET": AdminAPI.scenarios}),
     (re.compile(r"scenarios/reset"), {"POST": AdminAPI.reset_scenarios}),
@@ -602,6 +728,8 @@ _INDEX = (
     ("POST", "mocks/{ref}/close"),
     ("GET", "mocks/{ref}/streams"),
     ("GET", "journal?mock={ref}"),
+    ("GET", "journal/events"),
+    ("GET", "ui/"),
     ("DELETE", "journal"),
     ("POST", "requests/count"),
     ("GET", "scenarios"),

@@ -42,9 +42,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, Union
 
 from .._core._cors import Cors
-from .._core._isolation import BadTest, ForTest, ranked_for_test, which_test
+from .._core._isolation import TEST_PREFIX, BadTest, ForTest, ranked_for_test, which_test
 from .._core._kept import Kept, Memory, Scoped, test_scope
 from .._core._paths import PathIndex
+from .._core._plan import Fault
 from .._core._pushed import Pushed
 from .._core._reply import Reply, error_reply, status
 from .._core._request import Request
@@ -112,10 +113,12 @@ class Router:
         self.kept: Kept = Memory()
         self.tests: Tests | None = None  # per-test isolation (``_tests``; None: off)
 
-    def route(self, request: Request) -> Routed:
+    def route(self, request: Request, tested: bool = True) -> Routed:
         """Route ``request``: the server's own endpoints first (before the mocks are even
         indexed: an admin write after another never waits for an index; only the
-        requests ``_builtin.may_take`` lets through try them), then the mocks.  A JSON
+        requests ``_builtin.may_take`` lets through try them), then a test's request
+        (``_route_test``; ``tested`` False: no field of it names a test, ``_http1``
+        says, so only its target may), then the mocks.  A JSON
         body is parsed once for every matcher, and its tree dropped after (a big one's
         pages given back: ``_heap``)."""
         body = request.body
@@ -128,13 +131,13 @@ class Router:
                 if found is not None:
                     return found
             tests = self.tests
-            if tests is not None:
-                tested = which_test(request, tests.header)
-                if tested is not None:
-                    if type(tested) is BadTest:
-                        return tested
-                    assert type(tested) is ForTest
-                    return self._route_test(tested, tests.get(tested.id))
+            if tests is not None and (tested or request.target.startswith(TEST_PREFIX)):
+                found_test = which_test(request, tests.header or "")
+                if found_test is not None:
+                    if type(found_test) is BadTest:
+                        return found_test
+                    assert type(found_test) is ForTest
+                    return self._route_test(found_test, tests.get(found_test.id))
             snapshot = self.ranked.snapshot()
             index = self.index
             if index.entries is not snapshot:  # the mocks changed: index them again (or
@@ -186,12 +189,15 @@ class Host(Protocol):
     _journal: Journal
     preflights: deque[Call]
     on_call_end: Callable[[Call], None] | None
+    on_call_start: Callable[[Call, Reply, tuple[Fault, ...], int], None] | None
     metrics_source: Callable[[Request], Reply] | None
 
     @property
     def admin(self) -> Callable[[Request], Reply] | None: ...
 
-    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]: ...
+    def _dispatch(
+        self, request: Request, keep_alive: bool, tested: bool = True
+    ) -> tuple[Call, Plan]: ...
 
     @property
     def _cors(self) -> Cors | None: ...
@@ -248,8 +254,9 @@ class Answers:
         (``hold``), the journal counts its bodies (not an admin call's), the server's
         ``on_call_end`` has it, and it is sealed (compact in the journal from now on)."""
         host = self.host
+        call.end_time = ended = time.time()
         if call.outcome != "complete" and call.mock is not None:
-            call.cut_time = time.time()  # when a reconnect's wait begins (``after_cut``)
+            call.cut_time = ended  # when a reconnect's wait begins (``after_cut``)
         on_end = call._on_end
         if on_end is not None:  # once, however the call ended (see Reply.on_end)
             call._on_end = None
@@ -358,6 +365,9 @@ class Answers:
             reply, fixed = open_stream(call, active._pushes, reply), False
         if type(reply) is not Reply:  # a subclass may hold something until the call ends
             hold(call, reply)
+        started = self.host.on_call_start
+        if started is not None:  # (the dashboard watches: ``_watch.py``)
+            started(call, reply, answer.faults, answer.index)
         try:
             plan = self.wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
@@ -440,7 +450,7 @@ class Answers:
                     except Exception as exc:
                         host.errors.append(exc)
                 return None, hit
-        return host._dispatch(request_of(message), message.keep_alive)
+        return host._dispatch(request_of(message), message[3], message[7])
 
     def _builtin(
         self, builtin: Builtin, answer: Answer[Entry], call: Call, framing: Framing

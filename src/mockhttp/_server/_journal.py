@@ -36,6 +36,7 @@ _now = time.time
 
 __all__ = [
     "BODY_KEPT",
+    "EVENT_TIMES_KEPT",
     "EXACT_LIMIT",
     "PACKS_PLAIN",
     "SHARED",
@@ -47,6 +48,7 @@ __all__ = [
     "Outcome",
     "append_call",
     "count_sent",
+    "event_began",
     "mark_ended",
     "read_back",
     "seal",
@@ -63,6 +65,8 @@ BODY_KEPT = 1 << 20
 #: cached reply's are shared by every call that sends it), not copied: 1,000 streams of a
 #: 1 MiB reply keep one MiB, not 1,000 (docs/limits.md, "HTTP/2").
 SHARED = 64 * 1024
+#: How many events' write times a call keeps (``Call.event_times``): 8 bytes each.
+EVENT_TIMES_KEPT = 10_000
 
 
 # Every Call shares one condition: waiters are rare (a test waiting for a stream to end)
@@ -136,6 +140,11 @@ class Call:
         after_cut: for a call to a resumable stream (``event_stream(resumable=True)``),
             seconds between the cut of the mock's previous call and this request's
             arrival (None: the previous call completed, or there was none).
+        end_time: when the reply ended, however it ended (``time.time()``); None while
+            it is in progress, and for a reply written in one write at once (the fast
+            lane's: it ended at ``time``).
+        event_times: when each event's first byte was written (``time.time()``), the
+            first ``EVENT_TIMES_KEPT`` events; None when no event was written.
         test: the id of the test the request named (``docs/isolation.md``), else None.
         test_prefix: the URL prefix (``/__test/ID``) stripped from the request's target
             before matching (``request`` is the request as matched), else None.
@@ -154,6 +163,9 @@ class Call:
     time: float = field(default_factory=_now, repr=False)
     cut_time: float | None = field(default=None, init=False, repr=False)
     after_cut: float | None = field(default=None, init=False, repr=False)
+    end_time: float | None = field(default=None, init=False, repr=False)
+    # (read from the class until the first event: no store per request)
+    event_times: list[float] | None = field(default=None, init=False, repr=False)
     test: str | None = field(default=None, init=False, repr=False)
     test_prefix: str | None = field(default=None, init=False, repr=False)
     # what the byte budget dropped, as plain values (cheap to keep): see ``dropped``
@@ -693,7 +705,19 @@ def count_sent(call: Call, wire: int, body: int, data: bytes, start: int, events
                     sent = call.body_sent = bytearray(sent)
                 sent += piece
     if events > call.events:
-        call.events = events
+        event_began(call, events)
+
+
+def event_began(call: Call, events: int) -> None:
+    """``events`` events have begun by now (more than ``call.events``): count them and
+    keep their write time (one ``time.time()`` for those that began in one write)."""
+    call.events = events
+    times = call.event_times
+    if times is None:
+        times = call.event_times = []
+    missing = min(events, EVENT_TIMES_KEPT) - len(times)
+    if missing > 0:
+        times += [_now()] * missing
 
 
 class Written(Protocol):

@@ -29,7 +29,7 @@ from weakref import ref
 from .._core._plan import End, Pause, Raw, Source, Step, Wait
 from .._core._reply import Reply, error_reply
 from .._core._wire import frame
-from ._journal import BODY_KEPT, Call, Outcome, count_sent, mark_ended
+from ._journal import BODY_KEPT, Call, Outcome, count_sent, event_began, mark_ended
 from ._loop import GRAIN, timing_of
 
 __all__ = [
@@ -533,7 +533,7 @@ class PacedRunner(Runner):
                     call.body_bytes += body
                     call.body_sent += kept
                     if events > call.events:
-                        call.events = events
+                        event_began(call, events)
                 else:
                     count_sent(call, wire, body, kept, 0, events)
             if pause is None:

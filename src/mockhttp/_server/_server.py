@@ -21,14 +21,15 @@ import ssl
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
-from .._core._isolation import TEST_HEADER, bad_test_id
+from .._core._isolation import TEST_HEADER
 from .._core._kept import Memory
 from .._core._mock import STARTED, Mock
+from .._core._plan import Fault
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
 from .._core._request import Request
@@ -55,10 +56,13 @@ from ._serving import (
     url_of,
 )
 from ._shared import SharedKept, StateChannel
-from ._tests import ScopedServer, Tests, test_header_of
+from ._tests import ScopedServer, attach, scoped
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock, journal_text, named, uncalled_report
 from ._wires import UNCHUNKED, Framing
+
+if TYPE_CHECKING:
+    from . import _otel
 
 __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", "loop_factory"]
 
@@ -104,6 +108,10 @@ class Server:
         http2: serve HTTP/2 too (``pip install 'mockhttp[http2]'``): by ALPN under
             ``tls``, and h2c with prior knowledge on plain TCP; faults are per stream
             (``RST_STREAM``); ``request.http_version`` is ``"2"`` (``docs/tls.md``).
+        otel: emit a span per call through the OpenTelemetry SDK, with the GenAI
+            semantic conventions for LLM replies (``pip install 'mockhttp[otel]'``):
+            True exports by OTLP/HTTP as the ``OTEL_*`` variables say; or a
+            ``TracerProvider`` to use (``docs/telemetry.md``).
         test_header: the request header that names a request's test (per-test
             isolation: :meth:`test`, ``docs/isolation.md``); None: requests name no test
             (neither by header nor by the ``/__test/ID/`` prefix).
@@ -128,6 +136,7 @@ class Server:
         metrics: bool = False,
         tls: TLSChoice = False,
         http2: bool = False,
+        otel: Any = False,
         test_header: str | None = TEST_HEADER,
     ) -> None:
         counts = {"journal_limit": journal_limit, "journal_bytes": journal_bytes}
@@ -147,15 +156,14 @@ class Server:
         self._journal = Journal(journal_limit, journal_bytes)
         self.host, self.port, self.backlog = host, port, backlog
         self.unmatched_status, self.on_call_end = unmatched_status, on_call_end
+        # called on the server thread with each mock's call, its reply, faults and index,
+        # before it is planned (the dashboard's ``_watch.Watch``); None: nobody watches
+        self.on_call_start: Callable[[Call, Reply, tuple[Fault, ...], int], None] | None = None
         self.errors: list[BaseException] = []
         numbers = itertools.count(1).__next__  # the mocks' (a test's too: ``_tests``)
         self._ranked = Ranked(numbers)  # the mocks (read them as ``self._active``)
         self._router = Router(self._ranked)  # the route, the scenario states (_answer.py)
-        header = test_header_of(test_header)
-        self._tests = None if header is None else Tests(self, header, numbers)
-        self._router.tests = self._tests
-        if self._tests is not None:
-            self._tests.kept = lambda: self._router.kept
+        self._tests = attach(self, self._router, test_header, numbers)  # (``_tests``)
         self._answers = Answers(self, self._router)  # what follows the route (_answer.py)
         self._admin: Callable[[Request], Reply] | None = None
         # ``GET /metrics`` answered by another (``serve --workers``: the supervisor's
@@ -176,6 +184,9 @@ class Server:
         self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
         # a call's reply has ended, however it ended (``Answers.finished``; the runner's)
         self._finished: Callable[[Call], None] = self._answers.finished
+        self._tracing: _otel.Tracing | None = None
+        if otel is not False and otel is not None:
+            self._trace(otel)
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -183,6 +194,27 @@ class Server:
         self._listener: asyncio.base_events.Server | Listener | None = None
         self._connections: set[Connection] = set()  # (and HTTP/2's: _h2.Http2Connection)
         self._fds_warned = -1.0  # when running out of descriptors was last logged
+
+    def _trace(self, otel: Any) -> None:
+        """A span per call (``_otel``): the end-of-call function wrapped, the lane off
+        (``_otel`` Rule 1)."""
+        from ._otel import Tracing  # (only when on: nothing of it loaded when off)
+
+        tracing = self._tracing = Tracing(
+            None if otel is True else otel,
+            lambda: (self.host, self.port, "http" if self._tls is None else "https"),
+        )
+        self._lane = self._answers.lane = None
+        finished, ended, errors = self._answers.finished, tracing.ended, self.errors
+
+        def traced(call: Call) -> None:
+            finished(call)
+            try:
+                ended(call)
+            except Exception as exc:  # (Rule 2 of _otel)
+                errors.append(exc)
+
+        self._finished = traced
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -208,7 +240,10 @@ class Server:
         if loop is None or thread is None:
             return True
         self._thread = None
-        return shut_down(self, loop, thread, timeout)
+        stopped = shut_down(self, loop, thread, timeout)
+        if self._tracing is not None:
+            self._tracing.close()
+        return stopped
 
     def __enter__(self) -> Server:
         return self.start()
@@ -258,8 +293,7 @@ class Server:
         """Keep the mocks' and the kinds' state in ``channel``'s supervisor (``_shared``)."""
         self._router.tally, self.shared_states = channel, channel.states
         self._answers.done, self._router.kept = channel.done, SharedKept(channel)
-        if self._tests is not None:
-            self._tests.channel = channel
+        self._tests.channel = channel  # (each test's state there too)
 
     @property
     def loop_name(self) -> str | None:
@@ -363,12 +397,7 @@ class Server:
         """Drop the cached wire plans of the replies (by ``id``) no registered mock gives
         any more (on the loop while it runs)."""
         loop = self._loop if self._thread is not None else None
-        tests, ranked = self._tests, self._ranked
-
-        def gives(key: int) -> bool:  # (a test's mock may give it too)
-            return ranked.gives(key) or (tests is not None and tests.gives(key))
-
-        self._answers.forget(ids, gives, loop)
+        self._answers.forget(ids, self._tests.gives_any, loop)  # (a test's mock may give it)
 
     @property
     def mocks(self) -> tuple[ActiveMock, ...]:
@@ -394,23 +423,17 @@ class Server:
         return self._ranked.get(mock_id)
 
     def test(self, test_id: str) -> ScopedServer:
-        """The server as test ``test_id`` sees it: its own mocks (above the shared ones),
-        journal, unmatched requests, scenarios and reset (``docs/isolation.md``).  A
-        request belongs to it by the header ``scoped.headers`` or under
-        ``scoped.prefix_url``.
+        """The server as test ``test_id`` sees it (its requests send ``.headers``): its
+        own mocks, journal, unmatched, scenarios, reset (``docs/isolation.md``).
 
         Raises:
-            ConfigError: ``test_id`` cannot be a test id, or ``test_header=None``.
-        """
-        if self._tests is None:
-            raise ConfigError("this server names no tests (test_header=None)")
-        return self._tests.get(_checked_id(test_id))
+            ConfigError: ``test_id`` cannot be a test id, or ``test_header=None``."""
+        return scoped(self._tests, test_id)
 
     def reset(self) -> None:
         """Remove every mock, clear the journal and errors, and put every scenario back
         in its ``"Started"`` state; every test (:meth:`test`) is forgotten too."""
-        if self._tests is not None:
-            self._tests.clear()
+        self._tests.clear()
         with self._ranked.lock:
             self._forget(self._ranked.clear())
         self._journal = Journal(self.journal_limit, self.journal_bytes)
@@ -423,8 +446,7 @@ class Server:
         """Forget every call, keeping the mocks: the journal, the errors, and each mock's
         calls and count (so ``times`` and ``replies`` start over) are emptied; every
         test's too."""
-        if self._tests is not None:
-            self._tests.clear_journals()
+        self._tests.clear_journals()
         with self._ranked.lock:
             for active in self._active:
                 active._forget()
@@ -493,22 +515,17 @@ class Server:
         """Every request received, one per line (used in assertion messages)."""
         return journal_text(self.journal)
 
-    def _dispatch(self, request: Request, keep_alive: bool) -> tuple[Call, Plan]:
+    def _dispatch(
+        self, request: Request, keep_alive: bool, tested: bool = True
+    ) -> tuple[Call, Plan]:
         """The call to journal and the wire plan to run for ``request``: route → journal →
-        plan (``_answer.py``; the server's own endpoints are routes: ``_builtin.py``)."""
-        routed = self._router.route(request)
+        plan (``_answer.py``; the server's own endpoints are routes: ``_builtin.py``).
+        ``tested``: a field may name its test (False: only its target may; ``_http1``)."""
+        routed = self._router.route(request, tested)
         call = self._answers.journal(routed)
         # HTTP/2 frames a body as HTTP/1.0 does, without transfer coding (``_h2.py``)
         framing = Framing(request.method == "HEAD", request.http_version in UNCHUNKED, keep_alive)
         return call, self._answers.plan(routed, call, framing)
-
-
-def _checked_id(test_id: object) -> str:
-    why = bad_test_id(test_id) if isinstance(test_id, str) else "a test id is text"
-    if why is not None:
-        raise ConfigError(f"test_id={test_id!r}: {why}")
-    assert isinstance(test_id, str)
-    return test_id
 
 
 def _mock_list(value: Any) -> list[Any]:

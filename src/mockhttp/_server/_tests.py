@@ -28,7 +28,7 @@ from typing import Any, Protocol, overload
 
 from .._core._errors import ConfigError, UnmatchedRequestError, VerificationError
 from .._core._explain import unmatched_report
-from .._core._isolation import TEST_PREFIX
+from .._core._isolation import TEST_PREFIX, bad_test_id
 from .._core._kept import Kept, Memory, Scoped, test_scope
 from .._core._mock import STARTED, Mock
 from .._core._registry import ReplyKind
@@ -45,6 +45,7 @@ class Host(Protocol):
     """What a test's part needs of its server (``_server.Server`` is one)."""
 
     journal_limit: int | None
+    _ranked: Ranked
 
     @property
     def url(self) -> str: ...
@@ -59,7 +60,7 @@ class Host(Protocol):
     def _forget(self, ids: set[int]) -> None: ...
 
 
-__all__ = ["MAX_TESTS", "InTest", "ScopedServer", "Tests", "test_header_of"]
+__all__ = ["MAX_TESTS", "InTest", "ScopedServer", "Tests", "attach", "scoped", "test_header_of"]
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a field name (RFC 9110 token)
 
@@ -102,12 +103,12 @@ class ScopedServer:
     @property
     def header(self) -> str:
         """The request header that names the test (``x-mockhttp-test`` by default)."""
-        return self._tests.header
+        return self._tests.header or ""
 
     @property
     def headers(self) -> dict[str, str]:
         """The header to send: ``{"x-mockhttp-test": id}`` (an SDK's ``default_headers``)."""
-        return {self._tests.header: self.id}
+        return {self.header: self.id}
 
     @property
     def prefix(self) -> str:
@@ -309,10 +310,11 @@ class Tests:
     """The tests a server knows, by id (Rule 2), and what they share: the server, the
     numbers of mocks and claims, the state channel under ``serve --workers``."""
 
-    def __init__(self, server: Host, header: str, numbers: Callable[[], int]) -> None:
+    def __init__(self, server: Host, header: str | None, numbers: Callable[[], int]) -> None:
         self.server = server
-        self.header = header
-        watch_test_header(header)  # (its requests are not the lane's: ``_http1``)
+        self.header = header  # (None: requests name no test; ``server.test`` refuses)
+        if header is not None:
+            watch_test_header(header)  # (its requests are not the lane's: ``_http1``)
         self.numbers = numbers
         self.tickets = itertools.count(1).__next__  # (claims in this process)
         self.channel: StateChannel | None = None
@@ -367,7 +369,45 @@ class Tests:
         """Whether a test's mock answers with the reply whose ``id()`` this is."""
         return any(s._ranked.gives(reply_id) for s in self._scopes.values())
 
+    def gives_any(self, reply_id: int) -> bool:
+        """Whether a mock of the server's or of a test's answers with that reply."""
+        return self.server._ranked.gives(reply_id) or (bool(self._scopes) and self.gives(reply_id))
+
     def forget(self, ids: set[int]) -> None:
         """The replies ``ids`` left a test's mocks: drop their wire plans unless a mock
         still gives them (``Server._forget``)."""
         self.server._forget(ids)
+
+
+class Routing(Protocol):
+    """Where the server routes (``_answer.Router``): its tests, and its kept state."""
+
+    tests: Tests | None
+    kept: Kept
+
+
+def attach(server: Host, router: Routing, header: object, numbers: Callable[[], int]) -> Tests:
+    """The tests of ``server``, routed by ``router`` (``header`` None: no request names a
+    test, and the router tries none).
+
+    Raises:
+        ConfigError: ``header`` is not a header name."""
+    name = test_header_of(header)
+    tests = Tests(server, name, numbers)
+    router.tests = None if name is None else tests
+    tests.kept = lambda: router.kept
+    return tests
+
+
+def scoped(tests: Tests, test_id: object) -> ScopedServer:
+    """``server.test(test_id)``.
+
+    Raises:
+        ConfigError: ``test_id`` cannot be a test id, or the server names no tests."""
+    if tests.header is None:
+        raise ConfigError("this server names no tests (test_header=None)")
+    why = bad_test_id(test_id) if isinstance(test_id, str) else "a test id is text"
+    if why is not None:
+        raise ConfigError(f"test_id={test_id!r}: {why}")
+    assert isinstance(test_id, str)
+    return tests.get(test_id)

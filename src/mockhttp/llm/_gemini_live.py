@@ -36,7 +36,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
@@ -67,13 +67,22 @@ def gemini_live(
     tool_calls: Any = (),
     conversation: Conversation | Mapping[str, Any] | None = None,
     go_away_after: int | None = None,
+    chaos: Any = None,
+    allow_origins: Sequence[str] = (),
 ) -> GeminiLive:
     """A Gemini Live endpoint whose turns answer ``text``; with ``tool_calls`` (a list of
     ``{name, arguments, id?}``) the session's first turn makes those calls; with
     ``conversation`` the turns come from its script (the session's contents read as a
-    Gemini request); ``go_away_after=N`` sends ``goAway`` after the N-th turn."""
+    Gemini request); ``go_away_after=N`` sends ``goAway`` after the N-th turn; ``chaos``
+    breaks some messages, seeded (``ws.chaos``); ``allow_origins`` the pages of other sites
+    that may open a session (see ``ws.WebSocket``)."""
     return GeminiLive(
-        text=text, tool_calls=tool_calls, conversation=conversation, go_away_after=go_away_after
+        text=text,
+        tool_calls=tool_calls,
+        conversation=conversation,
+        go_away_after=go_away_after,
+        chaos=chaos,
+        allow_origins=allow_origins,
     )
 
 
@@ -113,7 +122,7 @@ class GeminiLive(WebSocket):
             out["conversation"] = self.conversation.to_args()
         if self.go_away_after is not None:
             out["go_away_after"] = self.go_away_after
-        return out
+        return self.with_chaos(out)
 
     def responder(self) -> Responder:
         turns = Turns(self.text, self.tool_calls, self.conversation, "gemini")

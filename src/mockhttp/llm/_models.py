@@ -68,7 +68,14 @@ class ModelsList(ReplyKind):
 
 def _model(client: Client, model: str) -> dict[str, Any]:
     if client == "anthropic":
-        return {"type": "model", "id": model, "display_name": model, "created_at": _CREATED_AT}
+        # lifecycle: required by the API's schema (anthropic-python's ModelInfo)
+        return {
+            "type": "model",
+            "id": model,
+            "display_name": model,
+            "created_at": _CREATED_AT,
+            "lifecycle": "active",
+        }
     if client == "gemini":
         return {
             "name": f"models/{model}",

@@ -29,7 +29,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
@@ -55,12 +55,23 @@ def openai_realtime(
     model: str = "gpt-realtime",
     tool_call: Mapping[str, Any] | None = None,
     conversation: Conversation | Mapping[str, Any] | None = None,
+    chaos: Any = None,
+    allow_origins: Sequence[str] = (),
 ) -> OpenAIRealtime:
     """An OpenAI Realtime endpoint whose ``response.create`` answers ``text``; with
     ``tool_call={"name": ..., "arguments": {...}}`` the session's first response is that
     function call (its arguments as deltas) and the later ones ``text``; with
-    ``conversation`` each response is the conversation's turn for the session's items."""
-    return OpenAIRealtime(text=text, model=model, tool_call=tool_call, conversation=conversation)
+    ``conversation`` each response is the conversation's turn for the session's items;
+    ``chaos`` breaks some events, seeded (``ws.chaos``); ``allow_origins`` the pages of other
+    sites that may open a session (see ``ws.WebSocket``)."""
+    return OpenAIRealtime(
+        text=text,
+        model=model,
+        tool_call=tool_call,
+        conversation=conversation,
+        chaos=chaos,
+        allow_origins=allow_origins,
+    )
 
 
 @dataclass(frozen=True)
@@ -106,7 +117,7 @@ class OpenAIRealtime(WebSocket):
             out["tool_call"] = dict(self.tool_call)
         if self.conversation is not None:
             out["conversation"] = self.conversation.to_args()
-        return out
+        return self.with_chaos(out)
 
     def responder(self) -> Responder:
         calls = tool_calls_of([self.tool_call] if self.tool_call else [])

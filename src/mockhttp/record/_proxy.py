@@ -293,7 +293,7 @@ class Recorder:
             context.verify_mode = ssl.CERT_NONE
 
         def relay() -> Relay:
-            return Relay(self.upstream, req, self._keep_session, context)
+            return Relay(self.upstream, req, self._keep_session, context, self.redact)
 
         accept = generate_accept_token(key.encode()).decode()
         return switching(relay, "websocket").header("Sec-WebSocket-Accept", accept)
@@ -312,7 +312,9 @@ class Recorder:
             if self._late:
                 return
             taken = [m.name or "" for m in self._mocks] + self._taken
-            label = Redactor.of_request(relay.req).text(f"websocket {relay.req.path}")
+            label = Redactor.of_request(relay.req, names=self.redact).text(
+                f"websocket {relay.req.path}"
+            )
             mock = websocket_mock(relay.req, relay.kept, name=numbered(label, taken))
             index = len(self._mocks)
             self._mocks.append(mock)

@@ -125,13 +125,14 @@ class Relay(asyncio.Protocol):
     req: Request
     on_end: Callable[[Relay], None]
     verify: ssl.SSLContext | None = None
+    redact: tuple[str, ...] = ()  # more header names whose values are secrets
     kept: list[Kept] = field(default_factory=list)
     reached: bool = False  # the upstream accepted the upgrade
 
     def __post_init__(self) -> None:
         self._client = Connection(ConnectionType.SERVER)
         self._began = time.monotonic()
-        self._redactor = Redactor.of_request(self.req)
+        self._redactor = Redactor.of_request(self.req, names=self.redact)
         self._transport: asyncio.Transport | None = None
         self._up: _Upstream | None = None
         self._queued: list[Event] = []

@@ -15,17 +15,24 @@ files); each connection runs the script (``_session.Session`` on ``wsproto``) an
 every frame both ways in ``chat.sessions[i].frames``.
 
 Modules: ``_script`` (the steps and their file forms), ``_session`` (one connection),
-``_kind`` (the reply kind).
+``_kind`` (the reply kind; its Origin policy), ``_faults`` (frame-exact faults),
+``_chaos`` (seeded chaos).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from .._core._errors import ConfigError
 from .._core._match import Matcher
+from .._core._mock import Mock
 from .._core._registry import register_reply_kind
 from .._core._units import Duration, seconds
+from ._chaos import CHAOS_FAULTS as CHAOS_FAULTS
+from ._chaos import DEFAULT_FAULTS
+from ._chaos import Chaos as Chaos
 from ._faults import Cut as Cut
 from ._faults import Drop as Drop
 from ._faults import IgnorePings as IgnorePings
@@ -42,6 +49,8 @@ from ._session import Frame as Frame
 from ._session import Session as Session
 
 __all__ = [
+    "CHAOS_FAULTS",
+    "Chaos",
     "Close",
     "Cut",
     "Drop",
@@ -54,6 +63,8 @@ __all__ = [
     "Send",
     "Session",
     "WebSocket",
+    "allowing",
+    "chaos",
     "close",
     "cut",
     "drop",
@@ -70,10 +81,33 @@ __all__ = [
 register_reply_kind(WebSocket.file_key, WebSocket)
 
 
+def allowing(mocks: Sequence[Mock], origins: Sequence[str] = ()) -> list[Mock]:
+    """``mocks`` with each WebSocket endpoint's ``allow_origins`` widened by ``origins``
+    (what ``mockhttp serve --allow-origin`` does); the other mocks as they are."""
+    if not origins:
+        return list(mocks)
+    out = []
+    for mock in mocks:
+        kind = mock.kind
+        if isinstance(kind, WebSocket):
+            wider = dataclasses.replace(kind, allow_origins=(*kind.allow_origins, *origins))
+            mock = dataclasses.replace(mock, kind=wider)
+        out.append(mock)
+    return out
+
+
 def websocket(*script: Any, **options: Any) -> WebSocket:
     """A WebSocket endpoint that runs ``script`` on each connection (see
     :class:`WebSocket` for the options)."""
     return WebSocket(script, **options)
+
+
+def chaos(p: float, *, seed: int = 0, faults: Sequence[str] = DEFAULT_FAULTS) -> Chaos:
+    """Seeded chaos for an endpoint (``websocket(..., chaos=ws.chaos(0.2, seed=1))``):
+    each message a session sends is broken with probability ``p`` by one of ``faults``
+    (``drop``, ``cut``, ``close``, ``invalid_utf8``, ``stall``), drawn from ``seed``, the
+    session's number and the message's: the same messages break on every run."""
+    return Chaos(p, seed, faults)
 
 
 def send(data: Any, *, after: Duration = 0.0, fragments: int = 1, trickle: Duration = 0.0) -> Send:

@@ -6,6 +6,10 @@ seam's refusal); one that asks without ``Sec-WebSocket-Key`` or with a version o
 13 gets 400 (RFC 6455 §4.2.1), naming what is missing.
 Rule 2: ``subprotocol`` is chosen only when the client offers it (``Sec-WebSocket-Protocol``).
 Rule 3: every session is kept in ``sessions`` (its frames both ways) until ``forget``.
+Rule 4 (Origin, against cross-site WebSocket hijacking: browsers send ``Origin`` and no
+CORS applies to a WebSocket): an upgrade with no ``Origin`` (no browser's) or one from a
+loopback page, or from the request's own host, is answered; another page's gets 403
+unless ``allow_origins`` lists it (``*``: any; ``mockhttp serve --allow-origin``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from wsproto.utilities import generate_accept_token
 
 from .._core._errors import ConfigError, VerificationError
 from .._core._mock import Mock, request
+from .._core._origin import allowed_origin
 from .._core._registry import ReplyKind
 from .._core._reply import Reply, status
 from .._core._request import Request
 from .._server._upgrade import switching
+from ._chaos import chaos_of
 from ._script import Step, steps_of, to_data
 from ._session import MAX_MESSAGE, Responder, Session
 
@@ -39,6 +45,10 @@ class WebSocket(ReplyKind):
             from :mod:`mockhttp.ws` or their file forms), run on each connection.
         subprotocol: the ``Sec-WebSocket-Protocol`` to choose when the client offers it.
         max_message: the largest message the mock takes (bytes); a bigger one closes 1009.
+        allow_origins: ``Origin`` values answered beside loopback ones and the request's own
+            host (``"*"``: any); an upgrade from another page gets 403 (Rule 4).
+        chaos: seeded faults in place of some messages (``ws.chaos(p, seed=, faults=)``,
+            or its file form ``{p: 0.1, seed: 1, faults: [drop, cut]}``; ``_chaos``).
     """
 
     file_key: ClassVar[str] = "websocket"
@@ -47,6 +57,8 @@ class WebSocket(ReplyKind):
     _: KW_ONLY
     subprotocol: str | None = None
     max_message: int = MAX_MESSAGE
+    chaos: Any = None
+    allow_origins: Sequence[str] = ()
     _sessions: list[Session] = field(
         default_factory=list, init=False, repr=False, compare=False, hash=False
     )
@@ -56,6 +68,15 @@ class WebSocket(ReplyKind):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "script", steps_of(self.script))
+        object.__setattr__(self, "chaos", chaos_of(self.chaos))
+        origins = self.allow_origins
+        if isinstance(origins, str) or not isinstance(origins, Sequence):
+            raise ConfigError(f"allow_origins={origins!r} must be a list of origins")
+        if not all(isinstance(o, str) and o for o in origins):
+            raise ConfigError(
+                f"allow_origins={list(origins)!r} must hold origins such as 'http://app.example'"
+            )
+        object.__setattr__(self, "allow_origins", tuple(origins))
         sub = self.subprotocol
         if sub is not None and (not isinstance(sub, str) or not sub or " " in sub):
             raise ConfigError(f"subprotocol={sub!r} must be one token such as 'chat'")
@@ -119,7 +140,15 @@ class WebSocket(ReplyKind):
             out["subprotocol"] = self.subprotocol
         if self.max_message != MAX_MESSAGE:
             out["max_message"] = self.max_message
-        return out
+        return self.with_chaos(out)
+
+    def with_chaos(self, args: dict[str, Any]) -> dict[str, Any]:
+        """``args`` with this endpoint's ``chaos`` and ``allow_origins`` (file forms), if set."""
+        if self.chaos is not None:
+            args["chaos"] = self.chaos.to_args()
+        if self.allow_origins:
+            args["allow_origins"] = list(self.allow_origins)
+        return args
 
     # -- answering -------------------------------------------------------------------------------
 
@@ -128,6 +157,17 @@ class WebSocket(ReplyKind):
         reply: Reply = switching(lambda: self._session(script, request), "websocket")
         if "websocket" not in request.headers.get("upgrade", "").lower():
             return reply  # (refused with 426 by the seam)
+        origin = request.headers.get("origin")
+        host = request.headers.get("host")
+        if origin is not None and not allowed_origin(origin, host, self.allow_origins):
+            return (
+                status(403)
+                .header("Content-Type", "text/plain; charset=utf-8")
+                .body(
+                    f"Forbidden: Origin {origin!r} is not allowed (a web page of another "
+                    "site); allow it with allow_origins (--allow-origin)\n"
+                )
+            )
         key = request.headers.get("sec-websocket-key", "")
         version = request.headers.get("sec-websocket-version", "")
         if not key or version != "13":
@@ -147,8 +187,12 @@ class WebSocket(ReplyKind):
         return reply
 
     def _session(self, script: tuple[Step, ...], request: Request) -> Session:
-        session = Session(script, request, self._ended, self.max_message, self.responder())
         with self._changed:
+            number = len(self._sessions)
+            session = Session(
+                script, request, self._ended, self.max_message, self.responder(),
+                chaos=self.chaos, number=number,
+            )  # fmt: skip
             self._sessions.append(session)
             self._changed.notify_all()
         return session

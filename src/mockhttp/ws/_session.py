@@ -40,7 +40,8 @@ from wsproto.utilities import LocalProtocolError
 
 from .._core._errors import RefusedRequest
 from .._core._request import Request
-from ._faults import Cut, Drop, IgnorePings, Raw, pieces
+from ._chaos import Chaos
+from ._faults import Cut, Drop, IgnorePings, Raw, invalid_utf8, pieces
 from ._script import Close, Echo, Expect, Pause, Send, Step, payload
 
 __all__ = ["CLOSE_WAIT", "Answer", "Frame", "Responder", "Session"]
@@ -92,6 +93,8 @@ class Session(asyncio.Protocol):
     on_end: Callable[[Session], None] = lambda _s: None
     max_message: int = MAX_MESSAGE
     responder: Responder | None = None  # answers each message (a protocol's mock)
+    chaos: Chaos | None = None  # seeded faults in place of some messages
+    number: int = 0  # the session's number on its endpoint (what chaos draws with)
     frames: list[Frame] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
     errors: list[RefusedRequest] = field(default_factory=list)  # a responder's refusals
@@ -112,6 +115,8 @@ class Session(asyncio.Protocol):
         self._slept = -1  # the step whose delay has passed
         self._busy = False  # a message trickles out
         self._pongs = True  # pings are answered
+        self._count = 0  # data messages the session was to send (chaos draws with it)
+        self._broken = False  # chaos broke the session: nothing more is sent
 
     # -- the journal -------------------------------------------------------------------------
 
@@ -263,7 +268,7 @@ class Session(asyncio.Protocol):
 
     def _advance(self) -> None:
         """Run steps until one waits (for time, for a message, for a trickle) or ends."""
-        while self._open and self._step < len(self.script) and not self._busy:
+        while self._open and self._step < len(self.script) and not self._busy and not self._broken:
             step = self.script[self._step]
             delay = step.after if isinstance(step, Send) else 0.0
             delay = step.seconds if isinstance(step, Pause) else delay
@@ -299,6 +304,8 @@ class Session(asyncio.Protocol):
 
     def _send_step(self, step: Send) -> None:
         message = payload(step.data)
+        if self._chaotic(message):
+            return
         wire = self._encode(message, step.fragments)
         if step.trickle <= 0:
             self._write("text" if isinstance(message, str) else "binary", message, wire)
@@ -329,11 +336,42 @@ class Session(asyncio.Protocol):
     # -- frames out ------------------------------------------------------------------------------
 
     def send(self, message: str | bytes) -> None:
-        """Send one message (text or bytes) if the connection is open."""
+        """Send one message (text or bytes) if the connection is open (and chaos does not
+        break it instead)."""
+        if self._chaotic(message):
+            return
         if isinstance(message, str):
             self._send(TextMessage(data=message), "text", message)
         else:
             self._send(BytesMessage(data=message), "binary", message)
+
+    def _chaotic(self, message: str | bytes) -> bool:
+        """True when the message is not to be sent: the session is broken, or chaos breaks
+        it now (``_chaos``: the fault drawn for this session and message)."""
+        if self._broken:
+            return True
+        if self.chaos is None:
+            return False
+        fault = self.chaos.decide(self.number, self._count)
+        self._count += 1
+        if fault is None:
+            return False
+        self._broken = True
+        if fault == "drop":
+            self.drop()
+        elif fault == "cut" and len(message) >= 2:
+            self._write("cut", message, Cut(message).wire())
+            self.drop()
+        elif fault == "cut":
+            self.drop()
+        elif fault == "close":
+            self.close(1011, "chaos")
+        elif fault == "invalid_utf8":
+            raw = invalid_utf8()
+            self._write("raw", raw.data, raw.data)
+        else:
+            self._note("sent", "stall", b"")
+        return True
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Start the closing handshake with ``code``; the TCP connection closes when the
