@@ -7,7 +7,10 @@ transport: parse, match, journal, reply, write) under ``valgrind --tool=callgrin
 for ``--requests`` and twice as many requests, and divides the difference of the totals
 by the difference of the counts, so the start-up (imports, the server) cancels out.
 ``--shape json`` sends ``POST /v1/chat/json`` with a ~300-byte chat body matched by
-JSONPath (``bench/shapes.py``) instead of ``GET /small``.
+JSONPath (``bench/shapes.py``) instead of ``GET /small``; ``--shape long`` sends
+``GET /small`` with the lane of kept answers off (the long way: route, journal, plan);
+``--shape tested`` sends it with ``x-mockhttp-test: bench`` (a test's request, answered
+by the shared mock: the long way, and the test's routing: ``docs/isolation.md``).
 
     .venv/bin/python bench/instructions.py [--src OTHER/src] [--requests 2000] [--shape json]
 
@@ -33,15 +36,21 @@ def child(n: int, shape: str) -> None:
     sys.path.insert(0, str(HERE))
     import micro
 
-    raw = micro.SHAPES[shape]
+    raw = micro.SHAPES.get(shape, micro.SMALL)
+    if shape == "tested":
+        raw = raw.replace(b"\r\n\r\n", b"\r\nx-mockhttp-test: bench\r\n\r\n")
 
     async def run() -> None:
         server = micro.make_server(50, 0.02)
+        if shape == "long":
+            server._lane = server._answers.lane = None
         conns = [micro.connect(server) for _ in range(50)]
         for i in range(500 + n):
             conns[i % 50][0].data_received(raw)
-        assert len(server.journal) == 500 + n
-        micro.check_answered(server, conns, 500 + n)
+        journal = server.test("bench").journal if shape == "tested" else server.journal
+        assert len(journal) == 500 + n
+        last = journal[-1]
+        assert (last.status, last.mock is not None) == (200, True), "not answered by a mock"
 
     asyncio.run(run())
 
@@ -63,7 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", default=str(HERE.parent / "src"))
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--shape", choices=["small", "json"], default="small")
+    parser.add_argument("--shape", choices=["small", "json", "long", "tested"], default="small")
     parser.add_argument("--child", type=int)
     args = parser.parse_args()
     if args.child is not None:

@@ -1,15 +1,18 @@
 """Per-test isolation under load: 16 test ids x 1,000 requests in parallel, workers on.
 
-Starts ``mockhttp serve --workers 2`` with one shared mock (``GET /who`` answers
-``shared``), gives every even test a mock of its own (``GET /who`` answers its id, added
-through the admin API with ``?test=ID``), then sends each test's 1,000 requests with its
-``x-mockhttp-test`` header, all tests at once (``--connections`` keep-alive connections
-per test, raw HTTP/1.1).  It checks that no answer leaked (an even test always got its
-id, an odd one ``shared``) and that each test's journal (``GET
-/__mockhttp/journal?test=ID``, merged from both workers) holds exactly its own 1,000
-calls, and the shared journal none of them.  Then it sends the same load without a test
-id, and prints both rates and the difference per request (wall clock: it moves with the
-machine's load; ``bench/instructions.py`` counts the CPU of one request).
+Starts ``mockhttp serve --workers 2`` with one shared mock (``GET /who`` with an
+``x-bench`` field answers ``shared``: a header matcher, so the lane of kept answers never
+takes it and every request goes the long way), gives every even test a mock of its own
+(the same request answers its id, added through the admin API with ``?test=ID``), then
+sends each test's 1,000 requests with its ``x-mockhttp-test`` header, all tests at once
+(``--connections`` keep-alive connections per test, raw HTTP/1.1).  It checks that no
+answer leaked (an even test always got its id, an odd one ``shared``) and that each
+test's journal (``GET /__mockhttp/journal?test=ID``, merged from both workers) holds
+exactly its own 1,000 calls, and the shared journal none of them.  Then it sends the
+same load without a test id (the long way too), and the same to ``GET /lane`` (a fixed
+reply the lane answers), and prints the rates and the difference per request (wall
+clock: it moves with the machine's load; ``bench/instructions.py`` counts the CPU of one
+request).
 
     .venv/bin/python bench/isolation.py [--tests 16] [--requests 1000] [--workers 2]
 """
@@ -28,8 +31,12 @@ import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SHARED = "request: {method: GET, path: /who}\nresponse: {status: 200, body: shared}\n"
-MINE = "request: {method: GET, path: /who}\nresponse: {status: 200, body: %s}\n"
+WHO = "request: {method: GET, path: /who, header: {x-bench: '1'}}\n"
+SHARED = (
+    f"- {WHO}  response: {{status: 200, body: shared}}\n"
+    "- request: {method: GET, path: /lane}\n  response: {status: 200, body: shared}\n"
+)
+MINE = WHO + "response: {status: 200, body: %s}\n"
 
 
 def start(workers: int, folder: Path) -> tuple[subprocess.Popen[str], str]:
@@ -62,11 +69,13 @@ def admin(url: str, method: str, path: str, body: str | None = None) -> object:
         return json.loads(answer.read())
 
 
-async def connection(host: str, port: int, test: str | None, n: int, want: bytes) -> int:
+async def connection(
+    host: str, port: int, test: str | None, n: int, want: bytes, path: bytes
+) -> int:
     """``n`` keep-alive requests on one connection; how many answers were not ``want``."""
     reader, writer = await asyncio.open_connection(host, port)
     field = b"" if test is None else b"x-mockhttp-test: " + test.encode() + b"\r\n"
-    raw = b"GET /who HTTP/1.1\r\nHost: bench\r\n" + field + b"\r\n"
+    raw = b"GET " + path + b" HTTP/1.1\r\nHost: bench\r\nx-bench: 1\r\n" + field + b"\r\n"
     wrong = 0
     for _ in range(n):
         writer.write(raw)
@@ -81,14 +90,16 @@ async def connection(host: str, port: int, test: str | None, n: int, want: bytes
     return wrong
 
 
-async def load(url: str, tests: list[str | None], n: int, conns: int) -> tuple[float, int]:
+async def load(
+    url: str, tests: list[str | None], n: int, conns: int, path: bytes = b"/who"
+) -> tuple[float, int]:
     """Every test's ``n`` requests at once; (seconds, answers that leaked)."""
     host, _, port = url.removeprefix("http://").partition(":")
     jobs = []
     for i, test in enumerate(tests):
         want = test.encode() if test is not None and i % 2 == 0 else b"shared"
         share = [n // conns + (k < n % conns) for k in range(conns)]
-        jobs += [connection(host, int(port), test, m, want) for m in share]
+        jobs += [connection(host, int(port), test, m, want, path) for m in share]
     began = time.perf_counter()
     wrong = sum(await asyncio.gather(*jobs))
     return time.perf_counter() - began, wrong
@@ -109,6 +120,10 @@ def main() -> None:
                 if i % 2 == 0:
                     admin(url, "POST", f"/__mockhttp/mocks?test={test}", MINE % test)
             tested: list[str | None] = list(ids)
+            plain: list[str | None] = [None] * args.tests
+            for warm in ([f"warm-{i:02d}" for i in range(args.tests)], plain):  # (first use)
+                asyncio.run(load(url, warm, 100, args.connections))
+            base, _ = asyncio.run(load(url, plain, args.requests, args.connections))
             seconds, wrong = asyncio.run(load(url, tested, args.requests, args.connections))
             leaks = 0
             for test in ids:
@@ -117,20 +132,24 @@ def main() -> None:
                 if len(calls) != args.requests or mine != args.requests:
                     leaks += 1
                     print(f"{test}: {len(calls)} calls in its journal, {mine} its own")
-            shared = admin(url, "GET", "/__mockhttp/journal")["calls"]  # type: ignore[index]
+            shared = [  # (the warm-up's and the load's without a test id)
+                c
+                for c in admin(url, "GET", "/__mockhttp/journal")["calls"]  # type: ignore[index]
+                if c.get("test") is not None
+            ]
             total = args.tests * args.requests
             print(
                 f"{args.tests} tests x {args.requests} requests, --workers {args.workers}: "
                 f"{seconds:.2f} s ({total / seconds:,.0f} requests/s); answers leaked: "
-                f"{wrong}; journals not exactly their own: {leaks}; shared journal: "
-                f"{len(shared)} calls"
+                f"{wrong}; journals not exactly their own: {leaks}; a test's calls in the "
+                f"shared journal: {len(shared)}"
             )
-            plain: list[str | None] = [None] * args.tests
-            base, _ = asyncio.run(load(url, plain, args.requests, args.connections))
+            lane, _ = asyncio.run(load(url, plain, args.requests, args.connections, b"/lane"))
             print(
                 f"the same load without a test id: {base:.2f} s ({total / base:,.0f} "
                 f"requests/s); a test id costs {(seconds - base) / total * 1e6:+.1f} us a "
-                "request of wall clock here"
+                f"request of wall clock here; to /lane (the lane's): {lane:.2f} s "
+                f"({total / lane:,.0f} requests/s)"
             )
             if wrong or leaks or shared:
                 raise SystemExit("isolation leaked")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mockhttp import ConfigError
+from mockhttp import ConfigError, ws
 from mockhttp.contract._realtime import (
     REALTIME,
     WsFrame,
@@ -311,3 +311,86 @@ def realtime_sessions() -> Any:
         (openai_session,) = openai_mock.wait_ended()
         (gemini_session,) = gemini_mock.wait_ended()
     return openai_session, gemini_session
+
+
+# -- more of the rules' edges --
+
+
+def test_deltas_of_two_parts_interleaved_each_reassemble() -> None:
+    other = {**WHERE, "item_id": "i2"}
+    events = _ids(
+        [
+            CREATED,
+            *_response(
+                {"type": "response.output_text.delta", **WHERE, "delta": "a"},
+                {"type": "response.output_text.delta", **other, "delta": "x"},
+                {"type": "response.output_text.delta", **WHERE, "delta": "b"},
+                {"type": "response.output_text.done", **other, "text": "x"},
+                {"type": "response.output_text.done", **WHERE, "text": "ab"},
+            ),
+        ]
+    )
+    assert _rules(_frames(*events)) == []
+
+
+def test_a_done_without_deltas_must_be_empty() -> None:
+    done = {"type": "response.output_text.done", **WHERE, "text": "whole"}
+    assert _rules(_frames(*_ids([CREATED, *_response(done)]))) == ["realtime.deltas"]
+    empty = {"type": "response.output_text.done", **WHERE, "text": ""}
+    assert _rules(_frames(*_ids([CREATED, *_response(empty)]))) == []
+
+
+def test_a_cancelled_response_needs_no_usage_but_still_one_done() -> None:
+    events = _ids([CREATED, *_response(usage=None)])
+    events[-1]["response"]["status"] = "cancelled"
+    assert _rules(_frames(*events)) == []
+    assert _rules(_frames(*events[:-1])) == ["realtime.response-done"]
+
+
+def test_two_responses_each_with_their_done() -> None:
+    events = _ids([CREATED, *_response(rid="r1"), *_response(rid="r2")])
+    assert _rules(_frames(*events)) == []
+    swapped = _ids([CREATED, *_response(rid="r1")[:1], *_response(rid="r2")])
+    (finding,) = check_frames(_frames(*swapped), "openai-realtime").findings
+    assert finding.message == 'response "r1" (created at message 1) has no response.done'
+
+
+def test_findings_carry_the_server_message_index_and_the_exchange() -> None:
+    events = _good()
+    events[3]["event_id"] = ""
+    frames = [WsFrame("client", "text", "{}"), *_frames(*events)]
+    (finding,) = check_frames(frames, "openai-realtime", "live session").findings
+    assert finding.event == 3  # the fourth server message; the client's is not counted
+    assert finding.exchange == "live session"
+    outcome = check_frames(frames, "openai-realtime")
+    assert outcome.profiles == ("openai-realtime",)
+    assert outcome.exchange == "session"
+
+
+def test_gemini_a_new_turn_after_turn_complete_and_an_unended_one_after_it() -> None:
+    turn = _turn()
+    assert _gl({"setupComplete": {}}, *turn, *turn) == []
+    (finding,) = check_frames(
+        _frames({"setupComplete": {}}, *turn, turn[0], turn[0]), "gemini-live"
+    ).findings
+    assert finding.event == 3  # where the unended turn began
+
+
+def test_gemini_usage_without_counts_is_zero_and_passes() -> None:
+    assert _gl({"setupComplete": {}}, {"usageMetadata": {"totalTokenCount": 0}}) == []
+    assert _gl({"setupComplete": {}}, {"usageMetadata": "x"}) == ["gemini-live.usage"]
+
+
+def test_frames_of_reads_a_mock_sessions_journal() -> None:
+    from types import SimpleNamespace
+
+    journal = [ws.Frame("sent", "text", "a", 0.1), ws.Frame("received", "close", "", 0.2, 1000)]
+    assert frames_of(SimpleNamespace(frames=journal)) == [  # only its frames are read
+        WsFrame("server", "text", "a", 0.1),
+        WsFrame("client", "close", "", 0.2, 1000),
+    ]
+
+
+def test_loads_frames_takes_a_missing_time_and_kind_as_zero_and_text() -> None:
+    (frame,) = loads_frames('[{"from": "server", "data": "x", "at": "soon"}]')
+    assert frame == WsFrame("server", "text", "x", 0.0)

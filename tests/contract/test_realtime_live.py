@@ -175,3 +175,55 @@ def test_the_live_script_runs_over_wss() -> None:
         outcome, frames = run_realtime_live(url, "gemini-live", timeout=10, context=context)
     assert outcome.findings == ()
     assert any(f.sender == "server" and "turnComplete" in str(f.data) for f in frames)
+
+
+# -- the session's reading -------------------------------------------------------------------------
+
+
+def test_fragmented_and_binary_messages_are_read_whole(server: mockhttp.Server) -> None:
+    endpoint = ws.websocket(
+        ws.send({"type": "session.created", "event_id": "e1"}, fragments=3),
+        ws.send(b"\x00\x01"),
+        ws.close(1001, "bye"),
+    )
+    server.mock(endpoint.mock("/v1/realtime"))
+    url = f"ws://127.0.0.1:{server.port}/v1/realtime?model=m"
+    outcome, frames = run_realtime_live(url, "openai-realtime", timeout=10)
+    sent = [(f.kind, f.data, f.code) for f in frames if f.sender == "server"]
+    assert sent[0] == ("text", '{"type":"session.created","event_id":"e1"}', None)
+    assert sent[1] == ("binary", b"\x00\x01", None)
+    assert sent[2] == ("close", "bye", 1001)
+    assert [f.rule for f in outcome.findings] == ["realtime.json"]  # the binary frame
+
+
+def test_pings_are_answered_while_waiting(server: mockhttp.Server) -> None:
+    endpoint = ws.websocket(
+        ws.Raw(b"\x89\x02hi"),  # a ping from the server, made by hand
+        ws.send({"setupComplete": {}}),
+        ws.expect(mockhttp.match.contains("clientContent")),
+        ws.send({"serverContent": {"turnComplete": True}}),
+    )
+    server.mock(endpoint.mock(GEMINI_PATH))
+    url = f"ws://127.0.0.1:{server.port}{GEMINI_PATH}"
+    outcome, _frames = run_realtime_live(url, "gemini-live", timeout=10)
+    assert outcome.findings == ()
+    (session,) = endpoint.wait_ended()
+    pongs = [f for f in session.frames if f.direction == "received" and f.kind == "pong"]
+    assert [p.data for p in pongs] == [b"hi"]
+
+
+def test_a_server_that_closes_before_its_101_says_so(server: mockhttp.Server) -> None:
+    server.mock(mockhttp.get("/gone").pipe(mockhttp.fault.empty_response()).reply(mockhttp.ok()))
+    with pytest.raises(ValueError, match="closed the connection before its 101"):
+        Session(f"ws://127.0.0.1:{server.port}/gone", {}, 5)
+
+
+def test_check_json_output_names_the_profile_and_rules(
+    server: mockhttp.Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.mock(llm.gemini_live("Hi").mock())
+    url = f"ws://127.0.0.1:{server.port}{GEMINI_PATH}"
+    assert main(["check", "--profile", "gemini-live", "--json", url]) == 0
+    report = json.loads(capsys.readouterr().out)
+    text = json.dumps(report)
+    assert "gemini-live.turn-complete" in text or "gemini-live" in text

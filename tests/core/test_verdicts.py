@@ -126,6 +126,13 @@ def test_waited_retry_needs_a_retry_and_a_time() -> None:
         "call 1 (POST tools/call) ended on purpose (complete, without its response): the "
         "journal has no time to count from"
     ]
+    # ... unless the journal has its end (``Call.end_time``): counted from there
+    ended.end_time = 0.4  # type: ignore[attr-defined]
+    assert explain([ended, back], verdicts.waited_retry(0.5, on="GET")) == []
+    ended.end_time = 0.6  # type: ignore[attr-defined]
+    assert explain([ended, back], verdicts.waited_retry(0.5, on="GET")) == [
+        "call 2 came 400 ms after the cut, sooner than retry: 500 ms"
+    ]
 
 
 def test_resumed_names_the_wrong_id_and_the_wrong_method() -> None:

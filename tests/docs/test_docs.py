@@ -42,6 +42,7 @@ PAGES = [
     "docs/realtime.md",
     "docs/telemetry.md",
     "docs/isolation.md",
+    "docs/dashboard.md",
 ]
 # pages whose examples need a program the machine may lack (.ci/run installs them)
 NEEDS = {"docs/browsers.md": Path("/usr/bin/chromium")}

@@ -331,3 +331,47 @@ def test_a_refused_turn_reaches_the_sdk_as_its_error_and_check_raises_it() -> No
     assert "has 1 turn" in str(error)
     with pytest.raises(llm.ConversationError, match="has 1 turn"):
         live.check()
+
+
+def test_input_transcription_before_the_turn_when_the_setup_asks() -> None:
+    live = _session(text="Sunny", input_transcript="weather?")
+    _say(live, {"setup": {"model": "m", "inputAudioTranscription": {}, **SETUP_TEXT["setup"]}})
+    _say(live, {"realtimeInput": {"audio": {"data": "AAA=", "mimeType": "audio/pcm"}}})
+    out = _say(live, {"realtimeInput": {"audioStreamEnd": True}})
+    assert out[0] == {"serverContent": {"inputTranscription": {"text": "weather?"}}}
+    assert out[1]["serverContent"]["modelTurn"]["parts"] == [{"text": "Sunny"}]
+    plain = _session(input_transcript="x")
+    _say(plain, SETUP_TEXT)
+    _say(plain, {"realtimeInput": {"audio": {"data": "AAA="}}})
+    assert "inputTranscription" not in _say(plain, {"realtimeInput": {"activityEnd": {}}})[0].get(
+        "serverContent", {}
+    )
+    with pytest.raises(ConfigError, match="input_transcript"):
+        llm.gemini_live(input_transcript=1)  # type: ignore[arg-type]
+
+
+def test_the_sdk_reads_the_input_transcription_and_a_conversation_hears_it() -> None:
+    script = llm.conversation(llm.turn("Sunny.", expect={"last_user_message": "weather"}))
+    live = llm.gemini_live(conversation=script, input_transcript="How is the weather?")
+    with mockhttp.Server(tls=True) as server:
+        server.mock(live.mock())
+
+        async def talk() -> tuple[str, str]:
+            config = {"response_modalities": ["TEXT"], "input_audio_transcription": {}}
+            async with _client(server).aio.live.connect(model="m", config=config) as session:
+                blob = types.Blob(data=b"\x00\x00" * 160, mime_type="audio/pcm;rate=16000")
+                await session.send_realtime_input(audio=blob)
+                await session.send_realtime_input(audio_stream_end=True)
+                heard, text = "", ""
+                async for message in session.receive():
+                    content = message.server_content
+                    if content and content.input_transcription:
+                        heard += content.input_transcription.text or ""
+                    text += message.text or ""
+                return heard, text
+
+        heard, text = _run(talk())
+        live.wait_ended()
+    assert heard == "How is the weather?"
+    assert text == "Sunny."
+    live.check()

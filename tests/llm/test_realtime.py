@@ -248,3 +248,65 @@ def test_the_conversation_has_a_file_form() -> None:
     assert isinstance(kind, llm.OpenAIRealtime)
     assert kind.conversation.turns[1].text == "ok"
     assert kind.to_args()["conversation"]["turns"][1] == {"text": "ok"}
+
+
+def test_committed_audio_is_transcribed_when_the_session_asks_and_a_conversation_reads_it() -> None:
+    import base64
+
+    script = llm.conversation(
+        llm.turn("It is sunny.", expect={"last_user_message": "weather in Paris"})
+    )
+    realtime = llm.openai_realtime(
+        conversation=script, input_transcript="What is the weather in Paris?"
+    )
+    with mockhttp.Server() as server:
+        server.mock(realtime.mock())
+        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
+        with client.realtime.connect(model="gpt-realtime") as conn:
+            assert conn.recv().type == "session.created"
+            transcription = {"model": "gpt-4o-transcribe"}
+            conn.session.update(
+                session={"type": "realtime", "audio": {"input": {"transcription": transcription}}}
+            )
+            assert conn.recv().type == "session.updated"
+            conn.input_audio_buffer.append(audio=base64.b64encode(b"\x00\x00" * 240).decode())
+            conn.input_audio_buffer.commit()
+            committed = conn.recv()
+            deltas, completed = "", None
+            for event in conn:
+                if event.type == "conversation.item.input_audio_transcription.delta":
+                    deltas += event.delta or ""
+                if event.type == "conversation.item.input_audio_transcription.completed":
+                    completed = event
+                    break
+            conn.response.create()
+            text = ""
+            for event in conn:
+                if event.type == "response.output_text.delta":
+                    text += event.delta
+                if event.type == "response.done":
+                    break
+    assert committed.type == "input_audio_buffer.committed"
+    assert completed is not None
+    assert completed.item_id == committed.item_id
+    assert completed.transcript == deltas == "What is the weather in Paris?"
+    assert (
+        completed.usage.total_tokens == completed.usage.input_tokens + completed.usage.output_tokens
+    )
+    assert text == "It is sunny."
+    realtime.wait_ended()
+    realtime.check()
+
+
+def test_no_transcription_events_unless_asked() -> None:
+    with mockhttp.Server() as server:
+        server.mock(llm.openai_realtime(input_transcript="hi").mock())
+        with connect(f"ws://127.0.0.1:{server.port}/v1/realtime") as client:
+            client.recv(timeout=10)
+            client.send(json.dumps({"type": "input_audio_buffer.commit"}))
+            client.send(json.dumps({"type": "input_audio_buffer.clear"}))
+            kinds = [json.loads(client.recv(timeout=10))["type"] for _ in range(2)]
+    assert kinds == ["input_audio_buffer.committed", "input_audio_buffer.cleared"]
+    with pytest.raises(ConfigError, match="input_transcript"):
+        llm.openai_realtime(input_transcript=3)  # type: ignore[arg-type]
+    assert llm.openai_realtime(input_transcript="hi").to_args()["input_transcript"] == "hi"

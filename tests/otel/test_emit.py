@@ -83,7 +83,8 @@ def test_a_streamed_llm_reply_gets_the_genai_attributes(memory: Any) -> None:
         "mockhttp.outcome": "complete",
     }
     assert span.start_time == int(call.time * 1e9)
-    assert span.end_time == int(call.end_time * 1e9)  # type: ignore[attr-defined]
+    assert call.end_time is not None
+    assert span.end_time == int(call.end_time * 1e9)
     assert span.status.status_code is StatusCode.UNSET
     assert span.instrumentation_scope.name == "mockhttp"
 

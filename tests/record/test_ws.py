@@ -141,3 +141,107 @@ def test_the_recorders_own_secret_names_redact_messages_too() -> None:
                 assert client.recv(timeout=10) == "team-value-9 here"
             (mock,) = recorder.wait(1, timeout=10)
     assert "team-value-9" not in mockhttp.dump([mock])
+
+
+def test_binary_and_fragmented_messages_are_relayed_and_recorded_whole() -> None:
+    echo = ws.websocket(ws.echo())
+    with mockhttp.Server() as upstream:
+        upstream.mock(echo.mock("/echo"))
+        with record.record(upstream.url) as recorder:
+            with connect(_ws_url(recorder.url, "/echo")) as client:
+                client.send(b"\x00\x01\x02")
+                assert client.recv(timeout=10) == b"\x00\x01\x02"
+                client.send(["frag", "mented"])  # one message in two frames
+                assert client.recv(timeout=10) == "fragmented"
+            (mock,) = recorder.wait(1, timeout=10)
+    script = mock.kind.to_args()["script"] if mock.kind is not None else []
+    assert script[0]["expect"] == ["regex", ""]
+    assert script[1]["send"] == {"binary": "AAEC"}
+    assert script[3]["send"] == "fragmented"
+    (upstream_session,) = echo.wait_ended()
+    assert upstream_session.received == [b"\x00\x01\x02", "fragmented"]
+
+
+def test_messages_sent_at_once_wait_for_the_upstream() -> None:
+    expecting = ws.websocket(ws.expect("first"), ws.send("got it"))
+    with mockhttp.Server() as upstream:
+        upstream.mock(expecting.mock("/x"))
+        with record.record(upstream.url) as recorder:
+            with connect(_ws_url(recorder.url, "/x")) as client:
+                client.send("first")  # before the upstream has accepted, likely
+                assert client.recv(timeout=10) == "got it"
+            recorder.wait(1, timeout=10)
+    (session,) = expecting.wait_ended()
+    assert session.received == ["first"]
+    assert session.mismatches == []
+
+
+def test_an_upstream_that_refuses_the_upgrade_closes_1011_and_records_nothing() -> None:
+    with (
+        mockhttp.Server() as upstream,  # no mock: the upgrade gets 404
+        record.record(upstream.url) as recorder,
+    ):
+        with (
+            connect(_ws_url(recorder.url, "/nothing")) as client,
+            pytest.raises(ConnectionClosed) as closed,
+        ):
+            client.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1011
+        assert "404" in closed.value.rcvd.reason
+        assert recorder.wait(1, timeout=0.5) == []
+
+
+def test_a_session_of_client_messages_only_expects_them_and_ends_open() -> None:
+    steps = to_script([Kept("client", "text", "a", 0.0), Kept("client", "close", "", 0.5, 1000)])
+    assert len(steps) == 1
+    assert isinstance(steps[0], ws.Expect)
+
+
+def test_gaps_are_rounded_to_milliseconds_and_never_negative() -> None:
+    steps = to_script(
+        [
+            Kept("server", "text", "a", 0.12345),
+            Kept("server", "text", "b", 0.1),
+            Kept("server", "text", "c", 0.4),
+        ]
+    )
+    assert [s.after for s in steps if isinstance(s, ws.Send)] == [0.123, 0.0, 0.3]
+
+
+def test_a_non_json_or_many_field_message_expects_anything() -> None:
+    for message in ('{"a": 1, "b": 2}', "[1, 2]", '{"not an id": 1}', b"\xff\xfe"):
+        (step,) = to_script(
+            [Kept("client", "binary" if isinstance(message, bytes) else "text", message, 0)]
+        )
+        assert isinstance(step, ws.Expect)
+        assert step.matcher.to_args() == ["regex", ""]
+
+
+def test_the_client_pings_are_answered_by_the_proxy() -> None:
+    echo = ws.websocket(ws.echo())
+    with mockhttp.Server() as upstream:
+        upstream.mock(echo.mock("/echo"))
+        with record.record(upstream.url) as recorder:
+            with connect(_ws_url(recorder.url, "/echo")) as client:
+                assert client.ping(b"p1").wait(10)
+                client.send("x")
+                assert client.recv(timeout=10) == "x"
+            (mock,) = recorder.wait(1, timeout=10)
+    assert mock.kind is not None
+    assert [next(iter(s)) for s in mock.kind.to_args()["script"]] == ["expect", "send"]
+
+
+def test_a_replayed_session_keeps_its_timing() -> None:
+    slow = ws.websocket(ws.send("a"), ws.send("b", after=0.3))
+    with mockhttp.Server() as upstream:
+        upstream.mock(slow.mock("/s"))
+        with record.record(upstream.url) as recorder:
+            with connect(_ws_url(recorder.url, "/s")) as client:
+                assert [client.recv(timeout=10), client.recv(timeout=10)] == ["a", "b"]
+            (mock,) = recorder.wait(1, timeout=10)
+    assert mock.kind is not None
+    (first, second) = mock.kind.to_args()["script"]
+    assert first["send"] == "a"
+    assert second["send"] == "b"
+    assert 0.2 <= second["after"] <= 5  # the upstream's 0.3 s gap, as the proxy saw it arrive

@@ -300,3 +300,48 @@ def test_a_scoped_server_reads_like_a_server(server: mockhttp.Server) -> None:
     assert a.mocks == (swapped,)
     assert repr(a) == "ScopedServer('a', mocks=1)"
     assert a.add is not None
+
+
+CHAT = "/v1/chat/completions"
+HELLO = {"model": "m", "messages": [{"role": "user", "content": "Hi"}]}
+
+
+def test_rate_limit_buckets_per_test_are_opt_in(server: mockhttp.Server) -> None:
+    from mockhttp import llm
+
+    per_test = llm.capacity(rpm=1, limit_by="test", clock=llm.ManualClock())
+    server.mock(mockhttp.post(CHAT).reply(llm.openai_chat("Hi", capacity=per_test)))
+
+    def status(test: str | None, prefix: bool = False) -> int:
+        if prefix:
+            return httpx.post(f"{server.url}/__test/{test}{CHAT}", json=HELLO).status_code
+        headers = {} if test is None else {H: test}
+        return httpx.post(server.url + CHAT, json=HELLO, headers=headers).status_code
+
+    assert [status("a"), status("a"), status("b"), status("a", prefix=True)] == [200, 429, 200, 429]
+    assert [status(None), status(None)] == [200, 429]  # requests naming no test: one bucket
+
+
+def test_rate_limit_buckets_are_shared_by_default(server: mockhttp.Server) -> None:
+    from mockhttp import llm
+
+    by_key = llm.capacity(rpm=1, clock=llm.ManualClock())
+    server.mock(mockhttp.post(CHAT).reply(llm.openai_chat("Hi", capacity=by_key)))
+    codes = [
+        httpx.post(server.url + CHAT, json=HELLO, headers={H: t}).status_code for t in ("a", "b")
+    ]
+    assert codes == [200, 429]
+
+
+def test_a_reply_kind_reads_the_test_of_the_request(server: mockhttp.Server) -> None:
+    seen: list[str | None] = []
+
+    def handler(request: mockhttp.Request) -> mockhttp.Reply:
+        seen.append(request.test)
+        return mockhttp.ok()
+
+    server.mock(mockhttp.get("/t").respond_with(handler))
+    httpx.get(server.url + "/t", headers={H: "a"})
+    httpx.get(server.url + "/__test/b/t")
+    httpx.get(server.url + "/t")
+    assert seen == ["a", "b", None]

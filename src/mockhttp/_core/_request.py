@@ -128,6 +128,14 @@ class Request:
             result.setdefault(k, []).append(v)
         return result
 
+    @property
+    def test(self) -> str | None:
+        """The id of the test the request named (per-test isolation: its header, or the
+        ``/__test/ID/`` prefix stripped from ``target``), as the server routed it; None:
+        none, or the request was not routed by a server."""
+        found: str | None = self.__dict__.get("_test")
+        return found
+
     def query_value(self, name: str) -> str | None:
         """The first value of query parameter ``name``, or None."""
         for k, v in self.query:

@@ -282,6 +282,13 @@ def _retry_before(calls: Calls, i: int) -> float | None:
     return found
 
 
+def _ended_at(call: JournalCall) -> float | None:
+    """When a cut call's stream ended for its client: its cut, or, for one the server
+    ended on purpose (complete, without its response), its end (``Call.end_time``)."""
+    cut = call.cut_time
+    return cut if cut is not None else getattr(call, "end_time", None)
+
+
 def waited_retry(
     retry: float | None = None, *, early: float = 0.05, factor: float | None = 2.0,
     on: str | None = None,
@@ -289,13 +296,15 @@ def waited_retry(
     """Each reconnect came at least ``retry`` seconds after its cut (less ``early``, the
     suite's tolerance: 50 ms) and at most ``factor`` times it (plus ``early``): neither
     sooner (a reconnect storm) nor much later.  ``retry`` defaults to the last ``retry:``
-    field the client read before the cut; ``factor=None`` sets no upper bound."""
+    field the client read before the cut; ``factor=None`` sets no upper bound.  A stream
+    the server ended on purpose (complete, without its response: MCP) counts from its end
+    (``Call.end_time``)."""
 
     def problems(calls: Calls) -> list[str]:
         found = []
         for i in _cuts(calls):
             j = _reconnect_of(calls, i, on)
-            cut_at = calls[i].cut_time
+            cut_at = _ended_at(calls[i])
             if j is None:
                 continue
             if cut_at is None:
@@ -319,7 +328,7 @@ def waited_retry(
     def seen(calls: Calls) -> str:
         waits = []
         for i in _cuts(calls):
-            j, cut_at = _reconnect_of(calls, i, on), calls[i].cut_time
+            j, cut_at = _reconnect_of(calls, i, on), _ended_at(calls[i])
             if j is not None and cut_at is not None:
                 waits.append(f"call {j + 1} after {(calls[j].time - cut_at) * 1000:.0f} ms")
         return ", ".join(waits) or "no reconnect to time"

@@ -125,19 +125,11 @@ class Router:
         if body:
             request._matching(True)
         try:
-            path = request.path  # (_builtin.may_take, inlined: every request)
-            if request.method == "OPTIONS" or path.startswith(ADMIN_PREFIX) or path == _METRICS:
-                found = route_front(request, self.front, self.states, self.kept)
+            path = request.path  # (_builtin.may_take and a test's prefix, inlined: every request)
+            if tested or request.method == "OPTIONS" or path.startswith("/__") or path == _METRICS:
+                found = self._first(request, tested)
                 if found is not None:
                     return found
-            tests = self.tests
-            if tests is not None and (tested or request.target.startswith(TEST_PREFIX)):
-                found_test = which_test(request, tests.header or "")
-                if found_test is not None:
-                    if type(found_test) is BadTest:
-                        return found_test
-                    assert type(found_test) is ForTest
-                    return self._route_test(found_test, tests.get(found_test.id))
             snapshot = self.ranked.snapshot()
             index = self.index
             if index.entries is not snapshot:  # the mocks changed: index them again (or
@@ -158,11 +150,30 @@ class Router:
             if body and request._matching(False) and len(body) >= BIG_BODY:
                 release()  # its cycles and the allocator's pages (_heap)
 
+    def _first(self, request: Request, tested: bool) -> Routed | None:
+        """What answers before the mocks: the server's own endpoints (``_builtin``), then
+        a request that names a test (``_core._isolation.which_test``: its header when
+        ``tested``, its ``/__test/ID/`` prefix); None: the mocks answer."""
+        path = request.path
+        if request.method == "OPTIONS" or path.startswith(ADMIN_PREFIX) or path == _METRICS:
+            found = route_front(request, self.front, self.states, self.kept)
+            if found is not None:
+                return found
+        tests = self.tests
+        if tests is None or not (tested or request.target.startswith(TEST_PREFIX)):
+            return None
+        found_test = which_test(request, tests.header or "")
+        if found_test is None or type(found_test) is BadTest:
+            return found_test
+        assert type(found_test) is ForTest
+        return self._route_test(found_test, tests.get(found_test.id))
+
     def _route_test(self, tested: ForTest, scope: ScopedServer) -> InTest:
         """Route a test's request: its own mocks first, then the shared ones
         (``_core._isolation.ranked_for_test``), counted and moved through the test's
         claims, its kinds' state under its scope (``_tests``)."""
         request = tested.request
+        request.__dict__["_test"] = scope.id  # (``request.test``: reply kinds may read it)
         snapshot = self.ranked.snapshot()
         index = self.index
         if index.entries is not snapshot:
@@ -323,9 +334,10 @@ class Answers:
             code = self.host.unmatched_status if type(routed) is Miss else 503
             call = Call(routed.request, None, code)
             scope._journal.add(call)
-        call.test = scope.id
+        values = call.__dict__  # (``Call.test``: not a field, see there)
+        values["test"] = scope.id
         if tested.prefix is not None:
-            call.test_prefix = tested.prefix
+            values["test_prefix"] = tested.prefix
         return call
 
     # -- plan ------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, SupportsIndex, overload
 
 from .._core._errors import VerificationError
 from .._core._request import Headers, Request
@@ -166,8 +166,10 @@ class Call:
     end_time: float | None = field(default=None, init=False, repr=False)
     # (read from the class until the first event: no store per request)
     event_times: list[float] | None = field(default=None, init=False, repr=False)
-    test: str | None = field(default=None, init=False, repr=False)
-    test_prefix: str | None = field(default=None, init=False, repr=False)
+    # a test's call (per-test isolation) has them in its own ``__dict__``: not fields, so
+    # that no other call's compact entry carries them; a test's calls stay whole (``seal``)
+    test: ClassVar[str | None] = None
+    test_prefix: ClassVar[str | None] = None
     # what the byte budget dropped, as plain values (cheap to keep): see ``dropped``
     _dropped: tuple[int, str, int, str] | None = field(default=None, init=False, repr=False)
     _ended: bool = field(default=False, init=False, repr=False)
@@ -431,8 +433,8 @@ def seal(call: Call) -> None:
     if not where:
         return
     call._where = ()  # (no call -> list -> call cycle either way)
-    if call.mock is None:  # unmatched calls stay whole: few, and read often
-        return
+    if call.mock is None or call.test is not None:  # unmatched calls, and a test's (its
+        return  # ``test`` is no field of the compact entry), stay whole: read often
     record: bytes | tuple[Any, ...] | None = None
     mock = call.mock
     for n in range(0, len(where), 2):

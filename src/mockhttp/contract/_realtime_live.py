@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from wsproto import ConnectionType, WSConnection
+from wsproto.connection import ConnectionState
 from wsproto.events import (
     AcceptConnection,
     BytesMessage,
@@ -38,7 +39,7 @@ from wsproto.events import (
     Request,
     TextMessage,
 )
-from wsproto.utilities import LocalProtocolError
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from ._check import Outcome
 from ._realtime import WsFrame, check_frames
@@ -99,15 +100,18 @@ class Session:
                     raise ValueError(
                         f"the server refused the WebSocket upgrade: {event.status_code}"
                     )
-            if self.closed:
-                raise ValueError("the server closed the connection before its 101")
 
     def _read(self) -> list[Event]:
         data = self._sock.recv(65536)
-        self._ws.receive_data(data or None)
         if not data:
             self.closed = True
-        return list(self._ws.events())
+            if self._ws.state is ConnectionState.CONNECTING:
+                raise ValueError("the server closed the connection before its 101")
+        self._ws.receive_data(data or None)
+        try:
+            return list(self._ws.events())
+        except RemoteProtocolError as exc:
+            raise ValueError(f"the server's answer is no WebSocket: {exc}") from None
 
     def _note(self, sender: str, kind: str, data: str | bytes, code: int | None = None) -> None:
         self.frames.append(
@@ -115,6 +119,9 @@ class Session:
         )
 
     def send(self, message: Mapping[str, Any]) -> None:
+        """Send ``message`` as JSON text, unless the server has begun closing."""
+        if self._ws.state is not ConnectionState.OPEN:
+            return
         text = json.dumps(message, separators=(",", ":"))
         self._note("client", "text", text)
         self._sock.sendall(self._ws.send(TextMessage(data=text)))
@@ -147,6 +154,8 @@ class Session:
                     self._sock.sendall(self._ws.send(event.response()))
                 elif isinstance(event, CloseConnection):
                     self._note("server", "close", event.reason or "", event.code)
+                    if self._ws.state is ConnectionState.REMOTE_CLOSING:
+                        self._sock.sendall(self._ws.send(event.response()))
                     self.closed = True
         return False
 

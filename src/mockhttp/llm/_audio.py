@@ -190,8 +190,7 @@ def _usage(text: str, model: str) -> dict[str, Any]:
 
 
 def _clock(seconds: float, mark: str) -> str:
-    whole = int(seconds)
-    millis = round((seconds - whole) * 1000)
+    whole, millis = divmod(round(seconds * 1000), 1000)  # (1.9996 s is 00:00:02,000)
     return f"{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}{mark}{millis:03d}"
 
 

@@ -197,7 +197,9 @@ class Capacity:
         rpm: requests per minute, per ``limit_by`` (None: no limit).
         tpm: tokens (prompt and output) per minute, per ``limit_by``.
         limit_by: one bucket per API ``key`` (the ``Authorization``, ``x-api-key`` or
-            ``x-goog-api-key`` header; never shown) or per ``model``.
+            ``x-goog-api-key`` header; never shown), per ``model``, or per ``test`` (the
+            test the request named: ``docs/isolation.md``; requests naming none share
+            one bucket).
         minute: how long a minute lasts (60 s): shorter makes a real-time test fast.
         clock: seconds since the epoch, read for the buckets (``time.time``; a
             :class:`ManualClock` in tests).
@@ -226,8 +228,8 @@ class Capacity:
         _positive("tpm", tpm)
         if when_full not in ("rate_limit", "overloaded"):
             raise ConfigError(f"when_full={when_full!r} must be 'rate_limit' or 'overloaded'")
-        if limit_by not in ("key", "model"):
-            raise ConfigError(f"limit_by={limit_by!r} must be 'key' or 'model'")
+        if limit_by not in ("key", "model", "test"):
+            raise ConfigError(f"limit_by={limit_by!r} must be 'key', 'model' or 'test'")
         if clock is not None and not callable(clock):
             raise ConfigError(f"clock={clock!r} must be a callable returning seconds")
         self.max_running = max_running
@@ -387,6 +389,8 @@ class Capacity:
     def _bucket_name(self, context: Context) -> str:
         if self.limit_by == "model":
             return context.model
+        if self.limit_by == "test":  # (per-test isolation: each test spends its own)
+            return "test:" + (context.request.test or "")
         headers = context.request.headers
         for name in _KEY_HEADERS:
             value = headers.get(name)

@@ -12,7 +12,8 @@ BidiGenerateContent`` (``client.aio.live.connect``: the version is the client's
   answers (a turn);
 - ``realtimeInput``: ``text`` → a turn; ``audio`` / ``mediaChunks`` are kept, and
   ``audioStreamEnd`` or ``activityEnd`` after them → a turn (what voice activity
-  detection does when the speaker stops);
+  detection does when the speaker stops), after ``serverContent.inputTranscription``
+  (``input_transcript``) when the setup asked for ``inputAudioTranscription``;
 - ``toolResponse`` → its ``functionResponses`` join the session, then a turn.
 
 A turn (:class:`~mockhttp.llm._live_turns.Turns`) is either tool calls —
@@ -69,13 +70,16 @@ def gemini_live(
     go_away_after: int | None = None,
     chaos: Any = None,
     allow_origins: Sequence[str] = (),
+    input_transcript: str = "",
 ) -> GeminiLive:
     """A Gemini Live endpoint whose turns answer ``text``; with ``tool_calls`` (a list of
     ``{name, arguments, id?}``) the session's first turn makes those calls; with
     ``conversation`` the turns come from its script (the session's contents read as a
     Gemini request); ``go_away_after=N`` sends ``goAway`` after the N-th turn; ``chaos``
     breaks some messages, seeded (``ws.chaos``); ``allow_origins`` the pages of other sites
-    that may open a session (see ``ws.WebSocket``)."""
+    that may open a session (see ``ws.WebSocket``); ``input_transcript`` what the client's
+    audio is transcribed as (``inputTranscription`` when the setup asks for it, and the
+    user's words a conversation reads)."""
     return GeminiLive(
         text=text,
         tool_calls=tool_calls,
@@ -83,6 +87,7 @@ def gemini_live(
         go_away_after=go_away_after,
         chaos=chaos,
         allow_origins=allow_origins,
+        input_transcript=input_transcript,
     )
 
 
@@ -97,9 +102,14 @@ class GeminiLive(WebSocket):
     tool_calls: Any = ()
     conversation: Any = None
     go_away_after: int | None = None
+    input_transcript: str = ""
 
     def __post_init__(self) -> None:
         WebSocket.__post_init__(self)
+        if not isinstance(self.input_transcript, str):
+            raise ConfigError(
+                f"gemini_live input_transcript={self.input_transcript!r} must be text"
+            )
         if not isinstance(self.text, str):
             raise ConfigError(f"gemini_live text={self.text!r} must be text")
         object.__setattr__(self, "tool_calls", tool_calls_of(self.tool_calls))
@@ -122,11 +132,13 @@ class GeminiLive(WebSocket):
             out["conversation"] = self.conversation.to_args()
         if self.go_away_after is not None:
             out["go_away_after"] = self.go_away_after
+        if self.input_transcript:
+            out["input_transcript"] = self.input_transcript
         return self.with_chaos(out)
 
     def responder(self) -> Responder:
         turns = Turns(self.text, self.tool_calls, self.conversation, "gemini")
-        return Live(turns, self.go_away_after)
+        return Live(turns, self.go_away_after, self.input_transcript)
 
 
 @dataclass
@@ -135,6 +147,7 @@ class Live:
 
     turns: Turns
     go_away_after: int | None = None
+    heard: str = ""  # what the client's audio is transcribed as
     setup: dict[str, Any] | None = None
     contents: list[dict[str, Any]] = field(default_factory=list)
     audio: bool = False  # audio came since the last turn
@@ -188,10 +201,11 @@ class Live:
             return []
         if (_get(given, "audioStreamEnd") or _get(given, "activityEnd") is not None) and self.audio:
             self.audio = False
-            self.contents.append(
-                {"role": "user", "parts": [{"inlineData": {"mimeType": "audio/pcm"}}]}
-            )
-            return self.turn()
+            self.contents.append({"role": "user", "parts": [{"text": self.heard}]})
+            heard: list[Answer] = []
+            if _get(self.setup or {}, "inputAudioTranscription") is not None:
+                heard.append(_out({"serverContent": {"inputTranscription": {"text": self.heard}}}))
+            return heard + self.turn()
         return []
 
     def on_tool_response(self, given: dict[str, Any]) -> list[Answer]:

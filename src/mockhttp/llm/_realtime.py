@@ -57,13 +57,16 @@ def openai_realtime(
     conversation: Conversation | Mapping[str, Any] | None = None,
     chaos: Any = None,
     allow_origins: Sequence[str] = (),
+    input_transcript: str = "",
 ) -> OpenAIRealtime:
     """An OpenAI Realtime endpoint whose ``response.create`` answers ``text``; with
     ``tool_call={"name": ..., "arguments": {...}}`` the session's first response is that
     function call (its arguments as deltas) and the later ones ``text``; with
     ``conversation`` each response is the conversation's turn for the session's items;
     ``chaos`` breaks some events, seeded (``ws.chaos``); ``allow_origins`` the pages of other
-    sites that may open a session (see ``ws.WebSocket``)."""
+    sites that may open a session (see ``ws.WebSocket``); ``input_transcript`` what the
+    client's committed audio is transcribed as (sent when the session asks for input
+    audio transcription, and read by a conversation as the user's words)."""
     return OpenAIRealtime(
         text=text,
         model=model,
@@ -71,6 +74,7 @@ def openai_realtime(
         conversation=conversation,
         chaos=chaos,
         allow_origins=allow_origins,
+        input_transcript=input_transcript,
     )
 
 
@@ -85,9 +89,14 @@ class OpenAIRealtime(WebSocket):
     model: str = MODEL
     tool_call: Mapping[str, Any] | None = None
     conversation: Any = None
+    input_transcript: str = ""
 
     def __post_init__(self) -> None:
         WebSocket.__post_init__(self)
+        if not isinstance(self.input_transcript, str):
+            raise ConfigError(
+                f"openai_realtime input_transcript={self.input_transcript!r} must be text"
+            )
         call = self.tool_call
         if call is not None:
             name = call.get("name") if isinstance(call, Mapping) else None
@@ -117,11 +126,14 @@ class OpenAIRealtime(WebSocket):
             out["tool_call"] = dict(self.tool_call)
         if self.conversation is not None:
             out["conversation"] = self.conversation.to_args()
+        if self.input_transcript:
+            out["input_transcript"] = self.input_transcript
         return self.with_chaos(out)
 
     def responder(self) -> Responder:
         calls = tool_calls_of([self.tool_call] if self.tool_call else [])
-        return Realtime(Turns(self.text, calls, self.conversation), self.model)
+        turns = Turns(self.text, calls, self.conversation)
+        return Realtime(turns, self.model, self.input_transcript)
 
 
 @dataclass
@@ -130,6 +142,7 @@ class Realtime:
 
     turns: Turns
     model: str
+    heard: str = ""  # what the session's committed audio is transcribed as
     settings: dict[str, Any] = field(default_factory=dict)
     items: list[dict[str, Any]] = field(default_factory=list)  # the conversation's items
     ids: Any = field(default_factory=lambda: itertools.count(1))
@@ -182,11 +195,35 @@ class Realtime:
         if kind.endswith(".append"):
             return []
         if kind.endswith(".commit"):
-            item = {"previous_item_id": None, "item_id": self.id("item")}
-            audio = {"type": "input_audio", "transcript": None}
-            self.items.append({"type": "message", "role": "user", "content": [audio]})
-            return [self.event("input_audio_buffer.committed", **item)]
+            iid = self.id("item")
+            heard = {"type": "input_text", "text": self.heard}  # what a conversation reads
+            self.items.append({"type": "message", "role": "user", "content": [heard]})
+            committed = "input_audio_buffer.committed"
+            out: list[Answer] = [self.event(committed, previous_item_id=None, item_id=iid)]
+            return out + self.transcription(iid) if self.transcribing() else out
         return [self.event("input_audio_buffer.cleared")]
+
+    def transcribing(self) -> bool:
+        """The session asked for input audio transcription (GA ``audio.input.transcription``
+        or the beta's ``input_audio_transcription``)."""
+        audio = self.settings.get("audio")
+        given = audio.get("input", {}) if isinstance(audio, dict) else {}
+        ga = given.get("transcription") if isinstance(given, dict) else None
+        return bool(ga or self.settings.get("input_audio_transcription"))
+
+    def transcription(self, iid: str) -> list[Answer]:
+        """The committed audio's transcript: a delta a word, then ``completed``."""
+        where = {"item_id": iid, "content_index": 0}
+        out: list[Answer] = [
+            self.event("conversation.item.input_audio_transcription.delta", **where, delta=d)
+            for d in pieces(self.heard)
+        ]
+        tokens = count_tokens(self.heard)
+        usage = {"type": "tokens", "input_tokens": 10, "output_tokens": tokens}
+        usage["total_tokens"] = 10 + tokens
+        completed = "conversation.item.input_audio_transcription.completed"
+        out.append(self.event(completed, **where, transcript=self.heard, usage=usage))
+        return out
 
     def response(self, _event: dict[str, Any]) -> list[Answer]:
         try:

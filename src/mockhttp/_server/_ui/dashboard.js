@@ -176,7 +176,7 @@
   function renderMocks() {
     const rows = state.mocks.map((mock) => el("tr", {},
       el("td", {}, String(mock.id)),
-      el("td", {}, mock.name ? `${mock.name} (${mock.describe})` : mock.describe),
+      el("td", {}, mock.describe),
       el("td", {}, String(mock.call_count)),
       el("td", {}, mock.remaining === null || mock.remaining === undefined ? "any number" : String(mock.remaining)),
     ));
