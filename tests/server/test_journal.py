@@ -147,6 +147,24 @@ def test_a_small_journal_limit_keeps_exactly_that_many_calls() -> None:
         assert exact == {"count": 1, "exact": True, "dropped": 0}
 
 
+def test_each_event_keeps_its_first_write_time_up_to_the_bound(monkeypatch: Any) -> None:
+    from mockhttp._server import _journal
+
+    call = _journal.Call(Request("GET", "/s", Headers(()), b""))
+    assert call.event_times is None  # (no event: nothing kept, nothing stored)
+    _journal.count_sent(call, 20, 0, b"", 0, 0)
+    assert call.__dict__.get("event_times") is None
+    _journal.count_sent(call, 20, 9, b"data: a\n\n", 0, 1)
+    _journal.count_sent(call, 40, 18, b"data: b\n\ndata: c\n\n", 0, 3)  # two in one write
+    times: list[float] = list(call.event_times or ())
+    assert len(times) == 3
+    assert times[0] <= times[1]
+    assert times[1] == times[2]
+    monkeypatch.setattr(_journal, "EVENT_TIMES_KEPT", 4)
+    _journal.event_began(call, 10)
+    assert (call.events, len(call.event_times or ())) == (10, 4)
+
+
 # -- a sealed call reads back equal, whatever it holds (a property) --------------------------
 
 TOKEN = st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12)
