@@ -345,3 +345,15 @@ def test_a_reply_kind_reads_the_test_of_the_request(server: mockhttp.Server) -> 
     httpx.get(server.url + "/__test/b/t")
     httpx.get(server.url + "/t")
     assert seen == ["a", "b", None]
+
+
+def test_a_conversations_error_turns_count_per_test(server: mockhttp.Server) -> None:
+    from mockhttp import llm
+
+    chat = llm.conversation(llm.turn(error="rate_limit", times=1), llm.turn("Hello."))
+    server.mock(mockhttp.post(CHAT).reply(chat))
+
+    def status(test: str) -> int:
+        return httpx.post(server.url + CHAT, json=HELLO, headers={H: test}).status_code
+
+    assert [status("a"), status("a"), status("b"), status("b")] == [429, 200, 429, 200]
