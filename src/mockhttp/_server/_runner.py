@@ -23,13 +23,22 @@ import concurrent.futures
 import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from math import ceil
+from time import time as _now
 from typing import Protocol
 from weakref import ref
 
 from .._core._plan import End, Pause, Raw, Source, Step, Wait
 from .._core._reply import Reply, error_reply
 from .._core._wire import frame
-from ._journal import BODY_KEPT, Call, Outcome, count_sent, event_began, mark_ended
+from ._journal import (
+    BODY_KEPT,
+    EVENT_TIMES_KEPT,
+    Call,
+    Outcome,
+    count_sent,
+    event_began,
+    mark_ended,
+)
 from ._loop import GRAIN, timing_of
 
 __all__ = [
@@ -533,7 +542,13 @@ class PacedRunner(Runner):
                     call.body_bytes += body
                     call.body_sent += kept
                     if events > call.events:
-                        event_began(call, events)
+                        times = call.event_times  # (event_began's common case, inlined)
+                        if times is not None and len(times) == call.events == events - 1:
+                            call.events = events
+                            if events <= EVENT_TIMES_KEPT:
+                                times.append(_now())  # (no list made: no collector work)
+                        else:
+                            event_began(call, events)
                 else:
                     count_sent(call, wire, body, kept, 0, events)
             if pause is None:
