@@ -19,7 +19,6 @@ import mockhttp
 from mockhttp import fault, llm, otel
 from mockhttp._core._errors import ConfigError
 from mockhttp._server import _otel
-from mockhttp._server._journal import Call
 
 CHAT = {
     "model": "gpt-4o",
@@ -48,9 +47,6 @@ def finished(exporter: InMemorySpanExporter, n: int, timeout: float = 10) -> lis
     return list(spans)
 
 
-@pytest.mark.skipif(
-    not hasattr(Call, "end_time"), reason="needs the journal's end and event times (seeing-ui)"
-)
 def test_a_streamed_llm_reply_gets_the_genai_attributes(memory: Any) -> None:
     provider, exporter = memory
     with mockhttp.Server(otel=provider) as server:

@@ -718,8 +718,10 @@ def event_began(call: Call, events: int) -> None:
     if times is None:
         times = call.event_times = []
     missing = min(events, EVENT_TIMES_KEPT) - len(times)
-    if missing > 0:
-        times += [_now()] * missing
+    if missing > 0:  # (appended: a list made per event would make the collector run)
+        now = _now()
+        for _ in range(missing):
+            times.append(now)
 
 
 class Written(Protocol):

@@ -103,7 +103,7 @@ class Tracing:
         found["mockhttp.outcome"] = call.outcome
         if mock is not None and mock.name:
             found["mockhttp.mock"] = mock.name
-        end = getattr(call, "end_time", None) or call.cut_time or time.time()
+        end = call.end_time or call.cut_time or time.time()
         span = self._tracer.start_span(
             span_name(request.method, route, facts),
             kind=self._kind,
@@ -138,5 +138,5 @@ def _version() -> str | None:
 def _first_chunk(call: Call) -> float | None:
     """Seconds from the request's arrival to its reply's first event (the journal's
     event times), or None when no event was written."""
-    times = getattr(call, "event_times", None)
+    times = call.event_times
     return max(0.0, times[0] - call.time) if times else None

@@ -131,9 +131,9 @@ class Hub:
     def _owed(self, call: Call, reply: Pushed) -> list[Event]:
         last = call.request.headers.get("last-event-id")
         ids = [e.id for e in self.log]
+        owed, self.queued = self.queued, []  # the queue is the next stream's, however owed
         if reply.resumable and last is not None and last in ids:
-            return self.log[ids.index(last) + 1 :]
-        owed, self.queued = self.queued, []
+            return self.log[ids.index(last) + 1 :]  # (the queued events are logged too)
         return owed
 
     def push(self, reply: Pushed, events: Sequence[Event]) -> int:

@@ -30,7 +30,15 @@ from weakref import ref
 from .._core._plan import End, Pause, Raw, Source, Step, Wait
 from .._core._reply import Reply, error_reply
 from .._core._wire import frame
-from ._journal import BODY_KEPT, EVENT_TIMES_KEPT, Call, Outcome, count_sent, mark_ended
+from ._journal import (
+    BODY_KEPT,
+    EVENT_TIMES_KEPT,
+    Call,
+    Outcome,
+    count_sent,
+    event_began,
+    mark_ended,
+)
 from ._loop import GRAIN, timing_of
 
 __all__ = [
@@ -533,13 +541,14 @@ class PacedRunner(Runner):
                     call.wire_bytes += wire  # count_sent, inlined: every burst
                     call.body_bytes += body
                     call.body_sent += kept
-                    if events > call.events:  # event_began, inlined: every new event
-                        call.events = events
-                        times = call.event_times
-                        if times is None:
-                            times = call.event_times = []
-                        if len(times) < EVENT_TIMES_KEPT:
-                            times += [_now()] * (min(events, EVENT_TIMES_KEPT) - len(times))
+                    if events > call.events:
+                        times = call.event_times  # (event_began's common case, inlined)
+                        if times is not None and len(times) == call.events == events - 1:
+                            call.events = events
+                            if events <= EVENT_TIMES_KEPT:
+                                times.append(_now())  # (no list made: no collector work)
+                        else:
+                            event_began(call, events)
                 else:
                     count_sent(call, wire, body, kept, 0, events)
             if pause is None:

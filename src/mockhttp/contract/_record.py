@@ -22,7 +22,9 @@ from ._transcript import KEPT_REQUEST_HEADERS, Chunk, Transcript
 
 __all__ = ["Interrupted", "Limits", "record"]
 
-_BLANK = (b"\n\n", b"\r\r", b"\r\n\r\n")
+# a blank line: two line endings in a row (LF, CR or CRLF each), the LF of a second CRLF
+# taken in; LF then CR (or CRLF) is one too
+_BLANK = (b"\n\n", b"\r\r", b"\n\r", b"\r\r\n", b"\n\r\n")
 _CONNECTED = ("connect_tcp.complete", "connect_unix_socket.complete", "start_tls.complete")
 
 
