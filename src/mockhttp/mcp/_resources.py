@@ -104,7 +104,8 @@ class ResourceTemplate:
         check_text(self.mime_type, "mime_type", empty=False)
         _check_blob(self.text, self.blob)
         object.__setattr__(self, "complete", check_completions(self.complete, "complete"))
-        names = _pattern(self.uri_template).groupindex
+        _pattern(self.uri_template)  # (a variable named twice is refused here)
+        names = _names(self.uri_template)
         for name in self.complete:
             if name not in names:
                 raise fail("complete", f"{name!r} is no variable of {self.uri_template!r}")
@@ -120,7 +121,9 @@ class ResourceTemplate:
     def match(self, uri: str) -> dict[str, str] | None:
         """The template's variables in ``uri``, or None when it does not match."""
         found = _pattern(self.uri_template).fullmatch(uri)
-        return None if found is None else found.groupdict()
+        if found is None:
+            return None
+        return {name: found[_group(name)] for name in _names(self.uri_template)}
 
     def contents(self, uri: str, variables: Mapping[str, str]) -> dict[str, Any]:
         out: dict[str, Any] = {"uri": uri, "mimeType": self.mime_type}
@@ -150,13 +153,23 @@ def _pattern(uri_template: str) -> re.Pattern[str]:
     for found in _EXPRESSION.finditer(uri_template):
         out.append(re.escape(uri_template[end : found.start()]))
         any_ = ".+" if found.group(1) else "[^/?#]+"
-        out.append(f"(?P<{found.group(2).replace('.', '_')}>{any_})")
+        out.append(f"(?P<{_group(found.group(2))}>{any_})")
         end = found.end()
     out.append(re.escape(uri_template[end:]))
     try:
         return re.compile("".join(out))
     except re.error as exc:  # a variable named twice
         raise fail("uri_template", f"{uri_template!r} is no URI template: {exc}") from None
+
+
+def _names(uri_template: str) -> tuple[str, ...]:
+    """The variables of ``uri_template`` as written (``{a.b}``: ``a.b``)."""
+    return tuple(found.group(2) for found in _EXPRESSION.finditer(uri_template))
+
+
+def _group(name: str) -> str:
+    """A variable's group in the pattern (a group name has no dots: RFC 6570's do)."""
+    return name.replace(".", "_")
 
 
 def resource(
