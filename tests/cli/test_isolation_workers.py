@@ -38,11 +38,11 @@ TRIES = 40  # fresh connections: both workers take one of them but 1 time in 2**
 
 def _get(url: str, path: str, test: str | None) -> httpx.Response:
     headers = {} if test is None else {H: test}
-    return httpx.get(url + path, headers=headers, timeout=30)
+    return httpx.get(url + path, headers=headers, timeout=60)
 
 
 def _journal(url: str, test: str) -> list[dict[str, object]]:
-    got = httpx.get(url + f"/__mockhttp/journal?test={test}", timeout=30)
+    got = httpx.get(url + f"/__mockhttp/journal?test={test}", timeout=60)
     assert got.status_code == 200, got.text
     calls: list[dict[str, object]] = got.json()["calls"]
     return calls
@@ -55,9 +55,9 @@ def test_isolation_holds_across_workers(tmp_path: Path) -> None:
         serving.wait_for_log("with 2 workers")
         url = serving.url
         admin = url + "/__mockhttp/mocks"
-        by_query = httpx.post(admin + "?test=a", content=MINE % "a", headers=YAML, timeout=30)
+        by_query = httpx.post(admin + "?test=a", content=MINE % "a", headers=YAML, timeout=60)
         assert by_query.status_code == 201, by_query.text
-        by_header = httpx.post(admin, content=MINE % "b", headers={**YAML, H: "b"}, timeout=30)
+        by_header = httpx.post(admin, content=MINE % "b", headers={**YAML, H: "b"}, timeout=60)
         assert by_header.status_code == 201, by_header.text
 
         # a sequence counted per test by the supervisor, whichever worker answers
@@ -78,12 +78,12 @@ def test_isolation_holds_across_workers(tmp_path: Path) -> None:
         a, b = _journal(url, "a"), _journal(url, "b")
         assert {c["test"] for c in a} == {"a"}
         assert {c["test"] for c in b} == {"b"}
-        shared = httpx.get(url + "/__mockhttp/journal", timeout=30).json()["calls"]
+        shared = httpx.get(url + "/__mockhttp/journal", timeout=60).json()["calls"]
         assert {c.get("test") for c in shared} == {None}
         assert len(a) + len(b) + len(shared) == 3 + 1 + 1 + 3 * (len(a) - 3)
 
         # a's reset (by the header) leaves b, and a's sequence starts over
-        reset = httpx.post(url + "/__mockhttp/reset", headers={H: "a"}, timeout=30)
+        reset = httpx.post(url + "/__mockhttp/reset", headers={H: "a"}, timeout=60)
         assert reset.status_code == 200, reset.text
         assert _journal(url, "a") == []
         assert len(_journal(url, "b")) == len(b)

@@ -42,23 +42,24 @@ def shared(mockhttp_session_server):
 @pytest.mark.parametrize("n", range(6))
 def test_own(mockhttp_test, shared, n):
     mockhttp_test.mock(mockhttp.get("/who").reply(mockhttp.ok().body(mockhttp_test.id)))
-    with httpx.Client(headers=mockhttp_test.headers) as http:
+    with httpx.Client(headers=mockhttp_test.headers, timeout=60) as http:
         for _ in range(5):
             assert http.get(mockhttp_test.url + "/who").text == mockhttp_test.id
-    assert httpx.get(mockhttp_test.prefix_url + "/who").text == mockhttp_test.id
+    assert httpx.get(mockhttp_test.prefix_url + "/who", timeout=60).text == mockhttp_test.id
     assert len(mockhttp_test.journal) == 6
     assert {c.test for c in mockhttp_test.journal} == {mockhttp_test.id}
 
 def test_shared_answers_without_own(mockhttp_test, shared):
-    assert httpx.get(mockhttp_test.url + "/who", headers=mockhttp_test.headers).text == "shared"
+    got = httpx.get(mockhttp_test.url + "/who", headers=mockhttp_test.headers, timeout=60)
+    assert got.text == "shared"
     assert shared.call_count == 0  # the test's calls are the test's
 
 def test_unmatched_fails_only_this_test(mockhttp_test):
-    httpx.get(mockhttp_test.url + "/nothing", headers=mockhttp_test.headers)
+    httpx.get(mockhttp_test.url + "/nothing", headers=mockhttp_test.headers, timeout=60)
 
 @pytest.mark.mockhttp(allow_unmatched=True)
 def test_allowed(mockhttp_test):
-    httpx.get(mockhttp_test.url + "/nothing", headers=mockhttp_test.headers)
+    httpx.get(mockhttp_test.url + "/nothing", headers=mockhttp_test.headers, timeout=60)
 """
 
 
@@ -90,12 +91,15 @@ def test_on_one_serve(mockhttp_test_id, n):
         URL + "/__mockhttp/mocks?test=" + mockhttp_test_id,
         content=MINE % mockhttp_test_id,
         headers={"content-type": "application/yaml"},
+        timeout=60,
     )
     assert added.status_code == 201, added.text
-    with httpx.Client(headers={"x-mockhttp-test": mockhttp_test_id}) as http:
+    headers = {"x-mockhttp-test": mockhttp_test_id}
+    with httpx.Client(headers=headers, timeout=60) as http:
         for _ in range(5):
             assert http.get(URL + "/who").text == mockhttp_test_id
-    calls = httpx.get(URL + "/__mockhttp/journal?test=" + mockhttp_test_id).json()["calls"]
+    journal = URL + "/__mockhttp/journal?test=" + mockhttp_test_id
+    calls = httpx.get(journal, timeout=60).json()["calls"]
     assert [c["test"] for c in calls] == [mockhttp_test_id] * 5
     with open(os.environ["IDS_FILE"], "a") as ids:
         ids.write(mockhttp_test_id + "\\n")

@@ -15,6 +15,8 @@ from mockhttp._server import _tests
 from tests.helpers.kept_kind import Sessions
 
 H = "x-mockhttp-test"
+# generous: an admin call loads the mock file parser on a loaded machine (a CPU hog)
+_http = httpx.Client(timeout=60, limits=httpx.Limits(max_keepalive_connections=0))
 
 
 @pytest.fixture
@@ -25,7 +27,7 @@ def server() -> Iterator[mockhttp.Server]:
 
 def _who(server: mockhttp.Server, test: str | None, path: str = "/who") -> str:
     headers = {} if test is None else {H: test}
-    return httpx.get(server.url + path, headers=headers).text
+    return _http.get(server.url + path, headers=headers).text
 
 
 def test_a_tests_mock_answers_only_its_requests(server: mockhttp.Server) -> None:
@@ -68,7 +70,7 @@ def test_two_tests_in_parallel_see_only_their_own_calls(server: mockhttp.Server)
     wrong: list[str] = []
 
     def client(test: str) -> None:
-        with httpx.Client(headers={H: test}) as http:
+        with httpx.Client(headers={H: test}, timeout=60) as http:
             for _ in range(50):
                 got = http.get(server.url + "/who").text
                 if got != test:
@@ -113,7 +115,7 @@ def test_the_servers_reset_forgets_every_test(server: mockhttp.Server) -> None:
 
 def test_unmatched_requests_are_the_tests_own(server: mockhttp.Server) -> None:
     a, b = server.test("a"), server.test("b")
-    assert httpx.get(server.url + "/nothing", headers={H: "a"}).status_code == 404
+    assert _http.get(server.url + "/nothing", headers={H: "a"}).status_code == 404
     assert [c.request.path for c in a.unmatched] == ["/nothing"]
     assert b.unmatched == []
     assert server.unmatched == []
@@ -128,7 +130,7 @@ def test_a_miss_is_explained_against_the_tests_and_the_shared_mocks(
 ) -> None:
     server.mock(mockhttp.get("/v1/models", name="shared-models").reply(mockhttp.ok()))
     server.test("a").mock(mockhttp.get("/v1/chat", name="a-chat").reply(mockhttp.ok()))
-    text = httpx.get(server.url + "/v1/mode", headers={H: "a"}).text
+    text = _http.get(server.url + "/v1/mode", headers={H: "a"}).text
     assert "a-chat" in text
     assert "shared-models" in text
 
@@ -137,7 +139,7 @@ def test_verification_is_per_test(server: mockhttp.Server) -> None:
     a, b = server.test("a"), server.test("b")
     used = a.mock(mockhttp.get("/x").reply(mockhttp.ok()))
     b.mock(mockhttp.get("/x").reply(mockhttp.ok()))
-    httpx.get(server.url + "/x", headers={H: "a"})
+    _http.get(server.url + "/x", headers={H: "a"})
     used.assert_called_once()
     a.assert_all_called()
     with pytest.raises(mockhttp.VerificationError, match="GET /x"):
@@ -150,12 +152,12 @@ def test_the_url_prefix_names_the_test_and_the_journal_says_so(
     a = server.test("a")
     a.mock(mockhttp.get("/v1/models").reply(mockhttp.ok().json({"who": "a"})))
     assert a.prefix_url == server.url + "/__test/a"
-    got = httpx.get(a.prefix_url + "/v1/models?limit=2")
+    got = _http.get(a.prefix_url + "/v1/models?limit=2")
     assert got.json() == {"who": "a"}
     call = a.journal[0]
     assert (call.test, call.test_prefix) == ("a", "/__test/a")
     assert call.request.target == "/v1/models?limit=2"
-    shown = httpx.get(server.url + "/__mockhttp/journal?test=a").json()["calls"][0]
+    shown = _http.get(server.url + "/__mockhttp/journal?test=a").json()["calls"][0]
     assert (shown["test"], shown["test_prefix"]) == ("a", "/__test/a")
     assert shown["request"]["path"] == "/v1/models"
 
@@ -179,14 +181,14 @@ def test_scenarios_move_per_test(server: mockhttp.Server) -> None:
         mockhttp.post("/login").scenario("auth", next_state="in").reply(mockhttp.ok()),
         mockhttp.get("/me").scenario("auth", state="in").reply(mockhttp.ok().body("me")),
     )
-    httpx.post(server.url + "/login", headers={H: "a"})
-    assert httpx.get(server.url + "/me", headers={H: "a"}).text == "me"
-    assert httpx.get(server.url + "/me", headers={H: "b"}).status_code == 404
+    _http.post(server.url + "/login", headers={H: "a"})
+    assert _http.get(server.url + "/me", headers={H: "a"}).text == "me"
+    assert _http.get(server.url + "/me", headers={H: "b"}).status_code == 404
     assert server.test("a").scenario_state("auth") == "in"
     assert server.test("b").scenario_state("auth") == "Started"
     assert server.scenario_state("auth") == "Started"
     server.test("b").set_scenario_state("auth", "in")
-    assert httpx.get(server.url + "/me", headers={H: "b"}).text == "me"
+    assert _http.get(server.url + "/me", headers={H: "b"}).text == "me"
     server.test("a").reset_scenarios()
     assert server.test("a").scenario_state("auth") == "Started"
 
@@ -194,13 +196,13 @@ def test_scenarios_move_per_test(server: mockhttp.Server) -> None:
 def test_kept_state_is_per_test(server: mockhttp.Server) -> None:
     server.mock(mockhttp.post("/sessions").reply(Sessions()))
     server.mock(mockhttp.request(None, "/sessions/{id}").reply(Sessions()))
-    opened = httpx.post(server.url + "/sessions", headers={H: "a"}).json()
+    opened = _http.post(server.url + "/sessions", headers={H: "a"}).json()
     assert opened == {"session": 1}
-    assert httpx.post(server.url + "/sessions", headers={H: "b"}).json() == {"session": 1}
-    assert httpx.get(server.url + "/sessions/1", headers={H: "a"}).status_code == 200
+    assert _http.post(server.url + "/sessions", headers={H: "b"}).json() == {"session": 1}
+    assert _http.get(server.url + "/sessions/1", headers={H: "a"}).status_code == 200
     server.test("a").reset()
-    assert httpx.get(server.url + "/sessions/1", headers={H: "a"}).status_code == 404
-    assert httpx.get(server.url + "/sessions/1", headers={H: "b"}).status_code == 200
+    assert _http.get(server.url + "/sessions/1", headers={H: "a"}).status_code == 404
+    assert _http.get(server.url + "/sessions/1", headers={H: "b"}).status_code == 200
 
 
 def test_a_handlers_error_is_the_tests(server: mockhttp.Server) -> None:
@@ -208,7 +210,7 @@ def test_a_handlers_error_is_the_tests(server: mockhttp.Server) -> None:
         raise RuntimeError("boom")
 
     server.test("a").mock(mockhttp.get("/x").respond_with(broken))
-    assert httpx.get(server.url + "/x", headers={H: "a"}).status_code == 500
+    assert _http.get(server.url + "/x", headers={H: "a"}).status_code == 500
     assert server.errors == []
     with pytest.raises(RuntimeError, match="boom"):
         server.test("a").check()
@@ -217,7 +219,7 @@ def test_a_handlers_error_is_the_tests(server: mockhttp.Server) -> None:
 def test_the_lane_never_answers_a_tests_request(server: mockhttp.Server) -> None:
     server.mock(mockhttp.get("/who").reply(mockhttp.ok().body("shared")))
     server.test("a").mock(mockhttp.get("/who").reply(mockhttp.ok().body("a")))
-    with httpx.Client() as http:
+    with httpx.Client(timeout=60) as http:
         for _ in range(5):  # the shared answer is learned by the lane
             assert http.get(server.url + "/who").text == "shared"
         assert http.get(server.url + "/who", headers={H: "a"}).text == "a"
@@ -227,7 +229,7 @@ def test_the_lane_never_answers_a_tests_request(server: mockhttp.Server) -> None
 
 
 def test_a_bad_test_id_gets_a_400_saying_why(server: mockhttp.Server) -> None:
-    got = httpx.get(server.url + "/x", headers={H: "no spaces please"})
+    got = _http.get(server.url + "/x", headers={H: "no spaces please"})
     assert got.status_code == 400
     assert "x-mockhttp-test: test id 'no spaces please' has characters" in got.text
     assert [c.status for c in server.unmatched] == [400]
@@ -239,14 +241,14 @@ def test_another_header_can_name_the_test() -> None:
     with mockhttp.Server(test_header="X-Run") as server:
         server.test("a").mock(mockhttp.get("/x").reply(mockhttp.ok().body("a")))
         assert server.test("a").headers == {"x-run": "a"}
-        assert httpx.get(server.url + "/x", headers={"X-Run": "a"}).text == "a"
-        assert httpx.get(server.url + "/x", headers={H: "a"}).status_code == 404
+        assert _http.get(server.url + "/x", headers={"X-Run": "a"}).text == "a"
+        assert _http.get(server.url + "/x", headers={H: "a"}).status_code == 404
 
 
 def test_isolation_can_be_off() -> None:
     with mockhttp.Server(test_header=None) as server:
         server.mock(mockhttp.get("/__test/a/x").reply(mockhttp.ok().body("plain")))
-        assert httpx.get(server.url + "/__test/a/x", headers={H: "a"}).text == "plain"
+        assert _http.get(server.url + "/__test/a/x", headers={H: "a"}).text == "plain"
         with pytest.raises(mockhttp.ConfigError, match="test_header=None"):
             server.test("a")
     with pytest.raises(mockhttp.ConfigError, match="must be a header name"):
@@ -256,22 +258,22 @@ def test_isolation_can_be_off() -> None:
 def test_the_admin_api_takes_the_test_by_query_or_header(server: mockhttp.Server) -> None:
     admin = server.url + "/__mockhttp/"
     mock = "request: {method: GET, path: /who}\nresponse: {status: 200, body: a}\n"
-    added = httpx.post(
+    added = _http.post(
         admin + "mocks?test=a", content=mock, headers={"content-type": "application/yaml"}
     )
     assert added.status_code == 201
     assert len(server.test("a").mocks) == 1
     assert server.mocks == ()
     assert _who(server, "a") == "a"
-    listed = httpx.get(admin + "mocks", headers={H: "a"}).json()["mocks"]
+    listed = _http.get(admin + "mocks", headers={H: "a"}).json()["mocks"]
     assert len(listed) == 1
-    assert httpx.get(admin + "mocks").json()["mocks"] == []
-    calls = httpx.get(admin + "journal", headers={H: "a"}).json()["calls"]
+    assert _http.get(admin + "mocks").json()["mocks"] == []
+    calls = _http.get(admin + "journal", headers={H: "a"}).json()["calls"]
     assert [c["test"] for c in calls] == ["a"]
-    assert httpx.get(admin + "journal").json()["calls"] == []
-    assert httpx.post(admin + "reset?test=a").json() == {"mocks": 0, "journal": 0}
+    assert _http.get(admin + "journal").json()["calls"] == []
+    assert _http.post(admin + "reset?test=a").json() == {"mocks": 0, "journal": 0}
     assert server.test("a").mocks == ()
-    bad = httpx.get(admin + "journal?test=a%20b")
+    bad = _http.get(admin + "journal?test=a%20b")
     assert bad.status_code == 400
     assert bad.json()["error"]["type"] == "bad_test_id"
 
@@ -281,7 +283,7 @@ def test_tests_known_are_bounded(server: mockhttp.Server, monkeypatch: pytest.Mo
     kept = server.test("kept")
     kept.mock(mockhttp.get("/x").reply(mockhttp.ok()))
     for i in range(10):
-        httpx.get(server.url + "/y", headers={H: f"t{i}"})
+        _http.get(server.url + "/y", headers={H: f"t{i}"})
     assert server._tests is not None
     assert len(server._tests) == 3
     assert server.test("kept") is kept  # one with mocks stays while others have none
@@ -314,9 +316,9 @@ def test_rate_limit_buckets_per_test_are_opt_in(server: mockhttp.Server) -> None
 
     def status(test: str | None, prefix: bool = False) -> int:
         if prefix:
-            return httpx.post(f"{server.url}/__test/{test}{CHAT}", json=HELLO).status_code
+            return _http.post(f"{server.url}/__test/{test}{CHAT}", json=HELLO).status_code
         headers = {} if test is None else {H: test}
-        return httpx.post(server.url + CHAT, json=HELLO, headers=headers).status_code
+        return _http.post(server.url + CHAT, json=HELLO, headers=headers).status_code
 
     assert [status("a"), status("a"), status("b"), status("a", prefix=True)] == [200, 429, 200, 429]
     assert [status(None), status(None)] == [200, 429]  # requests naming no test: one bucket
@@ -328,7 +330,7 @@ def test_rate_limit_buckets_are_shared_by_default(server: mockhttp.Server) -> No
     by_key = llm.capacity(rpm=1, clock=llm.ManualClock())
     server.mock(mockhttp.post(CHAT).reply(llm.openai_chat("Hi", capacity=by_key)))
     codes = [
-        httpx.post(server.url + CHAT, json=HELLO, headers={H: t}).status_code for t in ("a", "b")
+        _http.post(server.url + CHAT, json=HELLO, headers={H: t}).status_code for t in ("a", "b")
     ]
     assert codes == [200, 429]
 
@@ -341,7 +343,19 @@ def test_a_reply_kind_reads_the_test_of_the_request(server: mockhttp.Server) -> 
         return mockhttp.ok()
 
     server.mock(mockhttp.get("/t").respond_with(handler))
-    httpx.get(server.url + "/t", headers={H: "a"})
-    httpx.get(server.url + "/__test/b/t")
-    httpx.get(server.url + "/t")
+    _http.get(server.url + "/t", headers={H: "a"})
+    _http.get(server.url + "/__test/b/t")
+    _http.get(server.url + "/t")
     assert seen == ["a", "b", None]
+
+
+def test_a_conversations_error_turns_count_per_test(server: mockhttp.Server) -> None:
+    from mockhttp import llm
+
+    chat = llm.conversation(llm.turn(error="rate_limit", times=1), llm.turn("Hello."))
+    server.mock(mockhttp.post(CHAT).reply(chat))
+
+    def status(test: str) -> int:
+        return _http.post(server.url + CHAT, json=HELLO, headers={H: test}).status_code
+
+    assert [status("a"), status("a"), status("b"), status("b")] == [429, 200, 429, 200]

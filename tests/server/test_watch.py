@@ -38,6 +38,7 @@ class Reader:
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._read, args=(url, headers or {}), daemon=True)
         self._thread.start()
+        _READERS.append(self)
         assert self._ready.wait(20), "the stream did not answer"
 
     def _read(self, url: str, headers: dict[str, str]) -> None:
@@ -53,7 +54,7 @@ class Reader:
                             self.items.put(item)
                     if self._stop.is_set():
                         return
-        except httpx.HTTPError:
+        except Exception:  # closed under it (``close``), or the server went away
             pass
         finally:
             self._ready.set()
@@ -73,7 +74,22 @@ class Reader:
 
     def close(self) -> None:
         self._stop.set()
-        self._client.close()
+        self._client.close()  # (its thread ends when the server closes the stream)
+
+
+_READERS: list[Reader] = []
+
+
+@pytest.fixture(autouse=True)
+def _readers_end() -> Iterator[None]:
+    """After each test (and its server: set up first, torn down last), every reader's
+    thread has ended, its socket closed, none left to the collector."""
+    yield
+    while _READERS:
+        reader = _READERS.pop()
+        reader.close()
+        reader._thread.join(30)
+        assert not reader._thread.is_alive(), "a reader outlived its server"
 
 
 @pytest.fixture

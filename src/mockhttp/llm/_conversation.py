@@ -285,7 +285,7 @@ class Conversation(ReplyKind):
     _before: tuple[tuple[int, ...], ...] = field(
         default=(), init=False, repr=False, compare=False, hash=False
     )
-    _counted: dict[tuple[int, str], int] = field(
+    _counted: dict[tuple[int, str, str | None], int] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
     _lock: threading.Lock = field(
@@ -344,19 +344,19 @@ class Conversation(ReplyKind):
         with self._lock:
             self._counted.clear()
 
-    def _delayed(self, position: int, body: bytes) -> int | None:
+    def _delayed(self, position: int, body: bytes, test: str | None = None) -> int | None:
         """Rule 5: the error turn this request still gets before the answer at
-        ``position`` (each answers its first ``times`` requests of the same body), or
-        None: answer it."""
+        ``position`` (each answers its first ``times`` requests of the same body, of the
+        same ``test``: per-test isolation), or None: answer it."""
         waiting = self._before[position]
         if not waiting:
             return None
         digest = hashlib.sha256(body).hexdigest()
         with self._lock:
             for i in waiting:
-                seen = self._counted.get((i, digest), 0)
+                seen = self._counted.get((i, digest, test), 0)
                 if seen < (self.turns[i].times or 0):
-                    self._counted[(i, digest)] = seen + 1
+                    self._counted[(i, digest, test)] = seen + 1
                     if len(self._counted) > _COUNTED:
                         del self._counted[next(iter(self._counted))]
                     return i
@@ -445,7 +445,7 @@ class Conversation(ReplyKind):
         history = read(api, body)
         at = self._turn_at(history, api)
         position = self._check(at, history, api)
-        delayed = self._delayed(position, request.body)  # Rule 5
+        delayed = self._delayed(position, request.body, request.test)  # Rule 5
         index = self._answering[position] if delayed is None else delayed
         reply = self._replies[(index, api)]
         if at > position and reply.calls:  # Rule 4

@@ -10,6 +10,7 @@ description, required, complete}``, where ``complete`` lists the values
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from ._resources import check_completions
 __all__ = ["ROLES", "Prompt", "prompt"]
 
 ROLES = ("user", "assistant")
+_PLACE = re.compile(r"\{([^{}]*)\}")
 _ARGUMENT_KEYS = ("name", "description", "required", "complete")
 
 
@@ -138,10 +140,8 @@ def _argument_data(argument: Mapping[str, Any]) -> Any:
 
 def _fill(value: Any, values: Mapping[str, str]) -> Any:
     """``value`` with each ``{name}`` of ``values`` filled in, in every string inside."""
-    if isinstance(value, str):
-        for name, text in values.items():
-            value = value.replace("{" + name + "}", text)
-        return value
+    if isinstance(value, str):  # one pass: a value given is put in as it is, never read
+        return _PLACE.sub(lambda found: values.get(found[1], found[0]), value)  # as a place
     if isinstance(value, list | tuple):
         return [_fill(v, values) for v in value]
     if isinstance(value, Mapping):
