@@ -692,6 +692,12 @@ def _call_json(call: Call, ids: dict[int, int], redactor: Redactor | None) -> di
         if redactor is not None:
             explanation = explanation.redacted(redactor)
         found["explanation"] = {"message": explanation.text, "closest": list(explanation.closest)}
+    if call.status == 101 and mock is not None:  # a WebSocket session (ws/_journal.py)
+        journal = getattr(mock.kind, "session_json", None)
+        hide = None if redactor is None else redactor.text
+        session = None if journal is None else journal(call.request, hide)
+        if session is not None:
+            found["websocket"] = session
     return found
 
 

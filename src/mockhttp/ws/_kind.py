@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar
 
@@ -30,6 +30,7 @@ from .._core._reply import Reply, status
 from .._core._request import Request
 from .._server._upgrade import switching
 from ._chaos import chaos_of
+from ._journal import session_json, session_of
 from ._script import Step, steps_of, to_data
 from ._session import MAX_MESSAGE, Responder, Session
 
@@ -115,6 +116,14 @@ class WebSocket(ReplyKind):
                         f" ({len(self._sessions)} began)"
                     )
                 self._changed.wait(left)
+
+    def session_json(
+        self, request: Request, hide: Callable[[str], str] | None = None
+    ) -> dict[str, Any] | None:
+        """The journal (JSON) of the session ``request`` opened, matched by its
+        ``Sec-WebSocket-Key``, or None (the admin journal's ``websocket`` of a call)."""
+        found = session_of(self.sessions, request.headers.get("sec-websocket-key"))
+        return None if found is None else session_json(found, hide)
 
     def check(self) -> None:
         """Raise the first refusal of any session so far (a responder's
