@@ -271,7 +271,7 @@ class AdminAPI:
         if isinstance(mocks, Reply):
             return mocks
         for mock in mocks:  # (a name twice in the body is a mock file error: loads)
-            if mock.name is not None and self.server._named(mock.name):  # O(1): no walk
+            if mock.name is not None and self.server._ranked.named(mock.name):  # O(1): no walk
                 return _error(
                     409, "duplicate_name",
                     f"a mock named {mock.name!r} is already registered: names address mocks, "
@@ -427,10 +427,10 @@ class AdminAPI:
 
     def _find(self, ref: str) -> ActiveMock | None:
         by_id = ref.isascii() and ref.isdecimal() and len(ref) <= _ID_DIGITS
-        found: ActiveMock | None = self.server._registered(int(ref)) if by_id else None
+        found: ActiveMock | None = self.server._ranked.get(int(ref)) if by_id else None
         if found is not None:  # by id, in O(1); else by name
             return found
-        named: list[ActiveMock] = self.server._named(ref)
+        named: list[ActiveMock] = self.server._ranked.named(ref)
         return named[0] if named else None
 
     def _ids(self) -> dict[int, int]:
@@ -472,7 +472,7 @@ class AdminAPI:
         ids = self._ids()
         resumes = None
         number = None if call.mock is None else ids.get(id(call.mock))
-        active = None if number is None else self.server._registered(number)
+        active = None if number is None else self.server._ranked.get(number)
         if active is None and number is not None:  # (one test's mock)
             active = next((a for a in self._every_mock() if a.id == number), None)
         if active is not None:

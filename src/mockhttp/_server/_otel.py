@@ -68,6 +68,28 @@ def _provider() -> Any:
     return provider
 
 
+def trace(
+    otel: Any,
+    address: Callable[[], tuple[str, int, str]],
+    finished: Callable[[Call], None],
+    errors: list[BaseException],
+) -> tuple[Tracing, Callable[[Call], None]]:
+    """A server's spans (``otel``: True, or a ``TracerProvider``) and its end-of-call
+    function ``finished`` wrapped to end each call in a span (the server turns its lane
+    off: Rule 1)."""
+    tracing = Tracing(None if otel is True else otel, address)
+    ended = tracing.ended
+
+    def traced(call: Call) -> None:
+        finished(call)
+        try:
+            ended(call)
+        except Exception as exc:  # (Rule 2)
+            errors.append(exc)
+
+    return tracing, traced
+
+
 class Tracing:
     """The spans of one server (see the module's docstring).
 

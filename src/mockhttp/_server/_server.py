@@ -76,45 +76,29 @@ class Server:
     :meth:`start` and :meth:`close`.  Register mocks with :meth:`mock`; read every request
     in :attr:`journal`.
 
-    Args:
+    Args (each page of ``docs/`` says more):
         host, port: where to listen (port 0: a free one); backlog: the listen backlog.
         unmatched_status: the status sent when no mock matches (404).
         on_call_end: called on the server thread with each finished :class:`Call`.
-        admin: serve the admin API under ``/__mockhttp/`` (mocks and the journal over
-            HTTP, as ``mockhttp serve`` does: ``docs/cli.md``).
-        journal_limit: keep only the newest this many calls in :attr:`journal` and in
-            each mock's ``calls`` (None: all; above 1,024, up to an eighth more between
-            trims); counts stay exact.  ``mockhttp serve`` keeps 10,000.
-        loop: the event loop the server runs on: ``"auto"`` (uvloop when installed, else
-            asyncio's: ``docs/performance.md``), ``"asyncio"``, ``"uvloop"``
-            (``pip install 'mockhttp[fast]'``), or a function that returns a new loop.
-        reuse_port: set ``SO_REUSEPORT``: several processes serve the port (``--workers``).
-        journal_bytes: keep the bodies of finished calls up to this many bytes (256 MiB;
-            None: all; ``serve``: 64 MiB); past it the oldest go, their lengths and SHA-256
-            kept in ``call.dropped``.
-        header_timeout: seconds a request head may take from its first byte, and a body
-            may pause between bytes (10); past it a 408, and the connection closes.
+        admin: serve the admin API under ``/__mockhttp/`` (``docs/cli.md``).
+        journal_limit: keep the newest this many calls (None: all; counts stay exact).
+        journal_bytes: keep finished calls' bodies up to this many bytes (256 MiB; None:
+            all); past it the oldest go, their lengths and SHA-256 kept in ``call.dropped``.
+        header_timeout: seconds a head may take, and a body pause (10): then a 408.
         idle_timeout: seconds a connection may wait for its next request (300).
-        cors: let web pages from other origins call the mocks: True (any origin), an
-            origin (``"http://localhost:3000"``) or a list of them; preflights are
-            answered (kept in :attr:`preflights`) and every reply but the admin API's
-            carries ``Access-Control-Allow-Origin`` (``docs/browsers.md``).
-        metrics: answer ``GET /metrics`` with Prometheus text under vLLM's names (the
-            capacity and rate limits of ``mockhttp.llm`` replies; ``docs/load-testing.md``);
-            needs ``pip install 'mockhttp[metrics]'``.
-        tls: serve https with a CA made for the run (``pip install 'mockhttp[tls]'``):
-            clients trust :attr:`ca_path` or take :meth:`ssl_context`; or a folder of an
-            earlier run's ``ca.pem`` and ``server.pem`` (``docs/tls.md``).
-        http2: serve HTTP/2 too (``pip install 'mockhttp[http2]'``): by ALPN under
-            ``tls``, and h2c with prior knowledge on plain TCP; faults are per stream
-            (``RST_STREAM``); ``request.http_version`` is ``"2"`` (``docs/tls.md``).
-        otel: emit a span per call through the OpenTelemetry SDK, with the GenAI
-            semantic conventions for LLM replies (``pip install 'mockhttp[otel]'``):
-            True exports by OTLP/HTTP as the ``OTEL_*`` variables say; or a
-            ``TracerProvider`` to use (``docs/telemetry.md``).
-        test_header: the request header that names a request's test (per-test
-            isolation: :meth:`test`, ``docs/isolation.md``); None: requests name no test
-            (neither by header nor by the ``/__test/ID/`` prefix).
+        loop: ``"auto"`` (uvloop when installed), ``"asyncio"``, ``"uvloop"``, or a
+            function that returns a new loop (``docs/performance.md``).
+        reuse_port: set ``SO_REUSEPORT``: several processes serve the port (``--workers``).
+        cors: True (any origin), an origin or a list: preflights answered (kept in
+            :attr:`preflights`), ``Access-Control-Allow-Origin`` sent (``docs/browsers.md``).
+        metrics: answer ``GET /metrics`` under vLLM's names (``docs/load-testing.md``).
+        tls: https with a CA made for the run (:attr:`ca_path`, :meth:`ssl_context`) or
+            the folder of an earlier run's ``ca.pem`` and ``server.pem`` (``docs/tls.md``).
+        http2: serve HTTP/2 too, by ALPN under ``tls`` and h2c (``docs/tls.md``).
+        otel: a span per call, GenAI conventions: True (``OTEL_*``) or a
+            ``TracerProvider`` (``docs/telemetry.md``).
+        test_header: the header that names a request's test (:meth:`test`; None: no
+            test ids, by header or ``/__test/ID/`` prefix; ``docs/isolation.md``).
     """
 
     def __init__(
@@ -186,7 +170,12 @@ class Server:
         self._finished: Callable[[Call], None] = self._answers.finished
         self._tracing: _otel.Tracing | None = None
         if otel is not False and otel is not None:
-            self._trace(otel)
+            from ._otel import trace  # (only when on: nothing of it loaded when off)
+
+            scheme = "http" if self._tls is None else "https"
+            address = lambda: (self.host, self.port, scheme)  # noqa: E731
+            self._tracing, self._finished = trace(otel, address, self._finished, self.errors)
+            self._lane = self._answers.lane = None  # (``_otel`` Rule 1)
         self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -194,27 +183,6 @@ class Server:
         self._listener: asyncio.base_events.Server | Listener | None = None
         self._connections: set[Connection] = set()  # (and HTTP/2's: _h2.Http2Connection)
         self._fds_warned = -1.0  # when running out of descriptors was last logged
-
-    def _trace(self, otel: Any) -> None:
-        """A span per call (``_otel``): the end-of-call function wrapped, the lane off
-        (``_otel`` Rule 1)."""
-        from ._otel import Tracing  # (only when on: nothing of it loaded when off)
-
-        tracing = self._tracing = Tracing(
-            None if otel is True else otel,
-            lambda: (self.host, self.port, "http" if self._tls is None else "https"),
-        )
-        self._lane = self._answers.lane = None
-        finished, ended, errors = self._answers.finished, tracing.ended, self.errors
-
-        def traced(call: Call) -> None:
-            finished(call)
-            try:
-                ended(call)
-            except Exception as exc:  # (Rule 2 of _otel)
-                errors.append(exc)
-
-        self._finished = traced
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -413,14 +381,6 @@ class Server:
             ConfigError: several have.
         """
         return named(self._ranked.named(name) or self._active, name)
-
-    def _named(self, name: str) -> list[ActiveMock]:
-        """The registered mocks named ``name``, the first tried first (O(1): the admin API)."""
-        return self._ranked.named(name)
-
-    def _registered(self, mock_id: int) -> ActiveMock | None:
-        """The registered mock whose ``id`` this is (the admin API's lookups), in O(1)."""
-        return self._ranked.get(mock_id)
 
     def test(self, test_id: str) -> ScopedServer:
         """The server as test ``test_id`` sees it (its requests send ``.headers``): its
