@@ -262,8 +262,8 @@ BAD: dict[str, tuple[str, str]] = {
     "unknown top key": (
         "requets: {path: /x}\n",
         "bad.yaml:1:1 at requets: unknown key 'requets' — did you mean 'request'?\n"
-        "  expected one of: conversation, exhausted, name, priority, replies, request, response, "
-        "scenario, times",
+        "  expected one of: conversation, exhausted, name, otel_collector, priority, replies, "
+        "request, response, scenario, times",
     ),
     "date in data": (
         "response:\n  event_stream:\n    events:\n      - data: a\n      - data: b\n"
