@@ -107,22 +107,22 @@ def test_the_filters_narrow_the_calls(server: mockhttp.Server, page: Any) -> Non
     wait_rows(page, 4)
     page.select_option("#f-status", "4")
     wait_rows(page, 1)
-    assert "/v1/nothing-here" in rows(page).first.inner_text()
-    assert "no match" in rows(page).first.inner_text()
+    expect(rows(page).first).to_contain_text("/v1/nothing-here", timeout=WAIT)  # (re-drawn: wait)
+    expect(rows(page).first).to_contain_text("no match", timeout=WAIT)  # (re-drawn: wait)
     page.select_option("#f-status", "cut")
     wait_rows(page, 1)
-    assert "/v1/stream" in rows(page).first.inner_text()
+    expect(rows(page).first).to_contain_text("/v1/stream", timeout=WAIT)  # (re-drawn: wait)
     page.select_option("#f-status", "")
     page.fill("#f-text", "report body")  # the request body is searched
     wait_rows(page, 1)
-    assert "/v1/files" in rows(page).first.inner_text()
+    expect(rows(page).first).to_contain_text("/v1/files", timeout=WAIT)  # (re-drawn: wait)
     page.fill("#f-text", "")
     page.select_option("#f-mock", "2")  # the models mock's id
     wait_rows(page, 1)
-    assert "/v1/models" in rows(page).first.inner_text()
+    expect(rows(page).first).to_contain_text("/v1/models", timeout=WAIT)  # (re-drawn: wait)
     page.select_option("#f-mock", "none")
     wait_rows(page, 1)
-    assert page.locator("#shown").inner_text() == "1 of 4 calls shown"
+    expect(page.locator("#shown")).to_have_text("1 of 4 calls shown", timeout=WAIT)
 
 
 def test_a_cut_stream_shows_its_timeline(server: mockhttp.Server, page: Any) -> None:

@@ -24,8 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from .._core._cors import Cors, cors_policy
-from .._core._errors import ConfigError, ServerError, UnmatchedRequestError, VerificationError
-from .._core._explain import unmatched_report
+from .._core._errors import ConfigError, ServerError
 from .._core._isolation import TEST_HEADER
 from .._core._kept import Memory
 from .._core._mock import STARTED, Mock
@@ -39,7 +38,7 @@ from ._budget import LIBRARY_DEFAULT
 from ._builtin import HEALTH_PATH, builtins
 from ._connection import Connection
 from ._http1 import Message
-from ._journal import PACKS_PLAIN, Call, CallList, Journal, unmatched_calls
+from ._journal import PACKS_PLAIN, Call, CallList, Journal
 from ._lane import Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
@@ -58,7 +57,7 @@ from ._serving import (
 from ._shared import SharedKept, StateChannel
 from ._tests import ScopedServer, attach, scoped
 from ._tls import TLSChoice, certs_for, client_context
-from ._verify import ActiveMock, journal_text, named, uncalled_report
+from ._verify import ActiveMock, Verifying, named
 from ._wires import UNCHUNKED, Framing
 
 if TYPE_CHECKING:
@@ -69,7 +68,7 @@ __all__ = ["EXPLAINED_ON_LOOP", "HEALTH_PATH", "LOOPS", "LoopChoice", "Server", 
 _PREFLIGHTS = 10_000  # preflights kept in ``server.preflights``
 
 
-class Server:
+class Server(Verifying):
     """A mock HTTP/1.1 server on 127.0.0.1 and a free port, in a background thread.
 
     Use it as a context manager (``with Server() as server:`` or ``async with``), or call
@@ -435,45 +434,8 @@ class Server:
         """Every call the server received, oldest first."""
         return self._journal.calls
 
-    @property
-    def unmatched(self) -> list[Call]:
-        """Calls that no mock answered."""
-        return unmatched_calls(self.journal)  # compact entries are all matched ones
-
-    def check(self) -> None:
-        """Raise what went wrong on the server: errors in replies, unmatched requests.
-
-        Raises:
-            UnmatchedRequestError: some requests matched no mock (the message lists them
-                with the closest mocks).
-            BaseException: the first error raised while producing a reply.
-        """
-        __tracebackhide__ = True
-        if self.errors:
-            raise self.errors[0]
-        unmatched = self.unmatched
-        if unmatched:
-            raise UnmatchedRequestError(self._unmatched_report(unmatched))
-
-    def _unmatched_report(self, calls: Sequence[Call]) -> str:
-        """What ``check()`` (and the pytest plugin) say of unmatched ``calls``."""
-        return unmatched_report(calls, [a.mock for a in self._active])
-
-    def assert_all_called(self) -> None:
-        """Fail unless every registered mock answered at least one request.
-
-        Raises:
-            VerificationError: some mocks were never called (the message names them and
-                lists what the server received).
-        """
-        __tracebackhide__ = True
-        message = uncalled_report(self._active, self.journal_text())
-        if message is not None:
-            raise VerificationError(message)
-
-    def journal_text(self) -> str:
-        """Every request received, one per line (used in assertion messages)."""
-        return journal_text(self.journal)
+    def _tried(self) -> list[Mock]:
+        return [a.mock for a in self._active]
 
     def _dispatch(
         self, request: Request, keep_alive: bool, tested: bool = True

@@ -26,8 +26,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, overload
 
-from .._core._errors import ConfigError, UnmatchedRequestError, VerificationError
-from .._core._explain import unmatched_report
+from .._core._errors import ConfigError
 from .._core._isolation import TEST_PREFIX, bad_test_id
 from .._core._kept import Kept, Memory, Scoped, test_scope
 from .._core._mock import STARTED, Mock
@@ -35,10 +34,10 @@ from .._core._registry import ReplyKind
 from .._core._request import Request
 from .._core._route import Choice, Claim
 from ._http1 import watch_test_header
-from ._journal import Call, CallList, Journal, unmatched_calls
+from ._journal import CallList, Journal
 from ._ranked import Ranked, mocks_of
 from ._shared import MAX_TESTS, Claims, StateChannel
-from ._verify import ActiveMock, journal_text, named, uncalled_report
+from ._verify import ActiveMock, Verifying, named
 
 
 class Host(Protocol):
@@ -78,7 +77,7 @@ def test_header_of(name: object) -> str | None:
     return name.lower()
 
 
-class ScopedServer:
+class ScopedServer(Verifying):
     """The server as one test sees it (``server.test(id)``): its own mocks (above the
     shared ones), journal, unmatched requests, scenario states and reset.
 
@@ -236,43 +235,8 @@ class ScopedServer:
         """Every call of this test, oldest first (``call.test`` is its id)."""
         return self._journal.calls
 
-    @property
-    def unmatched(self) -> list[Call]:
-        """This test's calls that no mock answered."""
-        return unmatched_calls(self.journal)
-
-    def check(self) -> None:
-        """Raise what went wrong for this test: an error in a reply, unmatched requests.
-
-        Raises:
-            UnmatchedRequestError: some of its requests matched no mock.
-            BaseException: the first error raised while producing a reply for it.
-        """
-        __tracebackhide__ = True
-        if self.errors:
-            raise self.errors[0]
-        unmatched = self.unmatched
-        if unmatched:
-            raise UnmatchedRequestError(self._unmatched_report(unmatched))
-
-    def _unmatched_report(self, calls: Sequence[Call]) -> str:
-        tried = [a.mock for a in (*self.mocks, *self._server.mocks)]
-        return unmatched_report(calls, tried)
-
-    def assert_all_called(self) -> None:
-        """Fail unless every mock of this test answered at least one of its requests.
-
-        Raises:
-            VerificationError: some were never called.
-        """
-        __tracebackhide__ = True
-        message = uncalled_report(self.mocks, self.journal_text())
-        if message is not None:
-            raise VerificationError(message)
-
-    def journal_text(self) -> str:
-        """This test's requests, one per line."""
-        return journal_text(self.journal)
+    def _tried(self) -> list[Mock]:
+        return [a.mock for a in (*self.mocks, *self._server.mocks)]
 
     # -- routing (the loop's side) ------------------------------------------------------
 

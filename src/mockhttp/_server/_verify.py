@@ -7,21 +7,28 @@ from __future__ import annotations
 
 import asyncio
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from .._core._errors import ConfigError, UnknownNameError, VerificationError
+from .._core._errors import (
+    ConfigError,
+    UnknownNameError,
+    UnmatchedRequestError,
+    VerificationError,
+)
+from .._core._explain import unmatched_report
 from .._core._pushed import Pushed
 from .._core._route import limit_of
 from .._core._sse import Event
-from ._journal import Call, CallList
+from ._journal import Call, CallList, unmatched_calls
 from ._push import Hub, PushedStream, wait_stream, wait_stream_async
 from ._resume import resume_problems
 
 if TYPE_CHECKING:
     from .._core._mock import Mock
 
-__all__ = ["ActiveMock", "Registry", "named"]
+__all__ = ["ActiveMock", "Registry", "Verifying", "named"]
 
 
 class Registry(Protocol):
@@ -327,3 +334,65 @@ def uncalled_report(mocks: Sequence[ActiveMock], received: str) -> str | None:
     names = "\n".join(f"  mock {a.mock.describe()}" for a in uncalled)
     count = f"{len(uncalled)} mock" if len(uncalled) == 1 else f"{len(uncalled)} mocks"
     return f"{count} of {len(mocks)} never called:\n{names}\n{received}"
+
+
+class Verifying(ABC):
+    """What a server, and a test's view of it (``_tests.ScopedServer``), say of their
+    calls: :attr:`unmatched`, :meth:`check`, :meth:`assert_all_called`,
+    :meth:`journal_text`, from the ``journal``, ``errors`` and mocks each has."""
+
+    errors: list[BaseException]
+
+    @property
+    @abstractmethod
+    def journal(self) -> CallList:
+        """Every call received, oldest first."""
+
+    @property
+    @abstractmethod
+    def mocks(self) -> tuple[ActiveMock, ...]:
+        """The registered mocks (what ``assert_all_called`` asks about)."""
+
+    @abstractmethod
+    def _tried(self) -> list[Mock]:
+        """The mocks an unmatched request was tried against (the closest are named)."""
+
+    @property
+    def unmatched(self) -> list[Call]:
+        """Calls that no mock answered."""
+        return unmatched_calls(self.journal)  # compact entries are all matched ones
+
+    def check(self) -> None:
+        """Raise what went wrong: errors in replies, unmatched requests.
+
+        Raises:
+            UnmatchedRequestError: some requests matched no mock (the message lists them
+                with the closest mocks).
+            BaseException: the first error raised while producing a reply.
+        """
+        __tracebackhide__ = True
+        if self.errors:
+            raise self.errors[0]
+        unmatched = self.unmatched
+        if unmatched:
+            raise UnmatchedRequestError(self._unmatched_report(unmatched))
+
+    def _unmatched_report(self, calls: Sequence[Call]) -> str:
+        """What ``check()`` (and the pytest plugin) say of unmatched ``calls``."""
+        return unmatched_report(calls, self._tried())
+
+    def assert_all_called(self) -> None:
+        """Fail unless every registered mock answered at least one request.
+
+        Raises:
+            VerificationError: some mocks were never called (the message names them and
+                lists what was received).
+        """
+        __tracebackhide__ = True
+        message = uncalled_report(self.mocks, self.journal_text())
+        if message is not None:
+            raise VerificationError(message)
+
+    def journal_text(self) -> str:
+        """Every request received, one per line (used in assertion messages)."""
+        return journal_text(self.journal)
