@@ -475,10 +475,10 @@ def test_admin_writes_one_mock_at_a_time_cost_the_same_among_many() -> None:
 
             return post
 
-        _in_turns(posting(few), posting(many), rounds=5)
+        _in_turns(posting(few), posting(many), rounds=10)
         snapshot = many._ranked.snapshot()
         assert many._ranked._indexed.entries is snapshot  # indexed by the writer
-        assert len(many.mocks) == 10_100
+        assert len(many.mocks) == 10_200
 
 
 FROZEN = """
