@@ -174,7 +174,7 @@ def test_answers_that_depend_on_more_than_the_target_are_not_kept() -> None:
         assert seen == ["plain", "header"] * 3
         assert [client.get("/t").text for _ in range(4)] == ["twice", "twice", "after", "after"]
         assert [client.get("/h").text for _ in range(3)] == ["h"] * 3
-        kept = {key[1] for key in lane_of(server)._hits}
+        kept = {key[1] for key in lane_of(server).hits}
         assert kept <= {"/t"}  # only the fallback, once the limited mock had answered
 
 
@@ -190,7 +190,7 @@ def test_matchers_on_other_targets_leave_a_target_in_the_lane() -> None:
         server.mock(mockhttp.get("/other").header("x-a", "1").reply(ok().body("o")))
         server.mock(mockhttp.get("/small").query("q", "1").header("x-a", "1").reply(ok().body("q")))
         assert [client.get("/small").text for _ in range(3)] == ["s"] * 3
-        assert {key[1] for key in lane_of(server)._hits} == {"/small"}
+        assert {key[1] for key in lane_of(server).hits} == {"/small"}
         assert client.post("/small", json={"n": 1}).text == "p"
         assert client.get("/small?q=1", headers={"x-a": "1"}).text == "q"
         assert client.get("/other", headers={"x-a": "1"}).text == "o"

@@ -91,6 +91,19 @@ class Budget:
         if self.kept > limit or (most is not None and self._count > most):
             self._trim(limit, most)
 
+    def keep_two(self, size: int, seq: int, key: int, at: int, key2: int, at2: int) -> None:
+        """``keep(size, (seq, key, at, key2, at2))``: a call kept in two lists (a lane
+        answer's: its mock's and the server's), without a tuple of places built and
+        unpacked for it (every lane request: ``bench/instructions.py``)."""
+        self.kept += size
+        self._flat.frombytes(_PACK_TWO(size, 5, seq, key, at, key2, at2))
+        self._count += 1
+        limit = self.limit
+        assert limit is not None
+        most = self.most
+        if self.kept > limit or (most is not None and self._count > most):
+            self._trim(limit, most)
+
     def _trim(self, limit: int, most: int | None) -> None:
         flat = self._flat
         head = self._head
@@ -114,6 +127,9 @@ def _packer(n: int) -> Callable[..., bytes]:
     """Packs a record of ``n`` places (as machine integers, the array's own layout)."""
     pack = _PACKS[n] = struct.Struct(f"{n + 2}q").pack
     return pack
+
+
+_PACK_TWO = _packer(5)  # a call kept in two lists (``keep_two``)
 
 
 def digests(body: bytes, sent: bytes) -> tuple[int, str, int, str]:

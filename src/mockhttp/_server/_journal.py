@@ -791,8 +791,14 @@ class Journal:
         mine._mocks[key] = calls._mocks[key] = kept.mock
         size = kept.size  # (and no request body)
         if size and self.budget.limit is not None:
-            where = (seq, mine._key, mine._base + len(mine) - 1, calls._key)
-            self.budget.keep(size, (*where, calls._base + len(calls) - 1))
+            self.budget.keep_two(
+                size,
+                seq,
+                mine._key,
+                mine._base + len(mine) - 1,
+                calls._key,
+                calls._base + len(calls) - 1,
+            )
         most = self._most
         if most is not None:  # (_trim, inlined)
             limit = self.limit
