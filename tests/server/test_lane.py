@@ -332,3 +332,58 @@ def test_a_kept_answers_entries_are_records_that_share_their_fields() -> None:
             gc.collect()  # then a level of its nesting is untracked per collection)
         assert not any(gc.is_tracked(e) for e in entries)
         assert [c.request.target for c in server.journal] == ["/small"] * 5
+
+
+def test_a_change_of_the_mocks_empties_the_table_the_parser_reads() -> None:
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("s")))
+        hits = lane_of(server).hits
+        for _ in range(3):
+            client.get("/small")
+        assert list(hits) == [("GET", "/small", "1.1", True)]
+        server.mock(mockhttp.get("/else").reply(mockhttp.ok().body("e")))
+        assert hits == {}  # emptied in place, at once: no request needed
+        assert lane_of(server).hits is hits
+
+
+def test_an_answer_learned_from_mocks_that_changed_meanwhile_is_not_kept() -> None:
+    """Rule 3: the loop thread learns from a snapshot a writer has since replaced; the
+    writer's emptying may have run first, so ``learn`` checks after it stores."""
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("old")))
+        lane = lane_of(server)
+        client.get("/small")
+        client.get("/small")
+        (key,) = lane.hits
+        hit = lane.hits[key]
+        old = server._ranked.snapshot()
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("new")))
+        lane.learn(key, old, hit)  # (as the loop would, late)
+        assert lane.hits == {}
+        assert client.get("/small").text == "new"
+        lane.learn(key, server._ranked.snapshot(), hit)  # a current snapshot: kept
+        assert lane.hits == {key: hit}
+
+
+def test_lane_answers_queued_behind_a_running_reply_wait_their_turn() -> None:
+    """A request the lane knows, pipelined behind a stream, is answered after the stream
+    ends, journaled in its turn."""
+    events = [mockhttp.Event(data=str(n)) for n in range(3)]
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("s")))
+        server.mock(
+            mockhttp.get("/stream").reply(mockhttp.ok().event_stream(*events, event_delay=0.05))
+        )
+        stream = b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"
+        with connect(server.port) as sock:
+            exchange(sock, GET * 2, replies=2)  # learned
+            assert kept(server) == 1
+            sock.sendall(stream + GET)
+            data = b""
+            while not data.endswith(b"\r\n\r\ns"):
+                chunk = sock.recv(65536)
+                assert chunk, data
+                data += chunk
+        assert data.index(b"data: 2") < data.rindex(b"HTTP/1.1 200")
+        paths = [c.request.path for c in server.journal]
+        assert paths == ["/small", "/small", "/stream", "/small"]

@@ -818,4 +818,9 @@ class Journal:
         if budget.limit is not None and call._dropped is None and kept:
             size = len(call.request.body) + len(call.body_sent)
             if size:
-                budget.keep(size, kept_at(call))  # see _budget.py
+                places = call._where
+                if len(places) == 4:  # (a mock's call: its list and the server's)
+                    mine, at, calls, at2 = places
+                    budget.keep_two(size, call._seq, mine._key, at, calls._key, at2)
+                else:
+                    budget.keep(size, kept_at(call))  # see _budget.py
