@@ -15,16 +15,12 @@ An ``Upgrade`` request stops the reading until its plan is known: a ``Switch`` p
 to another protocol (``switch``); any other reply answers it as HTTP/1.1 and the bytes
 that followed are parsed as requests.
 
-Cost (measured, ``docs/performance.md`` "Session seven"): this form, a sans-I/O parser
-whose events are handled here and the lane a plan kind the server gives, costs 16.2% more
-instructions on a small keep-alive request answered by the lane than the parser
-callbacks that wrote the lane's bytes themselves (39.7k -> 46.2k, ``bench/instructions.py``):
-about 100 more Python opcodes (the feed, the event loop here, ``_serve``'s call and plan,
-``Hit.start`` and ``done``) and the event objects.  It is kept as the fastest honest form
-tried: the request next in line starts at once (``next`` and ``_start`` inlined in
-``_handle``), the lane's lookup and journal are inlined in ``Server._serve``
-(``_answer.Answers.serve``), a ``Message`` is built without its Python ``__new__`` and
-read by index on the lane's path.
+A request the lane knows comes from ``Http1`` as a ``Known`` event (``_lane.py``): it is
+journaled (``Server._known``) and its kept bytes written here, in its turn, with no
+``Message`` or plan built (``Hit.start`` and ``done`` inlined in ``_handle``).  Measured
+(``docs/performance.md``, "no cost, met"): 40.9k instructions a small keep-alive request,
+against 46.7k when the lane was a plan ``Server._serve`` gave for a ``Message``, and
+40.2k before the house's sans-I/O parser.
 """
 
 from __future__ import annotations
