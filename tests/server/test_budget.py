@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from mockhttp._server import _budget
 from mockhttp._server._budget import Budget
 
 
@@ -48,3 +49,20 @@ def test_most_bounds_the_calls_tracked() -> None:
         budget.keep(1, (seq,))
     assert len(budget) == 36
     assert dropped == [(seq,) for seq in range(64)]
+
+
+def test_add_of_two_is_keep_with_five_places() -> None:
+    """A lane answer's record (``add`` of ``two``) is ``keep``'s with its five places:
+    the same array, the same drops in the same order."""
+    one_dropped: list[tuple[int, ...]] = []
+    two_dropped: list[tuple[int, ...]] = []
+    one = Budget(100, most=3, drop=one_dropped.append)
+    two = Budget(100, most=3, drop=two_dropped.append)
+    for seq in range(40):
+        size = 7 + seq % 30
+        one.keep(size, (seq, 11, seq, 12, 2 * seq))
+        two.add(size, _budget.two(size, 5, seq, 11, seq, 12, 2 * seq))
+        assert (one.kept, len(one)) == (two.kept, len(two))
+    assert one._flat == two._flat
+    assert one_dropped == two_dropped
+    assert len(two_dropped) > 10

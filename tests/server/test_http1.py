@@ -300,3 +300,69 @@ def test_each_feed_returns_a_list_of_its_own() -> None:
     assert first is not second
     assert len(first) == len(second) == 1
     assert machine.feed(b"") == []
+
+
+# -- a table of kept answers (the fast lane: ``_lane.py``) -----------------------------------
+
+KEY = ("GET", "/a?x=1", "1.1", True)
+
+
+def test_a_request_the_table_knows_is_known_with_its_answer_and_fields() -> None:
+    machine = Http1({KEY: "kept"})
+    (event,) = machine.feed(GET)
+    assert type(event) is _http1.Known
+    assert event == ("kept", [("Host", "h"), ("Accept", "*/*")], True)
+
+
+def test_the_key_is_method_target_version_and_keep_alive() -> None:
+    machine = Http1({KEY: "kept"})
+    requests = [
+        GET.replace(b"GET", b"PUT"),
+        GET.replace(b"x=1", b"x=2"),
+        GET.replace(b"HTTP/1.1", b"HTTP/1.0"),
+        GET.replace(b"Host: h", b"Host: h\r\nConnection: close"),
+    ]
+    for raw in requests:
+        machine = Http1({KEY: "kept"})  # (a close ends the connection: one machine each)
+        assert type(only(machine.feed(raw))) is Message
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        GET.replace(b"\r\n\r\n", b"\r\nContent-Length: 2\r\n\r\nhi"),  # a body
+        GET.replace(b"\r\n\r\n", b"\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: 1\r\n\r\n"),
+        GET.replace(b"\r\n\r\n", b"\r\nx-mockhttp-test: t1\r\n\r\n"),  # a field naming a test
+    ],
+    ids=["body", "trailers", "test-field"],
+)
+def test_a_body_trailers_or_a_test_field_make_a_message_however_the_key(raw: bytes) -> None:
+    _http1.watch_test_header("x-mockhttp-test")  # (as a server naming tests does)
+    machine = Http1({KEY: "kept"})
+    message = only(machine.feed(raw))
+    assert message[:4] == KEY
+
+
+def test_an_upgrade_the_table_knows_is_still_an_upgrade() -> None:
+    raw = b"GET /ws HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+    machine = Http1({("GET", "/ws", "1.1", True): "kept"})
+    (event,) = machine.feed(raw + b"after")
+    assert type(event) is Upgrade
+    assert machine.trailing == b"after"
+
+
+def test_known_and_other_requests_pipelined_come_in_order() -> None:
+    other = b"GET /b HTTP/1.1\r\nHost: h\r\n\r\n"
+    machine = Http1({KEY: "kept"})
+    events = machine.feed(GET + other + GET)
+    assert [type(e).__name__ for e in events] == ["Known", "Message", "Known"]
+    assert type(events[1]) is Message
+    assert events[1].target == "/b"
+
+
+def test_a_table_emptied_in_place_is_seen_by_the_next_request() -> None:
+    table = {KEY: "kept"}
+    machine = Http1(table)
+    assert type(machine.feed(GET)[0]) is _http1.Known
+    table.clear()  # (the lane empties its dict when the mocks change, never replaces it)
+    assert type(only(machine.feed(GET))) is Message

@@ -174,7 +174,7 @@ def test_answers_that_depend_on_more_than_the_target_are_not_kept() -> None:
         assert seen == ["plain", "header"] * 3
         assert [client.get("/t").text for _ in range(4)] == ["twice", "twice", "after", "after"]
         assert [client.get("/h").text for _ in range(3)] == ["h"] * 3
-        kept = {key[1] for key in lane_of(server)._hits}
+        kept = {key[1] for key in lane_of(server).hits}
         assert kept <= {"/t"}  # only the fallback, once the limited mock had answered
 
 
@@ -190,7 +190,7 @@ def test_matchers_on_other_targets_leave_a_target_in_the_lane() -> None:
         server.mock(mockhttp.get("/other").header("x-a", "1").reply(ok().body("o")))
         server.mock(mockhttp.get("/small").query("q", "1").header("x-a", "1").reply(ok().body("q")))
         assert [client.get("/small").text for _ in range(3)] == ["s"] * 3
-        assert {key[1] for key in lane_of(server)._hits} == {"/small"}
+        assert {key[1] for key in lane_of(server).hits} == {"/small"}
         assert client.post("/small", json={"n": 1}).text == "p"
         assert client.get("/small?q=1", headers={"x-a": "1"}).text == "q"
         assert client.get("/other", headers={"x-a": "1"}).text == "o"
@@ -332,3 +332,58 @@ def test_a_kept_answers_entries_are_records_that_share_their_fields() -> None:
             gc.collect()  # then a level of its nesting is untracked per collection)
         assert not any(gc.is_tracked(e) for e in entries)
         assert [c.request.target for c in server.journal] == ["/small"] * 5
+
+
+def test_a_change_of_the_mocks_empties_the_table_the_parser_reads() -> None:
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("s")))
+        hits = lane_of(server).hits
+        for _ in range(3):
+            client.get("/small")
+        assert list(hits) == [("GET", "/small", "1.1", True)]
+        server.mock(mockhttp.get("/else").reply(mockhttp.ok().body("e")))
+        assert hits == {}  # emptied in place, at once: no request needed
+        assert lane_of(server).hits is hits
+
+
+def test_an_answer_learned_from_mocks_that_changed_meanwhile_is_not_kept() -> None:
+    """Rule 3: the loop thread learns from a snapshot a writer has since replaced; the
+    writer's emptying may have run first, so ``learn`` checks after it stores."""
+    with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("old")))
+        lane = lane_of(server)
+        client.get("/small")
+        client.get("/small")
+        (key,) = lane.hits
+        hit = lane.hits[key]
+        old = server._ranked.snapshot()
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("new")))
+        lane.learn(key, old, hit)  # (as the loop would, late)
+        assert lane.hits == {}
+        assert client.get("/small").text == "new"
+        lane.learn(key, server._ranked.snapshot(), hit)  # a current snapshot: kept
+        assert lane.hits == {key: hit}
+
+
+def test_lane_answers_queued_behind_a_running_reply_wait_their_turn() -> None:
+    """A request the lane knows, pipelined behind a stream, is answered after the stream
+    ends, journaled in its turn."""
+    events = [mockhttp.Event(data=str(n)) for n in range(3)]
+    with mockhttp.Server() as server:
+        server.mock(mockhttp.get("/small").reply(mockhttp.ok().body("s")))
+        server.mock(
+            mockhttp.get("/stream").reply(mockhttp.ok().event_stream(*events, event_delay=0.05))
+        )
+        stream = b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"
+        with connect(server.port) as sock:
+            exchange(sock, GET * 2, replies=2)  # learned
+            assert kept(server) == 1
+            sock.sendall(stream + GET)
+            data = b""
+            while not data.endswith(b"\r\n\r\ns"):
+                chunk = sock.recv(65536)
+                assert chunk, data
+                data += chunk
+        assert data.index(b"data: 2") < data.rindex(b"HTTP/1.1 200")
+        paths = [c.request.path for c in server.journal]
+        assert paths == ["/small", "/small", "/stream", "/small"]

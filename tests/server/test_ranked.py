@@ -246,3 +246,15 @@ def test_named_follows_adds_removes_and_clear(owner: mockhttp.Server) -> None:
     ranked.clear()
     assert ranked.named("chat") == []
     assert ranked.named("nothing") == []
+
+
+def test_on_change_is_told_after_each_change_is_published(handle: Handles) -> None:
+    ranked = Ranked()
+    seen: list[tuple[ActiveMock, ...]] = []
+    ranked.on_change = lambda: seen.append(ranked.snapshot())
+    a, b = handle(), handle()
+    ranked.change([a], ())
+    ranked.change([b], [a])
+    ranked.change((), [a])  # not registered: no change, nothing told
+    ranked.clear()
+    assert seen == [(a,), (b,), ()]

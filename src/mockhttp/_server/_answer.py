@@ -429,7 +429,7 @@ class Answers:
         active = answer.entry
         if (
             isinstance(active, ActiveMock)
-            and self.lane.again(key, snapshot)
+            and self.lane.again(key)
             and by_target(request, entries, answer)
         ):
             params = tuple(call.path_params.items())
@@ -437,32 +437,21 @@ class Answers:
             self.lane.learn(key, snapshot, hit)
 
     def serve(self, message: Message) -> tuple[Call | None, Plan]:
-        """The call and plan for an HTTP/1 request (``_connection.py``): the kept answer
-        to a request without a body whose key the lane knows (``_lane.py``), journaled
-        here (no ``Request`` or ``Call`` built for it: the call is None), or else
-        ``_dispatch``'s."""
-        lane = self.lane
+        """The call and plan for an HTTP/1 request (``_connection.py``): ``_dispatch``'s
+        (a request the lane knows comes as ``Known`` instead: ``known``)."""
+        return self.host._dispatch(request_of(message), message[3], message[7])
+
+    def known(self, hit: Hit, headers: list[tuple[str, str]]) -> None:
+        """Journal a request the lane answers with ``hit`` (``_lane.py``), as ``_dispatch``
+        journals its calls, but with no ``Request`` or ``Call`` built for it."""
         host = self.host
-        # (the message's fields by index on this path: by name, each is a descriptor call)
-        # (body, trailers, a field that may name a test: not the lane's, ``_tests``)
-        if lane is not None and not message[5] and not message[6] and not message[7]:
-            ranked = self.router.ranked
-            built = ranked._built  # (Ranked.snapshot and Lane.get, inlined: every request)
-            if built[0] is ranked._version and built[1] is lane._for:
-                hit = lane._hits.get(message[:4])
-            else:
-                hit = lane.get(message[:4], ranked.snapshot())
-            if hit is not None:  # journaled here, as ``_dispatch`` journals its calls
-                headers = message[4]
-                record = host._journal.answered_whole(hit.active, hit.entry, headers)
-                on_call_end = host.on_call_end
-                if on_call_end is not None:  # (``serve`` logs each call): the call read back
-                    try:
-                        on_call_end(read_back(record, hit.entry.mock))
-                    except Exception as exc:
-                        host.errors.append(exc)
-                return None, hit
-        return host._dispatch(request_of(message), message[3], message[7])
+        record = host._journal.answered_whole(hit.active, hit.entry, headers)
+        on_call_end = host.on_call_end
+        if on_call_end is not None:  # (``serve`` logs each call): the call read back
+            try:
+                on_call_end(read_back(record, hit.entry.mock))
+            except Exception as exc:
+                host.errors.append(exc)
 
     def _builtin(
         self, builtin: Builtin, answer: Answer[Entry], call: Call, framing: Framing

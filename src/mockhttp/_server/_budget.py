@@ -17,7 +17,7 @@ import struct
 from array import array
 from collections.abc import Callable
 
-__all__ = ["Budget", "Dropped", "digests", "parse_size"]
+__all__ = ["Budget", "Dropped", "digests", "parse_size", "two"]
 
 LIBRARY_DEFAULT = 256 * 1024 * 1024  # Server(journal_bytes=...) by default
 CLI_DEFAULT = 64 * 1024 * 1024  # mockhttp serve --journal-bytes by default
@@ -79,11 +79,16 @@ class Budget:
     def keep(self, size: int, where: tuple[int, ...]) -> None:
         """A call ended with ``size`` bytes of bodies, kept at ``where``: count them; drop
         the oldest while over the budget (or tracking more calls than ``most``)."""
-        self.kept += size
         n = len(where)
         # one record as machine integers, packed at once: ``array.extend`` converts an
         # item at a time (~500 instructions each), ``struct`` all of them in one call
-        self._flat.frombytes((_PACKS.get(n) or _packer(n))(size, n, *where))
+        self.add(size, (_PACKS.get(n) or _packer(n))(size, n, *where))
+
+    def add(self, size: int, record: bytes) -> None:
+        """``keep``, the record packed already (``two`` packs a call kept in two lists, a
+        lane answer's, with no tuple of places built and unpacked: every lane request)."""
+        self._flat.frombytes(record)
+        self.kept += size
         self._count += 1
         limit = self.limit
         assert limit is not None
@@ -114,6 +119,11 @@ def _packer(n: int) -> Callable[..., bytes]:
     """Packs a record of ``n`` places (as machine integers, the array's own layout)."""
     pack = _PACKS[n] = struct.Struct(f"{n + 2}q").pack
     return pack
+
+
+#: ``two(size, 5, seq, key, at, key2, at2)``: the record of a call kept in two lists (its
+#: mock's and the server's), for ``Budget.add``
+two: Callable[[int, int, int, int, int, int, int], bytes] = _packer(5)
 
 
 def digests(body: bytes, sent: bytes) -> tuple[int, str, int, str]:

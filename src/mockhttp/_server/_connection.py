@@ -15,16 +15,12 @@ An ``Upgrade`` request stops the reading until its plan is known: a ``Switch`` p
 to another protocol (``switch``); any other reply answers it as HTTP/1.1 and the bytes
 that followed are parsed as requests.
 
-Cost (measured, ``docs/performance.md`` "Session seven"): this form, a sans-I/O parser
-whose events are handled here and the lane a plan kind the server gives, costs 16.2% more
-instructions on a small keep-alive request answered by the lane than the parser
-callbacks that wrote the lane's bytes themselves (39.7k -> 46.2k, ``bench/instructions.py``):
-about 100 more Python opcodes (the feed, the event loop here, ``_serve``'s call and plan,
-``Hit.start`` and ``done``) and the event objects.  It is kept as the fastest honest form
-tried: the request next in line starts at once (``next`` and ``_start`` inlined in
-``_handle``), the lane's lookup and journal are inlined in ``Server._serve``
-(``_answer.Answers.serve``), a ``Message`` is built without its Python ``__new__`` and
-read by index on the lane's path.
+A request the lane knows comes from ``Http1`` as a ``Known`` event (``_lane.py``): it is
+journaled (``Server._known``) and its kept bytes written here, in its turn, with no
+``Message`` or plan built (``Hit.start`` and ``done`` inlined in ``_handle``).  Measured
+(``docs/performance.md``, "no cost, met"): 40.9k instructions a small keep-alive request,
+against 46.7k when the lane was a plan ``Server._serve`` gave for a ``Message``, and
+40.2k before the house's sans-I/O parser.
 """
 
 from __future__ import annotations
@@ -47,11 +43,13 @@ from ._http1 import (
     Bad,
     Continue,
     Http1,
+    Known,
     Message,
     Upgrade,
     request_of,
 )
 from ._journal import Call, CallList
+from ._lane import Hit, Lane
 from ._runner import Host, Plan, Runner, Steps
 from ._upgrade import Switch
 
@@ -113,9 +111,15 @@ class Server(Host, Protocol):
     @property
     def _connections(self) -> set[Any]: ...  # (HTTP/2 connections too: ``_h2.py``)
 
+    @property
+    def _lane(self) -> Lane | None: ...  # the kept answers the parser asks (``_lane.py``)
+
     def _serve(self, message: Message) -> tuple[Call | None, Plan]:
-        """The call journaled (None: journaled already, or never) and the plan to run
-        for ``message``."""
+        """The call journaled (None: never) and the plan to run for ``message``."""
+        ...
+
+    def _known(self, hit: Hit, headers: list[tuple[str, str]]) -> None:
+        """Journal a request the lane answers with ``hit`` (a ``Known`` event)."""
         ...
 
 
@@ -124,9 +128,10 @@ class Connection(asyncio.Protocol):
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.h1 = Http1()
+        lane = server._lane
+        self.h1 = Http1(None if lane is None else lane.hits)
         self.transport: asyncio.Transport | None = None
-        self.queue: deque[Message | Bad] = deque()
+        self.queue: deque[Message | Known | Bad] = deque()
         self.runner: Runner | None = None
         self.paused = False
         self.closed = False
@@ -213,10 +218,34 @@ class Connection(asyncio.Protocol):
                 self._pause_reading()
                 return
 
-    def _handle(self, events: list[Message | Continue | Bad]) -> None:
+    def _handle(self, events: list[Message | Known | Continue | Bad]) -> None:
         """Act on what the bytes completed (``_http1.py``)."""
         for event in events:
-            if type(event) is Message:
+            if type(event) is Known:  # the lane's kept answer (``_lane.py``): most requests
+                self._continue = False
+                transport = self.transport
+                # next in line, within this turn's replies, writable and not closing:
+                # journal it and write the kept bytes now (Hit.start and done, inlined)
+                if (
+                    self.runner is None
+                    and not self.queue
+                    and self._turn > 0
+                    and not self.paused
+                    and transport is not None
+                    and not transport.is_closing()
+                ):
+                    self._turn -= 1
+                    hit = event[0]
+                    self.server._known(hit, event[1])
+                    transport.write(hit.whole.data)
+                    self._ended += 1
+                    if not event[2] or self._broken or self._eof:
+                        self.close()
+                    elif not self._reading:
+                        self._resume_reading()
+                    continue
+                self._queue(event)
+            elif type(event) is Message:
                 self._continue = False  # the body came (the client did not wait for the 100)
                 transport = self.transport
                 # next in line (nothing runs or waits: no next() is pending or under way
@@ -252,7 +281,7 @@ class Connection(asyncio.Protocol):
                 assert isinstance(event, Bad)
                 self._reject(event)
 
-    def _queue(self, message: Message) -> None:
+    def _queue(self, message: Message | Known) -> None:
         """``message`` waits behind the replies before it."""
         self.queue.append(message)
         if self.runner is None:
@@ -350,10 +379,15 @@ class Connection(asyncio.Protocol):
     def _closing(self) -> bool:
         return self.closed or self.transport is None or self.transport.is_closing()
 
-    def _start(self, item: Message | Bad) -> None:
+    def _start(self, item: Message | Known | Bad) -> None:
         """Start the reply to one queued request."""
         plan: Plan
         call: Call | None
+        if type(item) is Known:
+            hit = item[0]
+            self.server._known(hit, item[1])
+            hit.start(self, None, item[2])
+            return
         if type(item) is Bad:
             reply = status(item.status).header("Content-Type", "text/plain; charset=utf-8")
             plan = Steps(frame(reply.body(item.message + "\n").plan(), keep_alive=False))

@@ -19,6 +19,10 @@ completed, in the order they came:
   (curl's ``h2c`` upgrade of a POST) is not offered: llhttp would skip its body, so
   its head is parsed again without the ``Upgrade`` field and it comes as a ``Message``
   with its body.
+- ``Known``: a request the caller's table of kept answers knows (``Http1(kept)``, the
+  fast lane: ``_lane.py``): a request without a body, trailers or a field that names a
+  test, whose ``Key`` (method, target, version, keep-alive) the table gives an answer
+  for.  The event carries that answer and the header fields, and no ``Message`` is built.
 - ``Bad``: a request that cannot be parsed, with the status to answer: 400 (malformed),
   431 (a head over ``MAX_HEAD``), 413 (a body over ``MAX_BODY``, a ``Content-Length``
   that promises one, or more than ``MAX_PIECES`` chunks), 408 (``expire()``: a head
@@ -34,7 +38,7 @@ refused within ``MAX_HEAD`` and one read.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 import httptools
@@ -49,6 +53,9 @@ __all__ = [
     "Continue",
     "Event",
     "Http1",
+    "Kept",
+    "Key",
+    "Known",
     "Message",
     "Upgrade",
     "request_of",
@@ -80,6 +87,15 @@ _BAD_TARGET = (
     "(expected /path?query, or http://host/path)"
 )
 Fields = list[tuple[str, str]]
+#: a request's method, target, HTTP version and keep-alive (a kept answer's key)
+Key = tuple[str, str, str, bool]
+
+
+class Kept(Protocol):
+    """A table of kept answers (``_lane.Lane`` is one): the answer to a request of
+    ``key`` that has no body, or None."""
+
+    def get(self, key: Key) -> Any: ...
 
 
 class Message(NamedTuple):
@@ -118,6 +134,14 @@ class Upgrade(Message):
     __slots__ = ()
 
 
+class Known(NamedTuple):
+    """A request the table of kept answers knows (see module): no ``Message`` is built."""
+
+    answer: Any  # what the table gave (``_lane.Hit``)
+    headers: Fields
+    keep_alive: bool
+
+
 class Continue:
     """A head asked for ``100 Continue``; its body is awaited."""
 
@@ -143,7 +167,7 @@ class Bad:
         return f"Bad({self.status}, {self.message!r})"
 
 
-Event = Message | Continue | Bad
+Event = Message | Known | Continue | Bad
 _NONE: list[Event] = []  # what a feed that completes nothing returns (never appended to)
 _NO_FIELDS: Fields = []  # (never appended to)
 
@@ -178,13 +202,16 @@ class Http1:
         "broken",
         "in_body",
         "in_head",
+        "kept",
         "parser",
         "progress",
         "trailing",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, kept: Kept | None = None) -> None:
         self.parser = httptools.HttpRequestParser(self)
+        # requests of a key this table knows come as ``Known`` (see module)
+        self.kept = kept
         self._events: list[Event] = []
         self._url = b""
         self._headers: Fields = []
@@ -388,6 +415,13 @@ class Http1:
             # llhttp skipped the body: parse the request again (see _failed)
             self._upgraded = (method, version, url, headers)
             return
+        keep_alive = bool(parser.should_keep_alive()) and version != "1.0"
+        kept = self.kept
+        if kept is not None and not self._pieces and not self._trailers and not self._tested:
+            answer = kept.get((method, target, version, keep_alive))
+            if answer is not None and not parser.should_upgrade():
+                self._events.append(_new(Known, (answer, headers, keep_alive)))
+                return
         if not self._pieces:
             body = b""
         elif self._pieces == 1:
@@ -403,7 +437,7 @@ class Http1:
                     method,
                     target,
                     version,
-                    bool(parser.should_keep_alive()) and version != "1.0",
+                    keep_alive,
                     headers,
                     body,
                     self._trailers,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, SupportsInde
 from .._core._errors import VerificationError
 from .._core._request import Headers, Request
 from .._core._sse_decode import Message, decode
-from ._budget import Budget, Dropped, digests
+from ._budget import Budget, Dropped, digests, two
 
 if TYPE_CHECKING:
     from .._core._explain import Explanation
@@ -791,8 +791,8 @@ class Journal:
         mine._mocks[key] = calls._mocks[key] = kept.mock
         size = kept.size  # (and no request body)
         if size and self.budget.limit is not None:
-            where = (seq, mine._key, mine._base + len(mine) - 1, calls._key)
-            self.budget.keep(size, (*where, calls._base + len(calls) - 1))
+            at, at2 = mine._base + len(mine) - 1, calls._base + len(calls) - 1
+            self.budget.add(size, two(size, 5, seq, mine._key, at, calls._key, at2))
         most = self._most
         if most is not None:  # (_trim, inlined)
             limit = self.limit
@@ -812,4 +812,9 @@ class Journal:
         if budget.limit is not None and call._dropped is None and kept:
             size = len(call.request.body) + len(call.body_sent)
             if size:
-                budget.keep(size, kept_at(call))  # see _budget.py
+                places = call._where
+                if len(places) == 4:  # (a mock's call: its list and the server's)
+                    mine, at, calls, at2 = places
+                    budget.add(size, two(size, 5, call._seq, mine._key, at, calls._key, at2))
+                else:
+                    budget.keep(size, kept_at(call))  # see _budget.py

@@ -62,6 +62,8 @@ class Ranked:
         self._replies: dict[int, int] = {}  # id(reply) -> how many members give it
         self._indexed: PathIndex[ActiveMock] = PathIndex(())  # of the last tuple indexed
         self.lock = threading.Lock()  # the writers' (test threads, the admin worker)
+        # told after each change, once it is published (the fast lane forgets: ``_lane``)
+        self.on_change: Callable[[], None] | None = None
         # the numbers of the mocks added (``ActiveMock.id``): a server's tests share its own
         # (``_tests``), so that a number names one mock on the whole server
         self._numbers = numbers or itertools.count(1).__next__
@@ -159,6 +161,8 @@ class Ranked:
         self._names = {}
         self._replies = {}
         self._version = _Version((), None)
+        if self.on_change is not None:
+            self.on_change()
         return dropped
 
     def _unname(self, active: ActiveMock) -> None:
@@ -186,6 +190,8 @@ class Ranked:
         changes = len(added) + len(removed)
         if changes > _FEW and 8 * changes >= len(self._members):
             self.index(self.snapshot())  # a big batch (an admin POST): here, not on the loop
+        if self.on_change is not None:
+            self.on_change()
 
 
 def order(active: ActiveMock) -> tuple[int, float]:

@@ -39,7 +39,7 @@ from ._builtin import HEALTH_PATH, builtins
 from ._connection import Connection
 from ._http1 import Message
 from ._journal import PACKS_PLAIN, Call, CallList, Journal
-from ._lane import Lane
+from ._lane import Hit, Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
 from ._metrics import metrics_reply, require
 from ._ranked import Ranked, mocks_of
@@ -160,11 +160,13 @@ class Server(Verifying):
             self.admin = AdminAPI(self)
         # answers kept for requests that get them again (``_lane.py``): not with CORS,
         # whose headers depend on the request's Origin
-        self._lane: Lane | None = Lane() if self._cors is None and PACKS_PLAIN else None
+        self._lane: Lane | None = Lane(self._ranked) if self._cors is None and PACKS_PLAIN else None
         self._answers.lane = self._lane
         # an HTTP/1 request's call and plan (``_connection.py``): the lane's kept answer,
         # or ``_dispatch``'s (``Answers.serve``; set here: no call between, every request)
         self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
+        # journal a request the lane answers (``Answers.known``; the parser's ``Known``)
+        self._known: Callable[[Hit, list[tuple[str, str]]], None] = self._answers.known
         # a call's reply has ended, however it ended (``Answers.finished``; the runner's)
         self._finished: Callable[[Call], None] = self._answers.finished
         self._tracing: _otel.Tracing | None = None
