@@ -57,9 +57,17 @@
   // -- the data -------------------------------------------------------------------------------
 
   function upsert(call) {
-    const key = call.id !== undefined && call.id !== null ? call.id : `${call.time}|${state.calls.size}`;
+    // under serve --workers a call's id and resumes are numbers on its worker: "worker.id"
+    const worker = call.worker !== undefined && call.worker !== null ? `${call.worker}.` : "";
+    const key = call.id !== undefined && call.id !== null ? `${worker}${call.id}` : `${call.time}|${state.calls.size}`;
+    if (worker && call.resumes !== undefined && call.resumes !== null) call.resumes = `${worker}${call.resumes}`;
     call.id = key;
     state.calls.set(key, call);
+  }
+
+  function forget(worker) { // "cleared": the whole journal, or one worker's
+    if (worker === undefined || worker === null) { state.calls.clear(); return; }
+    for (const [key, call] of [...state.calls]) if (call.worker === worker) state.calls.delete(key);
   }
 
   function load(snapshot) {
@@ -353,7 +361,7 @@
     });
     source.addEventListener("snapshot", (e) => { notice(""); load(JSON.parse(e.data)); });
     source.addEventListener("call", (e) => { upsert(JSON.parse(e.data)); render(); refreshMocks(); });
-    source.addEventListener("cleared", () => { state.calls.clear(); render(); refreshMocks(); });
+    source.addEventListener("cleared", (e) => { forget(JSON.parse(e.data || "{}").worker); render(); refreshMocks(); });
     source.addEventListener("dropped", (e) => {
       notice(JSON.parse(e.data).message + "; the journal is read again.");
       getJSON("journal").then(load).catch(() => {});
