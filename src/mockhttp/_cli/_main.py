@@ -76,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args[1:])
     if args[:1] == ["record"]:
         return _record(args[1:])
+    if args[:1] == ["ui"]:
+        return _ui(args[1:])
     parsed = _parser().parse_args(args)
     if parsed.command == "serve":
         return _serve(parsed)
@@ -277,6 +279,12 @@ def _parser() -> argparse.ArgumentParser:
         "record",
         help="record an upstream's replies as mock files, through a proxy",
         description="See `mockhttp record --help`.",
+        add_help=False,
+    )
+    commands.add_parser(
+        "ui",
+        help="turn recordings into a journal the dashboard opens offline",
+        description="See `mockhttp ui --help`.",
         add_help=False,
     )
     commands.add_parser(
@@ -746,3 +754,16 @@ def _record(argv: list[str]) -> int:
     )
     record_cli.configure_parser(parser)
     return record_cli.run(parser.parse_args(argv))
+
+
+def _ui(argv: list[str]) -> int:
+    from . import _ui as ui_cli
+
+    parser = argparse.ArgumentParser(
+        prog="mockhttp ui",
+        description="Turn recorded mock files (mockhttp record's) into a saved journal that "
+        "the dashboard opens offline ('Open a saved journal'): each exchange a call, its "
+        "writes the stream's timeline.",
+    )
+    ui_cli.configure_parser(parser)
+    return ui_cli.run(parser.parse_args(argv))

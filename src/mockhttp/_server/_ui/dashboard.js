@@ -204,7 +204,7 @@
     box.hidden = !call;
     if (!call) return;
     $("detail-title").textContent = `Call ${call.id}: ${call.request.method} ${call.request.path}`;
-    const parts = [summary(call), request(call)];
+    const parts = [summary(call), call.recording ? recorded(call.recording) : request(call)];
     if (call.explanation) parts.push(explanation(call.explanation));
     if (call.timeline) parts.push(timeline(call));
     box.replaceChildren(...parts);
@@ -253,6 +253,18 @@
       el("p", {}, `${call.request.method} ${call.request.path}${query ? "?" + query : ""}`),
       headers,
       call.request.body ? el("pre", { "aria-label": "Request body" }, call.request.body_encoding === "base64" ? `(base64) ${call.request.body}` : call.request.body) : null);
+  }
+
+  function recorded(found) { // a recording (mockhttp ui): its file, matcher and reply headers
+    const headers = el("table", {},
+      el("caption", {}, "Reply headers, as recorded"),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Name"), el("th", { scope: "col" }, "Value"))),
+      el("tbody", {}, (found.headers || []).map(([n, v]) => el("tr", {}, el("td", {}, n), el("td", {}, v)))));
+    return el("div", {},
+      el("h3", {}, "Recording"),
+      pairList([["File", found.file || "unknown"], ["Truncated at", found.truncated === null || found.truncated === undefined ? "no" : `${found.truncated} bytes`]]),
+      el("pre", { "aria-label": "Request matcher" }, found.matcher || ""),
+      headers);
   }
 
   function explanation(found) {
@@ -427,7 +439,7 @@
   state.token = fromHash || sessionStorage.getItem("mockhttp-token");
   if (location.protocol === "file:") {
     state.mode = "file";
-    say("Offline: open a saved journal (the JSON of GET /__mockhttp/journal)");
+    say("Offline: open a saved journal (the JSON of GET /__mockhttp/journal, or of mockhttp ui)");
   } else {
     connect();
   }
