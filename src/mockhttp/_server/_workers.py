@@ -597,13 +597,20 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
             """Every worker's journal stream, merged (``_hub_events``), until a worker's
             ends or the page goes."""
             live = supervisor.live()
+            if not live:
+                return self._send(503, {"error": {"type": "workers", "message": "no worker runs"}})
             upstreams = Upstreams(
                 [(w.number, w.control) for w in live], self.path, {SECRET_HEADER: supervisor.secret}
             )
             refused = upstreams.open()
             if refused is not None:
                 code, body = refused
-                return self._send(code, loads(body) if body else None)
+                try:
+                    answer = loads(body) if body else None
+                except ValueError:  # (a worker's answer that is no JSON: say so)
+                    text = body[:200].decode("utf-8", "replace")
+                    answer = {"error": {"type": "workers", "message": text}}
+                return self._send(code, answer)
             self.close_connection = True  # (the stream ends with the connection)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream; charset=utf-8")
