@@ -37,7 +37,6 @@ from ._answer import EXPLAINED_ON_LOOP, Answers, Router
 from ._budget import LIBRARY_DEFAULT
 from ._builtin import HEALTH_PATH, builtins
 from ._connection import Connection
-from ._http1 import Message
 from ._journal import PACKS_PLAIN, Call, CallList, Journal
 from ._lane import Hit, Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
@@ -162,9 +161,6 @@ class Server(Verifying):
         # whose headers depend on the request's Origin
         self._lane: Lane | None = Lane(self._ranked) if self._cors is None and PACKS_PLAIN else None
         self._answers.lane = self._lane
-        # an HTTP/1 request's call and plan (``_connection.py``): the lane's kept answer,
-        # or ``_dispatch``'s (``Answers.serve``; set here: no call between, every request)
-        self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
         # journal a request the lane answers (``Answers.known``; the parser's ``Known``)
         self._known: Callable[[Hit, list[tuple[str, str]]], None] = self._answers.known
         # a call's reply has ended, however it ended (``Answers.finished``; the runner's)

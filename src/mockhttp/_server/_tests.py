@@ -175,6 +175,11 @@ class ScopedServer(Verifying):
         """This test's own mocks, in the order they are tried (the shared ones after)."""
         return self._ranked.snapshot()
 
+    @property
+    def shared_mocks(self) -> tuple[ActiveMock, ...]:
+        """The server's shared mocks, tried after this test's own."""
+        return self._server.mocks
+
     def named(self, name: str) -> ActiveMock:
         """This test's mock named ``name`` (as ``Server.named``)."""
         return named(self._ranked.named(name) or self.mocks, name)
