@@ -470,12 +470,6 @@ class Keeper:
             found = self.admissions.answer(asked["admission"], session)
         elif "kept" in asked:
             found = self._kept(asked["kept"])
-        elif "scenario" in asked:
-            name, state = asked["scenario"]
-            with self.lock:
-                claims = self._claims(asked.get("test"))
-                claims.states = with_scenario(claims.states, name, state)
-                found = {"states": dict(claims.states)}
         elif "claims" in asked:
             rows = [Claim(*c) for c in asked["claims"]]
             with self.lock:
@@ -486,6 +480,12 @@ class Keeper:
                 "states": choice.states,
                 "ticket": ticket,
             }
+        elif "scenario" in asked:
+            name, state = asked["scenario"]
+            with self.lock:
+                claims = self._claims(asked.get("test"))
+                claims.states = with_scenario(claims.states, name, state)
+                found = {"states": dict(claims.states)}
         else:
             with self.lock:
                 found = {"states": dict(self._claims(asked.get("test")).states)}
