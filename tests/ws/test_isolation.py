@@ -17,6 +17,7 @@ from websockets.sync.client import connect
 import mockhttp
 from mockhttp import ws
 from tests.helpers.cli_process import Serving
+from tests.ws.test_journal import MOCKS as SHARED  # (a shared /ws that says "hello")
 
 H = "x-mockhttp-test"
 _http = httpx.Client(timeout=60, limits=httpx.Limits(max_keepalive_connections=0))
@@ -129,13 +130,6 @@ def test_the_admin_journal_of_a_test_holds_its_sessions_frames() -> None:
         assert _http.get(server.url + "/__mockhttp/journal").json()["calls"] == []
 
 
-SHARED = """\
-- request: {method: GET, path: /ws}
-  response:
-    websocket:
-      script:
-        - send: shared
-"""
 MINE = """\
 request: {method: GET, path: /ws}
 response:
@@ -163,7 +157,7 @@ def test_the_prefix_names_the_test_of_an_upgrade_under_workers(tmp_path: Path) -
         for i in range(TRIES):  # until both workers answered test a
             assert _first(_ws_url(url, "/__test/a/ws"), say=f"a{i}") == "a"
             assert _first(_ws_url(url, "/__test/b/ws"), say=f"b{i}") == "b"
-            assert _first(_ws_url(url, "/__test/c/ws")) == "shared"
+            assert _first(_ws_url(url, "/__test/c/ws")) == "hello"  # the shared mock
             calls = _http.get(url + "/__mockhttp/journal?test=a").json()["calls"]
             if {c["worker"] for c in calls} == {0, 1}:
                 break

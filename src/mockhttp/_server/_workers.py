@@ -16,7 +16,8 @@ The admin API is a layer above each worker's own (``_admin.AdminAPI``):
   returns, and the journal and counts cover all workers;
 - the hub keeps every change that succeeded (POST, PUT, PATCH, DELETE) and replays them
   to a worker that replaces a dead one before that worker starts listening, so it serves
-  what the others serve, with the same mock ids;
+  what the others serve, with the same mock ids (but a scenario moved by hand: its state
+  is the supervisor's, ``replayed``);
 - the state of mocks that keep one (``times``, ``replies`` sequences, scenarios) and of
   the capacities is the supervisor's (``_shared.Keeper``): a worker asks it over a
   socketpair of its own, and what a worker that dies held is given back (``_shared``);
@@ -80,6 +81,7 @@ __all__ = [
     "forward_timeout",
     "hop_timeout",
     "merge",
+    "replayed",
     "take_secret",
     "worker_count",
 ]
@@ -277,6 +279,17 @@ class ForwardingMetrics:
 
 
 _PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def replayed(method: str, target: str) -> bool:
+    """Whether an admin write is kept for the workers that start later: every one but a
+    scenario moved by hand (``PUT scenarios/{name}/state``), whose state is the
+    supervisor's (a new worker asks it there; played again, it would undo the moves
+    made since)."""
+    path = target.partition("?")[0].rstrip("/")
+    return not (
+        method == "PUT" and path.startswith("/__mockhttp/scenarios/") and path.endswith("/state")
+    )
 
 
 def _per_worker(target: str) -> bool:
@@ -479,7 +492,8 @@ class Supervisor:
                 else:
                     answers.append(got)
             if write and answers and all(code < 400 for code, _ in answers):
-                self.changes.append((method, target, body, content_type))
+                if replayed(method, target):
+                    self.changes.append((method, target, body, content_type))
                 self.keeper.after(method, target)
         if not answers:
             return 503, {"error": {"type": "workers", "message": "no worker answered"}}
