@@ -111,3 +111,27 @@ def test_a_path_of_its_own_and_the_mock_file_form() -> None:
         )
         assert answer.status_code == 200
         assert otel.spans(server) == []
+
+
+def test_each_span_keeps_the_test_its_export_named() -> None:
+    """Per-test isolation: the header or the ``/__test/ID/`` prefix names the export's
+    test (``spans_for``); an export that names none is ``spans_for(None)``."""
+    with mockhttp.Server() as server:
+        collector = otel.collector()
+        server.mock(collector)
+        a = server.test("a")
+        sent = [
+            OTLPSpanExporter(endpoint=server.url + otel.TRACES_PATH, headers=a.headers),
+            OTLPSpanExporter(endpoint=server.test("b").prefix_url + otel.TRACES_PATH),
+            OTLPSpanExporter(endpoint=server.url + otel.TRACES_PATH),
+        ]
+        for exporter in sent:
+            assert exporter.export(sdk_spans()[1:]) is SpanExportResult.SUCCESS
+        assert len(collector.spans) == 3
+        for test in ("a", "b", None):
+            assert [s.name for s in collector.spans_for(test)] == ["chat gpt-4o"]
+        assert collector.spans_for("c") == []
+        assert len(otel.spans(server)) == 3  # (the server's: every one)
+        assert [s.name for s in otel.spans(a)] == ["chat gpt-4o"]
+        collector.clear()
+        assert collector.spans_for("a") == []

@@ -229,3 +229,28 @@ def test_findings_are_listed_in_the_order_of_the_checks() -> None:
 def test_spans_of_other_operations_are_not_model_calls() -> None:
     other = dataclasses.replace(span(5), attributes={"gen_ai.operation.name": "invoke_agent"})
     assert check([served(1)], [span(1), other]) == []
+
+
+# -- others: spans that may tell of these calls (one test judged) ------------------------
+
+
+def test_others_pair_with_the_calls_and_are_checked() -> None:
+    """A span of ``others`` that tells of a call is held to it like the own spans."""
+    assert check([served(1), served(2)], [span(1)], others=[span(2)]) == []
+    finding = only(check([served(1)], [], others=[span(1, gen_ai__usage__output_tokens=9)]))
+    assert (finding.check, finding.call) == ("output_tokens", served(1).describe())
+
+
+def test_others_left_over_are_no_finding_but_own_spans_are() -> None:
+    """Another test's span (in ``others``) is not this test's to judge; an own span that
+    tells of no call is still a finding, and a call without any span too."""
+    assert check([served(1)], [span(1)], others=[span(7), span(8)]) == []
+    finding = only(check([served(1)], [span(1), span(7)], others=[span(8)]))
+    assert (finding.check, finding.span) == ("span", span(7).describe())
+    missing = only(check([served(1)], [], others=[span(7)]))
+    assert (missing.check, missing.call) == ("span", served(1).describe())
+
+
+def test_a_tool_span_among_others_counts() -> None:
+    asked = served(1, tool_calls=[ToolUse("get_weather", "call_1")])
+    assert check([asked], [span(1)], others=[tool("get_weather", "call_1")]) == []

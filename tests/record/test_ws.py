@@ -35,13 +35,20 @@ def test_server_messages_are_sends_with_their_gaps_and_client_ones_expects() -> 
     assert steps[2] == ws.Send(b"\x00", 0.3)
     assert steps[3].matcher.to_args()[:2] == ["json_path", "$.setup"]
     assert steps[4].matcher.to_args() == ["regex", ""]
-    assert steps[5] == ws.Close(1001)
+    assert steps[5] == ws.Close(1001, "bye")
     assert len(steps) == 6  # nothing after the close
 
 
 def test_a_dropped_upstream_is_a_drop_and_an_abnormal_code_a_clean_close() -> None:
     assert to_script([Kept("server", "drop", b"", 1.0)]) == [ws.Drop()]
     assert to_script([Kept("server", "close", "", 1.0, 1006)]) == [ws.Close(1000)]
+
+
+def test_a_close_reason_is_kept_within_the_123_bytes_a_frame_holds() -> None:
+    long = "é" * 70  # 140 bytes: a redacted reason can outgrow the frame's room
+    (close,) = to_script([Kept("server", "close", long, 1.0, 4000)])
+    assert close == ws.Close(4000, "é" * 61)
+    assert to_script([Kept("server", "close", "why", 1.0, 1005)]) == [ws.Close(1000)]
 
 
 def test_the_mock_matches_method_and_path_only() -> None:
@@ -115,7 +122,7 @@ def test_an_upstream_close_code_is_recorded_and_replayed() -> None:
                 assert closed.value.rcvd.code == 1001
             (mock,) = recorder.wait(1, timeout=10)
     assert mock.kind is not None
-    assert mock.kind.to_args()["script"][-1] == {"close": 1001}
+    assert mock.kind.to_args()["script"][-1] == {"close": {"code": 1001, "reason": "going away"}}
 
 
 def test_an_unreachable_upstream_closes_1011_and_records_nothing() -> None:

@@ -167,3 +167,66 @@ def test_names_with_spaces_are_percent_decoded(admin: httpx.Client) -> None:
     """A mock named with a space is found by its percent-encoded name."""
     admin.post("/__mockhttp/mocks", content="name: my mock\nrequest: {path: /m}\n", headers=YAML)
     assert admin.get("/__mockhttp/mocks/my%20mock").json()["name"] == "my mock"
+
+
+AUTH_YAML = """\
+- request: {method: POST, path: /login}
+  scenario: {name: auth, next_state: in}
+  response: {status: 200, body: welcome}
+- request: {method: GET, path: /me}
+  scenario: {name: auth, state: in}
+  response: {status: 200, body: me}
+"""
+
+
+def test_put_a_scenarios_state_moves_it(admin: httpx.Client) -> None:
+    """``PUT /__mockhttp/scenarios/{name}/state`` with ``{"state": S}`` (WireMock's form)."""
+    assert admin.post("/__mockhttp/mocks", content=AUTH_YAML, headers=YAML).status_code == 201
+    assert admin.get("/me").status_code == 404
+    moved = admin.put("/__mockhttp/scenarios/auth/state", json={"state": "in"})
+    assert (moved.status_code, moved.json()) == (200, {"scenario": "auth", "state": "in"})
+    assert admin.get("/me").text == "me"
+    assert admin.get("/__mockhttp/scenarios").json() == {"scenarios": {"auth": "in"}}
+    assert "PUT /__mockhttp/scenarios/{name}/state" in admin.get("/__mockhttp/").text
+
+
+def test_put_a_tests_scenario_state_moves_that_tests_alone(admin: httpx.Client) -> None:
+    """By ``?test=`` or the test header; a test's ``GET scenarios`` lists the shared
+    mocks' scenarios too (its requests meet them)."""
+    assert admin.post("/__mockhttp/mocks", content=AUTH_YAML, headers=YAML).status_code == 201
+    by_query = admin.put("/__mockhttp/scenarios/auth/state?test=a", json={"state": "in"})
+    assert by_query.status_code == 200, by_query.text
+    by_header = admin.put(
+        "/__mockhttp/scenarios/auth/state", json={"state": "in"}, headers={"x-mockhttp-test": "b"}
+    )
+    assert by_header.status_code == 200, by_header.text
+    assert admin.get("/me", headers={"x-mockhttp-test": "a"}).text == "me"
+    assert admin.get("/__test/b/me").text == "me"
+    assert admin.get("/me", headers={"x-mockhttp-test": "c"}).status_code == 404
+    assert admin.get("/me").status_code == 404
+    assert admin.get("/__mockhttp/scenarios?test=a").json() == {"scenarios": {"auth": "in"}}
+    assert admin.get("/__mockhttp/scenarios?test=c").json() == {"scenarios": {"auth": "Started"}}
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "code", "said"),
+    [
+        (b'{"state": "in"}', JSON, 404, "unknown scenario 'auht' — did you mean 'auth'?"),
+        (b'{"stat": "in"}', JSON, 400, 'expected {"state": "..."}'),
+        (b'{"state": ""}', JSON, 400, "\"state\": '' must be a non-empty text"),
+        (b'{"state": 3}', JSON, 400, '"state": 3 must be a non-empty text'),
+        (b"state: in", YAML, 400, "the body is not JSON"),
+        (b"", JSON, 400, 'the body is None; expected {"state": "..."}'),
+        (b'{"state": "in"}', {"Content-Type": "text/plain"}, 415, "send application/json"),
+    ],
+    ids=["unknown-name", "unknown-key", "empty", "number", "yaml", "no-body", "text-plain"],
+)
+def test_a_bad_scenario_state_request_says_why(
+    admin: httpx.Client, body: bytes, headers: dict[str, str], code: int, said: str
+) -> None:
+    assert admin.post("/__mockhttp/mocks", content=AUTH_YAML, headers=YAML).status_code == 201
+    name = "auht" if code == 404 else "auth"
+    got = admin.put(f"/__mockhttp/scenarios/{name}/state", content=body, headers=headers)
+    assert got.status_code == code, got.text
+    assert said in got.json()["error"]["message"]
+    assert admin.get("/__mockhttp/scenarios").json() == {"scenarios": {"auth": "Started"}}

@@ -9,8 +9,20 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
+from mockhttp._core._errors import ConfigError
 from mockhttp._core._route import Claim
-from mockhttp._server._shared import Admissions, Claims, Keeper, SharedGate, StateChannel
+from mockhttp._server._shared import (
+    Admissions,
+    Claims,
+    Keeper,
+    SharedGate,
+    StateChannel,
+    move_scenario,
+    scenario_in,
+    with_scenario,
+)
 
 ONE = (1, 0, 60.0)  # max_running 1, no queue, a 60 s minute
 
@@ -126,3 +138,58 @@ def test_a_keeper_gives_back_what_a_workers_channel_held_when_it_ends() -> None:
     assert living(once).position is None  # once in all: not double-counted
     assert other.admit("p", ONE, "k", [], time.time()).place == "running"
     living.sock.close()
+
+
+def _channel_to(keeper: Keeper) -> StateChannel:
+    """A worker's channel to ``keeper`` (a socketpair, served on a thread as
+    ``Supervisor._spawn`` serves it)."""
+    ours, theirs = socket.socketpair()
+    threading.Thread(target=keeper.serve, args=(ours,), daemon=True).start()
+    return StateChannel(theirs)
+
+
+def test_with_scenario_replaces_the_states_and_checks_the_names() -> None:
+    before = {"auth": "in"}
+    after = with_scenario(before, "cart", "full")
+    assert after == {"auth": "in", "cart": "full"}
+    assert before == {"auth": "in"}  # replaced, never changed in place
+    for name, state in (("", "x"), ("auth", ""), (1, "x"), ("auth", None)):
+        with pytest.raises(ConfigError, match="must be text"):
+            with_scenario(before, name, state)  # type: ignore[arg-type]
+
+
+def test_a_scenario_moved_through_a_channel_is_the_keepers_for_every_worker() -> None:
+    keeper = Keeper()
+    one, other = _channel_to(keeper), _channel_to(keeper)
+    local = move_scenario({}, one, None, "auth", "in")
+    assert local == {"auth": "in"}  # (this process's too)
+    assert scenario_in({}, other, None, "auth") == "in"  # the other worker reads it
+    assert other([Claim(1, scenario="auth", state="in", next_state="out")]).position == 0
+    assert scenario_in(local, one, None, "auth") == "out"  # the keeper's, not the local copy
+    assert keeper.states == {"auth": "out"}
+    one.sock.close()
+    other.sock.close()
+
+
+def test_a_tests_scenario_moved_through_a_channel_is_that_tests_alone() -> None:
+    keeper = Keeper()
+    one, other = _channel_to(keeper), _channel_to(keeper)
+    move_scenario({}, one, "a", "auth", "in")
+    assert scenario_in({}, other, "a", "auth") == "in"
+    assert scenario_in({}, other, "b", "auth") == "Started"
+    assert scenario_in({}, other, None, "auth") == "Started"
+    claim = [Claim(1, scenario="auth", state="in")]
+    assert other(claim, "a").position == 0
+    assert other(claim, "b").position is None
+    keeper.after("POST", "/__mockhttp/scenarios/reset?test=a")
+    assert scenario_in({}, one, "a", "auth") == "Started"
+    with pytest.raises(ConfigError, match="must be text"):
+        move_scenario({}, one, "a", "auth", "")  # refused before anything is asked
+    one.sock.close()
+    other.sock.close()
+
+
+def test_without_a_channel_the_state_is_this_processs() -> None:
+    assert move_scenario({"x": "1"}, None, "a", "auth", "in") == {"x": "1", "auth": "in"}
+    assert scenario_in({"auth": "in"}, None, "a", "auth") == "in"
+    assert scenario_in({}, None, None, "auth") == "Started"

@@ -38,6 +38,13 @@ def test_a_tests_mock_answers_only_its_requests(server: mockhttp.Server) -> None
     assert _who(server, None) == "shared"
 
 
+def test_a_test_sees_its_own_mocks_and_the_shared_ones_apart(server: mockhttp.Server) -> None:
+    shared = server.mock(mockhttp.get("/who").reply(mockhttp.ok().body("shared")))
+    own = server.test("a").mock(mockhttp.get("/who").reply(mockhttp.ok().body("a")))
+    assert server.test("a").mocks == (own,)
+    assert server.test("a").shared_mocks == (shared,) == server.mocks
+
+
 def test_a_tests_mock_ranks_above_a_shared_one_of_higher_priority(
     server: mockhttp.Server,
 ) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mockhttp._server._workers import merge, worker_count
+from mockhttp._server._workers import merge, replayed, worker_count
 from tests.helpers.cli_process import Serving
 
 _YAML = {"Content-Type": "application/yaml"}
@@ -171,3 +171,13 @@ def test_each_worker_guards_the_admin_api_before_forwarding(tmp_path: Path) -> N
         assert added.status_code == 201, added.text
         assert [fresh_get(serving.url + "/added").status_code for _ in range(10)] == [200] * 10
         assert serving.stop(signal.SIGTERM) == 0
+
+
+def test_a_scenario_moved_by_hand_is_not_replayed() -> None:
+    """The hub keeps every write for a worker started later but a scenario moved by hand:
+    its state is the supervisor's, and playing it again would undo the moves since."""
+    assert not replayed("PUT", "/__mockhttp/scenarios/auth/state")
+    assert not replayed("PUT", "/__mockhttp/scenarios/auth/state/?test=a")
+    assert replayed("POST", "/__mockhttp/mocks?test=a")
+    assert replayed("POST", "/__mockhttp/scenarios/reset")
+    assert replayed("PUT", "/__mockhttp/mocks/state")

@@ -27,6 +27,8 @@ GET      /__mockhttp/ui/                  the dashboard (``_dashboard.py``: stat
 POST     /__mockhttp/requests/count       count the calls matching the body's ``request``
                                           pattern (a mock file; no mock is added)
 GET      /__mockhttp/scenarios            every scenario's state
+PUT      /__mockhttp/scenarios/{name}/state
+                                          move a scenario to the body's ``{"state": S}``
 POST     /__mockhttp/scenarios/reset      put every scenario back in ``Started``
 POST     /__mockhttp/reset                remove the mocks and clear the journal
 GET      /__mockhttp/health               the readiness probe (answered by the server
@@ -59,13 +61,14 @@ import copy
 import dataclasses
 import hmac
 import ipaddress
+import json
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .._core._errors import ConfigError, MockfileError
+from .._core._errors import ConfigError, MockfileError, UnknownNameError
 from .._core._isolation import bad_test_id
 from .._core._mock import Mock
 from .._core._redact import SECRET_NAMES, Redactor, is_secret, masked
@@ -318,8 +321,27 @@ class AdminAPI:
         return _json(200, {"cleared": cleared})
 
     def scenarios(self, request: Request, ref: str) -> Reply:
-        names = sorted({a.mock.scenario_of.name for a in self.server.mocks if a.mock.scenario_of})
+        """Every scenario's state (a test's: the scenarios of its mocks and the shared)."""
+        names = sorted(_scenario_names(self.server))
         return _json(200, {"scenarios": {n: self.server.scenario_state(n) for n in names}})
+
+    def set_scenario(self, request: Request, ref: str) -> Reply:
+        """``PUT scenarios/{name}/state`` with ``{"state": S}`` (WireMock's form): the
+        scenario in ``S`` (a test's own, with ``?test=``); under ``--workers`` the
+        supervisor's, for every worker (``_shared.move_scenario``)."""
+        try:
+            state = _state_of(request)
+            known = _scenario_names(self.server)
+            if ref not in known:
+                raise UnknownNameError("scenario", ref, sorted(known))
+            self.server.set_scenario_state(ref, state)
+        except UnknownNameError as exc:
+            return _error(404, "unknown_scenario", str(exc), known=sorted(exc.known))
+        except ConfigError as exc:
+            return _error(400, "bad_scenario_state", str(exc))
+        except ConnectionError as exc:  # (the supervisor is gone: ``_shared.StateChannel``)
+            return _error(503, "workers", str(exc))
+        return _json(200, {"scenario": ref, "state": state})
 
     def reset_scenarios(self, request: Request, ref: str) -> Reply:
         """Every scenario back in ``Started``; answers as ``GET scenarios`` does."""
@@ -575,6 +597,29 @@ def _mocks_of(request: Request) -> list[Mock] | Reply:
         )  # fmt: skip
 
 
+def _scenario_names(server: Any) -> set[str]:
+    """The scenarios of the mocks a request to ``server`` may meet (a test's: its own
+    and the shared ones)."""
+    return {m.scenario_of.name for m in server._tried() if m.scenario_of is not None}
+
+
+def _state_of(request: Request) -> str:
+    """The ``state`` of a ``PUT scenarios/{name}/state`` body (JSON: ``{"state": S}``).
+
+    Raises:
+        ConfigError: the body is not that."""
+    try:
+        value = json.loads(request.body or b"null")
+    except ValueError as exc:
+        raise ConfigError(f'the body is not JSON ({exc}); expected {{"state": "..."}}') from None
+    if not isinstance(value, dict) or set(value) != {"state"}:
+        raise ConfigError(f'the body is {value!r}; expected {{"state": "..."}}')
+    state = value["state"]
+    if not isinstance(state, str) or not state:
+        raise ConfigError(f'"state": {state!r} must be a non-empty text')
+    return state
+
+
 def _scoped(server: Any) -> bool:
     """True for one test's view of the server (``server.test(ID)``)."""
     return isinstance(server, ScopedServer)
@@ -721,6 +766,7 @@ _ROUTES: tuple[tuple[re.Pattern[str], dict[str, _Handler]], ...] = (
     (re.compile(r"requests/count"), {"POST": AdminAPI.count}),
     (re.compile(r"scenarios"), {"GET": AdminAPI.scenarios}),
     (re.compile(r"scenarios/reset"), {"POST": AdminAPI.reset_scenarios}),
+    (re.compile(rf"scenarios/{_REF}/state"), {"PUT": AdminAPI.set_scenario}),
     (re.compile(r"reset"), {"POST": AdminAPI.reset}),
 )
 _INDEX = (
@@ -740,6 +786,7 @@ _INDEX = (
     ("POST", "requests/count"),
     ("GET", "scenarios"),
     ("POST", "scenarios/reset"),
+    ("PUT", "scenarios/{name}/state"),
     ("POST", "reset"),
     ("GET", "health"),
 )

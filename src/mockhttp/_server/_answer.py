@@ -52,7 +52,6 @@ from .._core._request import Request
 from .._core._route import Answer, Miss, Tally, by_target, route, route_front, route_shared
 from ._builtin import ADMIN_PREFIX, HEALTH_PATH, METRICS_PATH, Builtin
 from ._heap import BIG_BODY, release
-from ._http1 import Message, request_of
 from ._journal import Call, Journal, read_back, seal
 from ._lane import Hit, Lane
 from ._loop import Worker
@@ -384,7 +383,13 @@ class Answers:
             plan = self.wires.plan(reply, answer.faults, answer.index, fixed, framing)
         except Exception as exc:  # a reply that cannot be framed
             return self._failed(call, exc, framing)
-        if type(plan) is Whole and fixed and type(reply) is Reply and self.lane is not None:
+        if (
+            type(plan) is Whole
+            and fixed
+            and type(reply) is Reply
+            and self.lane is not None
+            and not call.request.body  # (``_learn``'s first test: every request with a body)
+        ):
             self._learn(call.request, framing, answer, call, plan)
         return plan
 
@@ -435,11 +440,6 @@ class Answers:
             params = tuple(call.path_params.items())
             hit = Hit(active, key, call.status, params, whole)
             self.lane.learn(key, snapshot, hit)
-
-    def serve(self, message: Message) -> tuple[Call | None, Plan]:
-        """The call and plan for an HTTP/1 request (``_connection.py``): ``_dispatch``'s
-        (a request the lane knows comes as ``Known`` instead: ``known``)."""
-        return self.host._dispatch(request_of(message), message[3], message[7])
 
     def known(self, hit: Hit, headers: list[tuple[str, str]]) -> None:
         """Journal a request the lane answers with ``hit`` (``_lane.py``), as ``_dispatch``

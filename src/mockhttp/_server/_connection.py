@@ -1,7 +1,7 @@
 """One client connection: the ``asyncio.Protocol`` around the sans-I/O ``_http1.Http1``.
 
 Bytes go in to ``Http1``, which gives events (``_http1.py``); each request is answered
-by a plan the server gives (``Server._serve``), run one at a time in the order they
+by a plan the server gives (``Server._dispatch``), run one at a time in the order they
 came.  Pipelined requests queue up; past ``MAX_QUEUED`` of them the connection stops
 reading (``pause_reading``) until the replies catch up, and a read of thousands is
 parsed a slice at a time.  A request that cannot be parsed is answered with the status
@@ -19,7 +19,7 @@ A request the lane knows comes from ``Http1`` as a ``Known`` event (``_lane.py``
 journaled (``Server._known``) and its kept bytes written here, in its turn, with no
 ``Message`` or plan built (``Hit.start`` and ``done`` inlined in ``_handle``).  Measured
 (``docs/performance.md``, "no cost, met"): 40.9k instructions a small keep-alive request,
-against 46.7k when the lane was a plan ``Server._serve`` gave for a ``Message``, and
+against 46.7k when the lane was a plan the server gave for a ``Message``, and
 40.2k before the house's sans-I/O parser.
 """
 
@@ -35,6 +35,7 @@ from collections import deque
 from typing import Any, Protocol, cast
 
 from .._core._reply import error_reply, status
+from .._core._request import Request
 from .._core._wire import frame
 from ._http1 import (
     MAX_BODY,
@@ -114,8 +115,8 @@ class Server(Host, Protocol):
     @property
     def _lane(self) -> Lane | None: ...  # the kept answers the parser asks (``_lane.py``)
 
-    def _serve(self, message: Message) -> tuple[Call | None, Plan]:
-        """The call journaled (None: never) and the plan to run for ``message``."""
+    def _dispatch(self, request: Request, keep_alive: bool, tested: bool) -> tuple[Call, Plan]:
+        """The call journaled and the plan to run for ``request`` (route → journal → plan)."""
         ...
 
     def _known(self, hit: Hit, headers: list[tuple[str, str]]) -> None:
@@ -259,8 +260,8 @@ class Connection(asyncio.Protocol):
                     and not transport.is_closing()
                 ):
                     self._turn -= 1
-                    try:
-                        call, plan = self.server._serve(event)
+                    try:  # (Message: method, target, version, keep_alive, ..., tested)
+                        call, plan = self.server._dispatch(request_of(event), event[3], event[7])
                     except Exception as exc:
                         call, plan = self._failed(event, exc)
                         plan.start(self, call, False)
@@ -397,7 +398,7 @@ class Connection(asyncio.Protocol):
             assert isinstance(item, Message)
             keep_alive = item.keep_alive
             try:
-                call, plan = self.server._serve(item)
+                call, plan = self.server._dispatch(request_of(item), keep_alive, item.tested)
             except Exception as exc:
                 call, plan = self._failed(item, exc)
                 keep_alive = False

@@ -5,10 +5,10 @@ fixed reply that is written in one call (a ``Whole``).  When the route says such
 answer depends on nothing but the method and target (``_core._route.by_target``: a
 stateless, fixed, fault-free mock that matches on the target alone, and no mock before
 it that could match that target), the server keeps it here under the request's method,
-target, HTTP version and keep-alive: a ``Hit``, which is a plan kind.  The server
-answers another request of that key without a body (``Server._serve``) with the kept
-``Hit``, the call journaled as a compact entry (``_journal.Kept``), with no
-``Request``, ``Call``, route or framing built for it: the same entry, counts and bytes
+target, HTTP version and keep-alive: a ``Hit``, which is a plan kind.  Another request
+of that key without a body is answered with the kept ``Hit`` (below), the call
+journaled as a compact entry (``_journal.Kept``), with no ``Request``, ``Call``, route
+or framing built for it: the same entry, counts and bytes
 as the long way gives (``tests/server/test_lane.py`` checks both ways give equal
 journals).
 

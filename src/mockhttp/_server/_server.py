@@ -20,14 +20,14 @@ import itertools
 import ssl
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from .._core._cors import Cors, cors_policy
 from .._core._errors import ConfigError, ServerError
 from .._core._isolation import TEST_HEADER
 from .._core._kept import Memory
-from .._core._mock import STARTED, Mock
+from .._core._mock import Mock
 from .._core._plan import Fault
 from .._core._registry import ReplyKind
 from .._core._reply import Reply
@@ -37,7 +37,6 @@ from ._answer import EXPLAINED_ON_LOOP, Answers, Router
 from ._budget import LIBRARY_DEFAULT
 from ._builtin import HEALTH_PATH, builtins
 from ._connection import Connection
-from ._http1 import Message
 from ._journal import PACKS_PLAIN, Call, CallList, Journal
 from ._lane import Hit, Lane
 from ._loop import LOOPS, LoopChoice, loop_factory, loop_name
@@ -54,7 +53,7 @@ from ._serving import (
     shut_down,
     url_of,
 )
-from ._shared import SharedKept, StateChannel
+from ._shared import SharedKept, StateChannel, move_scenario, scenario_in
 from ._tests import ScopedServer, attach, scoped
 from ._tls import TLSChoice, certs_for, client_context
 from ._verify import ActiveMock, Verifying, named
@@ -162,9 +161,6 @@ class Server(Verifying):
         # whose headers depend on the request's Origin
         self._lane: Lane | None = Lane(self._ranked) if self._cors is None and PACKS_PLAIN else None
         self._answers.lane = self._lane
-        # an HTTP/1 request's call and plan (``_connection.py``): the lane's kept answer,
-        # or ``_dispatch``'s (``Answers.serve``; set here: no call between, every request)
-        self._serve: Callable[[Message], tuple[Call | None, Plan]] = self._answers.serve
         # journal a request the lane answers (``Answers.known``; the parser's ``Known``)
         self._known: Callable[[Hit, list[tuple[str, str]]], None] = self._answers.known
         # a call's reply has ended, however it ended (``Answers.finished``; the runner's)
@@ -177,7 +173,6 @@ class Server(Verifying):
             address = lambda: (self.host, self.port, scheme)  # noqa: E731
             self._tracing, self._finished = trace(otel, address, self._finished, self.errors)
             self._lane = self._answers.lane = None  # (``_otel`` Rule 1)
-        self.shared_states: Callable[[], Mapping[str, str]] | None = None
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -260,7 +255,7 @@ class Server(Verifying):
 
     def share(self, channel: StateChannel) -> None:
         """Keep the mocks' and the kinds' state in ``channel``'s supervisor (``_shared``)."""
-        self._router.tally, self.shared_states = channel, channel.states
+        self._router.tally = channel
         self._answers.done, self._router.kept = channel.done, SharedKept(channel)
         self._tests.channel = channel  # (each test's state there too)
 
@@ -420,14 +415,13 @@ class Server(Verifying):
 
     def scenario_state(self, name: str) -> str:
         """The current state of scenario ``name`` (``"Started"`` at first)."""
-        states = self._router.states if self.shared_states is None else self.shared_states()
-        return states.get(name, STARTED)
+        return scenario_in(self._router.states, self._tests.channel, None, name)
 
     def set_scenario_state(self, name: str, state: str) -> None:
-        """Move scenario ``name`` to ``state`` (a test that starts mid-conversation)."""
-        if not (isinstance(name, str) and name and isinstance(state, str) and state):
-            raise ConfigError(f"scenario name={name!r} and state={state!r} must be text")
-        self._router.states = {**self._router.states, name: state}
+        """Move scenario ``name`` to ``state`` (a test that starts mid-conversation);
+        under ``serve --workers``, for every worker (the supervisor's state)."""
+        states = self._router.states
+        self._router.states = move_scenario(states, self._tests.channel, None, name, state)
 
     # -- verification ---------------------------------------------------------------------
 

@@ -8,6 +8,8 @@ own (:class:`StateChannel`, the server's ``tally``), one JSON line a question:
   (``_core._route.route_shared``): the supervisor chooses under one lock, so the order
   is exact across workers;
 - ``states``: the scenario states now (the admin API's view);
+- ``scenario``: a scenario moved to a state by hand (``set_scenario_state``, the admin
+  API's ``PUT scenarios/{name}/state``): ``scenarios.move``, on every worker at once;
 - a ``claims``, ``states`` or ``done`` that names a ``test`` (per-test isolation:
   ``_tests``) is about that test's own claims and states, kept apart from the shared
   ones and from every other test's (``Keeper.tests``);
@@ -47,11 +49,12 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+from .._core._errors import ConfigError
 from .._core._kept import Change, Memory, R, test_scope
 from .._core._mock import STARTED
 from .._core._route import Choice, Claim, next_states
@@ -68,7 +71,10 @@ __all__ = [
     "StateChannel",
     "check_buckets",
     "join",
+    "move_scenario",
+    "scenario_in",
     "shared_gate",
+    "with_scenario",
 ]
 
 MAX_TESTS = 10_000  # tests whose state is kept at once (``_tests``): the oldest go first
@@ -474,6 +480,12 @@ class Keeper:
                 "states": choice.states,
                 "ticket": ticket,
             }
+        elif "scenario" in asked:
+            name, state = asked["scenario"]
+            with self.lock:
+                claims = self._claims(asked.get("test"))
+                claims.states = with_scenario(claims.states, name, state)
+                found = {"states": dict(claims.states)}
         else:
             with self.lock:
                 found = {"states": dict(self._claims(asked.get("test")).states)}
@@ -585,6 +597,52 @@ class StateChannel:
         if test is not None:
             question["test"] = test
         return dict(self._ask(question)["states"])
+
+    def move(self, name: str, state: str, test: str | None = None) -> dict[str, str]:
+        """Move scenario ``name`` to ``state`` (``test``'s own); the states after it."""
+        question: dict[str, Any] = {"scenario": [name, state]}
+        if test is not None:
+            question["test"] = test
+        return dict(self._ask(question)["states"])
+
+
+def with_scenario(states: Mapping[str, str], name: str, state: str) -> dict[str, str]:
+    """``states`` with scenario ``name`` in ``state`` (a new mapping: the states are
+    replaced, never changed in place).
+
+    Raises:
+        ConfigError: ``name`` or ``state`` is not text, or empty."""
+    if not (isinstance(name, str) and name and isinstance(state, str) and state):
+        raise ConfigError(f"scenario name={name!r} and state={state!r} must be text")
+    return {**states, name: state}
+
+
+def scenario_in(
+    states: Mapping[str, str], channel: StateChannel | None, test: str | None, name: str
+) -> str:
+    """The state of scenario ``name``: in ``states`` (this process's), or the
+    supervisor's through ``channel`` (``serve --workers``; ``test``'s own)."""
+    return (states if channel is None else channel.states(test)).get(name, STARTED)
+
+
+def move_scenario(
+    states: Mapping[str, str],
+    channel: StateChannel | None,
+    test: str | None,
+    name: str,
+    state: str,
+) -> dict[str, str]:
+    """Move scenario ``name`` to ``state``: ``states`` with it (this process's, returned),
+    and the supervisor's through ``channel`` under ``serve --workers`` (``test``'s own),
+    so that every worker's next request sees it (``Server.set_scenario_state`` and a
+    test's).
+
+    Raises:
+        ConfigError: ``name`` or ``state`` is not text, or empty."""
+    moved = with_scenario(states, name, state)
+    if channel is not None:
+        channel.move(name, state, test)
+    return moved
 
 
 class SharedKept:

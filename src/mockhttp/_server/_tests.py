@@ -29,14 +29,14 @@ from typing import Any, Protocol, overload
 from .._core._errors import ConfigError
 from .._core._isolation import TEST_PREFIX, bad_test_id
 from .._core._kept import Kept, Memory, Scoped, test_scope
-from .._core._mock import STARTED, Mock
+from .._core._mock import Mock
 from .._core._registry import ReplyKind
 from .._core._request import Request
 from .._core._route import Choice, Claim
 from ._http1 import watch_test_header
 from ._journal import CallList, Journal
 from ._ranked import Ranked, mocks_of
-from ._shared import MAX_TESTS, Claims, StateChannel
+from ._shared import MAX_TESTS, Claims, StateChannel, move_scenario, scenario_in
 from ._verify import ActiveMock, Verifying, named
 
 
@@ -175,6 +175,11 @@ class ScopedServer(Verifying):
         """This test's own mocks, in the order they are tried (the shared ones after)."""
         return self._ranked.snapshot()
 
+    @property
+    def shared_mocks(self) -> tuple[ActiveMock, ...]:
+        """The server's shared mocks, tried after this test's own."""
+        return self._server.mocks
+
     def named(self, name: str) -> ActiveMock:
         """This test's mock named ``name`` (as ``Server.named``)."""
         return named(self._ranked.named(name) or self.mocks, name)
@@ -218,15 +223,13 @@ class ScopedServer(Verifying):
 
     def scenario_state(self, name: str) -> str:
         """The state of scenario ``name`` for this test (``"Started"`` at first)."""
-        channel = self._tests.channel
-        states = self._claims.states if channel is None else channel.states(self.id)
-        return states.get(name, STARTED)
+        return scenario_in(self._claims.states, self._tests.channel, self.id, name)
 
     def set_scenario_state(self, name: str, state: str) -> None:
-        """Move scenario ``name`` to ``state`` for this test."""
-        if not (isinstance(name, str) and name and isinstance(state, str) and state):
-            raise ConfigError(f"scenario name={name!r} and state={state!r} must be text")
-        self._claims.states = {**self._claims.states, name: state}
+        """Move scenario ``name`` to ``state`` for this test; under ``serve --workers``,
+        for every worker (the supervisor's state of the test)."""
+        states = self._claims.states
+        self._claims.states = move_scenario(states, self._tests.channel, self.id, name, state)
 
     # -- verification ---------------------------------------------------------------------
 

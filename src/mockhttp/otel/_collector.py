@@ -3,7 +3,8 @@
 Registered with ``server.mock(otel.collector())`` (or ``otel_collector: {}`` in a mock
 file), it answers ``POST /v1/traces`` as an OpenTelemetry collector does: 200 with an
 empty ``ExportTraceServiceResponse`` (protobuf or ``{}``, as the request came), and keeps
-the spans (``collector.spans``), which ``otel.verify`` holds against the journal.
+the spans (``collector.spans``), which ``otel.verify`` holds against the journal, each
+with the test its export named (per-test isolation: ``spans_for``).
 
 Rule 1: a body that is no export request gets 400 with the reason (as JSON, or as plain
 text for a protobuf client) and keeps nothing.
@@ -42,7 +43,7 @@ class Collector(ReplyKind):
     standalone: ClassVar[bool] = True
 
     path: str = TRACES_PATH
-    _spans: list[Span] = field(default_factory=list, init=False, repr=False)
+    _spans: list[tuple[str | None, Span]] = field(default_factory=list, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -53,7 +54,13 @@ class Collector(ReplyKind):
     def spans(self) -> list[Span]:
         """The spans received so far (a copy)."""
         with self._lock:
-            return list(self._spans)
+            return [span for _, span in self._spans]
+
+    def spans_for(self, test: str | None) -> list[Span]:
+        """The spans of the exports that named test ``test`` (its header or its
+        ``/__test/ID/`` prefix, as the server routed them); None: those that named none."""
+        with self._lock:
+            return [span for named, span in self._spans if named == test]
 
     def clear(self) -> None:
         """Forget the spans received."""
@@ -71,8 +78,9 @@ class Collector(ReplyKind):
             if protobuf:
                 return status(400).header("content-type", "text/plain").body(str(exc))
             return status(400).json({"code": 3, "message": str(exc)})
+        test = request.test
         with self._lock:
-            self._spans.extend(found)
+            self._spans.extend((test, span) for span in found)
         if protobuf:  # an empty ExportTraceServiceResponse is no bytes at all
             return status(200).header("content-type", "application/x-protobuf").body(b"")
         return status(200).json({})

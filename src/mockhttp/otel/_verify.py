@@ -98,19 +98,31 @@ class Finding:
 
 
 def check(
-    served: Sequence[Served], spans: Sequence[Span], tolerance: float = 0.25
+    served: Sequence[Served],
+    spans: Sequence[Span],
+    tolerance: float = 0.25,
+    *,
+    others: Sequence[Span] = (),
 ) -> list[Finding]:
-    """The findings of ``spans`` against ``served`` (empty: the telemetry is truthful)."""
-    model_spans = [s for s in spans if s.get("gen_ai.operation.name") in MODEL_CALLS]
+    """The findings of ``spans`` against ``served`` (empty: the telemetry is truthful).
+
+    ``others``: spans that may tell of these calls, or of calls judged elsewhere (one
+    test's calls judged, the spans whose export named no test): those that pair with a
+    call are checked like ``spans``, the rest are no finding (another test's span is
+    not this test's to judge)."""
+    every = [*spans, *others]
+    model_spans = [s for s in every if s.get("gen_ai.operation.name") in MODEL_CALLS]
     pairs, lonely_calls, lonely_spans = pair(served, model_spans, tolerance)
+    own = {id(s) for s in spans}
     findings: list[Finding] = []
     for call in lonely_calls:
         findings.append(Finding("span", _no_span(call), call.describe()))
     for span in lonely_spans:
-        findings.append(Finding("span", _no_call(span), span=span.describe()))
+        if id(span) in own:
+            findings.append(Finding("span", _no_call(span), span=span.describe()))
     for call, span in pairs:
         findings += check_pair(call, span, tolerance)
-    tools = [s for s in spans if s.get("gen_ai.operation.name") == "execute_tool"]
+    tools = [s for s in every if s.get("gen_ai.operation.name") == "execute_tool"]
     findings += check_tools([c for c, _ in pairs] + list(lonely_calls), tools)
     return sorted(findings, key=lambda f: CHECKS.index(f.check))
 

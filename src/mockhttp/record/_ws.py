@@ -11,7 +11,7 @@ closes, :func:`to_script` turns the session into a script, frame for frame:
 - a client message → ``expect``: a JSON event's ``type`` (``json_path $.type``), a JSON
   message's one field (Gemini Live's ``setup``, ``clientContent``...: that field exists),
   else any message;
-- the server's close → ``close`` with its code; the upstream dropping the connection →
+- the server's close → ``close`` with its code and reason; the upstream dropping the connection →
   ``drop``.
 
 Rule 1: the upgrade request's secrets go upstream and nowhere else: the recorded mock
@@ -104,12 +104,22 @@ def to_script(kept: list[Kept]) -> list[Step]:
         if k.kind in ("text", "binary"):
             steps.append(Send(k.data, gap))
         elif k.kind == "close":
-            steps.append(Close(k.code if k.code and k.code not in (1005, 1006) else 1000))
+            steps.append(_close(k))
             break
         elif k.kind == "drop":
             steps.append(Drop())
             break
     return steps
+
+
+def _close(kept: Kept) -> Close:
+    """The upstream's close, its code and reason (a code no frame may carry: 1000, no reason)."""
+    if not kept.code or kept.code in (1005, 1006):
+        return Close(1000)
+    reason = kept.data if isinstance(kept.data, str) else ""
+    while len(reason.encode()) > 123:  # redaction may lengthen it past a frame's room
+        reason = reason[:-1]
+    return Close(kept.code, reason)
 
 
 def websocket_mock(req: Request, kept: list[Kept], name: str | None = None) -> Mock:
