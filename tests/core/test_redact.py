@@ -90,6 +90,14 @@ def test_openais_browser_key_in_a_subprotocol_is_a_secret_everywhere() -> None:
     assert r.data(b"key sk-proj-Abc_123.") == b"key [redacted]."
 
 
+def test_the_sdks_organization_and_project_subprotocols_are_secrets() -> None:
+    # openai-node's OpenAIRealtimeWebSocket offers them beside the key (SECRET_NAMES)
+    offered = "realtime, openai-insecure-api-key.sk-1234, openai-organization.org-abcd, " + (
+        "openai-project.proj_efgh"
+    )
+    assert subprotocol_secrets(offered) == ["sk-1234", "org-abcd", "proj_efgh"]
+
+
 def test_the_protocol_after_a_secret_name_or_bearer_is_a_secret() -> None:
     assert subprotocol_secrets("token, dg-key-0099") == ["dg-key-0099"]
     assert subprotocol_secrets("bearer,eyJhbGciOi.x.y") == ["eyJhbGciOi.x.y"]

@@ -51,6 +51,25 @@ def test_a_close_reason_is_kept_within_the_123_bytes_a_frame_holds() -> None:
     assert to_script([Kept("server", "close", "why", 1.0, 1005)]) == [ws.Close(1000)]
 
 
+def test_a_close_code_wsproto_names_is_written_as_a_number(tmp_path: Path) -> None:
+    """wsproto gives a known code as its ``CloseReason`` enum: the file needs the number
+    (it could not be written at all: a recording closed 1000 was lost)."""
+    closing = ws.websocket(ws.send("bye"), ws.close(1000))
+    with mockhttp.Server() as upstream:
+        upstream.mock(closing.mock("/c"))
+        with record.record(upstream.url, tmp_path) as recorder:
+            with connect(_ws_url(recorder.url, "/c")) as client:
+                assert client.recv(timeout=10) == "bye"
+            recorder.wait(1, timeout=10)
+    (path,) = tmp_path.glob("*.yaml")
+    (mock,) = mockhttp.load(path)
+    assert mock.kind is not None
+    (close,) = [s for s in mock.kind.to_args()["script"] if "close" in s]
+    assert close == {"close": 1000}
+    assert type(close["close"]) is int
+    assert recorder.errors == []
+
+
 def test_the_mock_matches_method_and_path_only() -> None:
     req = Request("GET", "/v1/realtime?model=x", Headers((("authorization", "Bearer sk-1"),)), b"")
     mock = websocket_mock(req, [Kept("server", "text", "hi", 0.0)], name="n")

@@ -134,7 +134,7 @@ def _close(kept: Kept) -> Close:
     reason = kept.data if isinstance(kept.data, str) else ""
     while len(reason.encode()) > 123:  # redaction may lengthen it past a frame's room
         reason = reason[:-1]
-    return Close(kept.code, reason)
+    return Close(int(kept.code), reason)
 
 
 def websocket_mock(
@@ -201,7 +201,9 @@ class Relay(asyncio.Protocol):
 
     def keep(self, sender: str, kind: str, data: str | bytes, code: int | None = None) -> None:
         shown: str | bytes = self._redactor.text(data) if isinstance(data, str) else data
-        self.kept.append(Kept(sender, kind, shown, round(time.monotonic() - self._began, 6), code))
+        number = None if code is None else int(code)  # (wsproto's CloseReason: no file form)
+        at = round(time.monotonic() - self._began, 6)
+        self.kept.append(Kept(sender, kind, shown, at, number))
 
     # -- the client's side ------------------------------------------------------------------
 
