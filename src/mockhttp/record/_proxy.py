@@ -94,7 +94,8 @@ class Recorder:
         host, port: where the proxy listens (port 0: a free one).
         redact: more header names whose values are secrets (the rule, ``REDACT`` and
             names with a secret word, always applies).
-        timeout: seconds to connect to the upstream (reads wait as long as it streams).
+        timeout: seconds to connect to the upstream (reads wait as long as it streams); for
+            a WebSocket upgrade, to connect and answer the upgrade (else the client gets 504).
         log: where to print one line per exchange (None: silent).
         verify: check the upstream's TLS certificate (True), or a CA bundle path.
         max_recording_size: the bytes of body a recording keeps (64 MiB); past them the
