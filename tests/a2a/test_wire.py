@@ -4,7 +4,6 @@ the task lifecycle, the JSON-RPC errors and the timing."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import httpx
@@ -263,21 +262,29 @@ def test_the_card_at_both_well_known_paths() -> None:
 
 
 def test_event_delay_and_a_step_delay() -> None:
-    """event_delay spaces the events; a step's delay replaces it for that event."""
+    """event_delay spaces the events; a step's delay replaces it for that event.
+
+    Timed by the server's own write times (``Call.event_times``) from the request's
+    arrival: the client's reading times squeezed a gap whenever its thread was late for
+    the event before (0.064 s for a 0.1 s delay, with a CPU hog on each core).  The step's
+    delay (0.1 s) is much shorter than the agent's (0.6 s): a step delay ignored (1.2 s)
+    or added (1.3 s) is past the bound, a loaded machine's lag under 0.4 s is not."""
     kind = a2a.A2aAgent(
-        [a2a.task(a2a.status("working"), a2a.status("completed", delay=0.3))], event_delay=0.1
+        [a2a.task(a2a.status("working"), a2a.status("completed", delay=0.1))], event_delay=0.6
     )
     with mockhttp.Server() as server, httpx.Client(base_url=server.url) as client:
         server.mock(kind.mock())
-        stamps = []
-        started = time.monotonic()
         with client.stream("POST", "/", json=rpc("message/stream", message=said("hi"))) as answer:
-            for line in answer.iter_lines():
-                if line:
-                    stamps.append(time.monotonic() - started)
-    assert len(stamps) == 3
-    assert 0.08 <= stamps[1] - stamps[0] < 0.25
-    assert 0.28 <= stamps[2] - stamps[1] < 0.5
+            lines = [line for line in answer.iter_lines() if line]
+        [call] = server.journal
+    assert len(lines) == 3
+    assert call.event_times is not None
+    assert len(call.event_times) == 3
+    # each event is due at the run's start plus the delays before it (not after the write
+    # before it): after the request's arrival by at least that, and not 0.4 s more
+    _task, working, completed = (t - call.time for t in call.event_times)
+    assert 0.6 <= working < 0.6 + 0.4, call.event_times  # the agent's event_delay
+    assert 0.7 <= completed < 0.7 + 0.4, call.event_times  # then the step's own delay
 
 
 @pytest.mark.parametrize(

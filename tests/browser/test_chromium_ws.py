@@ -100,3 +100,36 @@ def test_chromium_sees_1006_when_the_mock_drops_or_sends_bad_utf8(chromium: Any)
         # Chromium closes 1002 (not RFC 6455's 1007) and tells its page 1006
         assert session.close_code == 1002
         assert session.frames[-2].data == "Invalid UTF-8 in text frame"
+
+
+FIRST = """async (url) => await new Promise((resolve) => {
+  const socket = new WebSocket(url);
+  socket.onmessage = (e) => { resolve(e.data); socket.close(1000); };
+  socket.onerror = () => resolve("error");
+  setTimeout(() => resolve("timeout"), 8000);
+})"""
+
+
+def test_chromium_names_its_test_by_the_url_prefix(chromium: Any) -> None:
+    """A page's ``new WebSocket(url)`` can set no header: ``/__test/ID/`` names the test
+    (per-test isolation, ``docs/isolation.md``); each test's mock answers its page."""
+    page = mockhttp.ok().header("Content-Type", "text/html; charset=utf-8").body(PAGE)
+    with mockhttp.Server() as site, mockhttp.Server() as api:
+        site.mock(mockhttp.get("/").reply(page))
+        api.mock(ws.websocket(ws.send("shared")).mock("/ws"))
+        for test in ("a", "b"):
+            api.test(test).mock(ws.websocket(ws.send(f"for {test}")).mock("/ws"))
+        tab = chromium.new_page()
+        try:
+            tab.goto(site.url_for("/"))
+            ws_url = api.url.replace("http://", "ws://")
+            got = [tab.evaluate(FIRST, f"{ws_url}/__test/{t}/ws") for t in ("a", "b", "c")]
+            got.append(tab.evaluate(FIRST, f"{ws_url}/ws"))
+        finally:
+            tab.close()
+        assert got == ["for a", "for b", "shared", "shared"]
+        for test in ("a", "b", "c"):
+            (call,) = api.test(test).journal
+            assert (call.status, call.test, call.test_prefix) == (101, test, f"/__test/{test}")
+            assert call.request.headers["origin"] == site.url.rstrip("/")
+        assert [c.test for c in api.journal] == [None]

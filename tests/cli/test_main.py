@@ -106,12 +106,13 @@ def test_a_bad_command_line_is_a_usage_error_that_names_the_argument(
 def test_no_command_prints_the_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     err = capsys.readouterr().err
-    for command in ("serve", "validate", "defaults", "record", "check"):
+    for command in ("serve", "validate", "defaults", "record", "ui", "check"):
         assert command in err
 
 
 @pytest.mark.parametrize(
-    ("command", "prog"), [("check", "mockhttp check"), ("record", "mockhttp record")]
+    ("command", "prog"),
+    [("check", "mockhttp check"), ("record", "mockhttp record"), ("ui", "mockhttp ui")],
 )
 def test_check_and_record_have_parsers_of_their_own(
     command: str, prog: str, capsys: pytest.CaptureFixture[str]

@@ -76,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args[1:])
     if args[:1] == ["record"]:
         return _record(args[1:])
+    if args[:1] == ["ui"]:
+        return _ui(args[1:])
     parsed = _parser().parse_args(args)
     if parsed.command == "serve":
         return _serve(parsed)
@@ -280,6 +282,12 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     commands.add_parser(
+        "ui",
+        help="turn recordings into a journal the dashboard opens offline",
+        description="See `mockhttp ui --help`.",
+        add_help=False,
+    )
+    commands.add_parser(
         "check",
         help="check a live streaming endpoint against a provider contract",
         description="See `mockhttp check --help`.",
@@ -358,8 +366,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"mockhttp: {exc}{hint}", file=sys.stderr)
         return 1
     token = args.admin_token or os.environ.get(TOKEN_ENV) or None
-    if args.ui and (args.no_admin or args.workers is not None):
-        why = "--no-admin turns it off" if args.no_admin else "not yet under --workers"
+    if args.ui and args.no_admin:
+        why = "--no-admin turns it off"
         print(f"mockhttp: --ui: the dashboard is part of the admin API ({why})", file=sys.stderr)
         return 2
     warning = admin_warning(args.host, token, admin=not args.no_admin)
@@ -422,7 +430,9 @@ def _serve(args: argparse.Namespace) -> int:
         control = _control(served, secret)
         if served.admin is not None:  # (refused here, in the worker, before forwarding)
             header = test_header(server)  # (a test named by the header goes as ?test=)
-            server.admin = ForwardingAdmin(int(hub_port), secret, served.admin.refusal, header)
+            server.admin = ForwardingAdmin(
+                int(hub_port), secret, served.admin.refusal, header, served.admin.handle
+            )
         if args.metrics:  # one /metrics for the server: the supervisor merges (_merged)
             server.metrics_source = ForwardingMetrics(int(hub_port), secret)
     if args.ui:
@@ -506,7 +516,7 @@ def _supervise(
     argv += ["--defaults"] * args.defaults + ["--allow-empty"] * args.allow_empty
     argv += ["--metrics"] * args.metrics + ["--otel"] * args.otel
     argv += [] if args.tls_dir is None else ["--tls-dir", args.tls_dir]
-    argv += ["--http2"] * args.http2
+    argv += ["--http2"] * args.http2 + ["--ui"] * args.ui
     argv += [f"--test-header={args.test_header}"]
     if args.admin_token:  # to the workers through their environment, not their argv
         os.environ[TOKEN_ENV] = args.admin_token
@@ -559,6 +569,9 @@ def _supervise(
         )
         if args.tls_dir is not None:
             log(_ca_line(Path(args.tls_dir) / "ca.pem", kept=args.ca_dir is not None))
+        if args.ui:
+            asks = " (it asks for the admin token)" if os.environ.get(TOKEN_ENV) else ""
+            log(f"mockhttp: dashboard at {supervisor.url}{UI_PATH} (every worker's calls){asks}")
         supervisor.watch(stop, _POLL, tick)
     except RuntimeError as exc:
         log(f"mockhttp: {exc}")
@@ -741,3 +754,16 @@ def _record(argv: list[str]) -> int:
     )
     record_cli.configure_parser(parser)
     return record_cli.run(parser.parse_args(argv))
+
+
+def _ui(argv: list[str]) -> int:
+    from . import _ui as ui_cli
+
+    parser = argparse.ArgumentParser(
+        prog="mockhttp ui",
+        description="Turn recorded mock files (mockhttp record's) into a saved journal that "
+        "the dashboard opens offline ('Open a saved journal'): each exchange a call, its "
+        "writes the stream's timeline.",
+    )
+    ui_cli.configure_parser(parser)
+    return ui_cli.run(parser.parse_args(argv))

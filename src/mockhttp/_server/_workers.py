@@ -65,6 +65,7 @@ from .._core._gc import collector_off
 from .._core._reply import Reply, status
 from .._core._request import Request
 from ._admin import MAX_ADMIN_BODY
+from ._hub_events import EVENTS_PATH, Merger, Upstreams, relay
 from ._merged import Book, dump
 from ._metrics import families
 from ._shared import Keeper
@@ -90,6 +91,7 @@ _SLOWEST_READ = 32 * 1024  # bytes of mocks a second a worker reads at least (a 
 _SUMMED = frozenset({"call_count", "count", "calls_total", "dropped"})
 SECRET_HEADER = "X-Mockhttp-Secret"
 METRICS_TARGET = "/__mockhttp/_metrics"  # a worker's samples (control), all merged (hub)
+UI_PREFIX = "/__mockhttp/ui"  # the dashboard's files and session: each worker answers
 SECRET_ENV = "MOCKHTTP_WORKER_SECRET"  # how a worker gets the run's secret (then forgets it)
 
 
@@ -210,11 +212,13 @@ class ForwardingAdmin:
         secret: str,
         refusal: Callable[[Request], Reply | None] = lambda r: None,
         test_header: str | None = None,
+        local: Callable[[Request], Reply] | None = None,
     ) -> None:
         self.hub_port = hub_port
         self.secret = secret
         self.refusal = refusal
         self.test_header = test_header
+        self.local = local  # the worker's own admin API: the dashboard's files and cookie
 
     def _target(self, request: Request) -> str:
         """The target forwarded: a test named by the test header goes as ``?test=ID``
@@ -228,7 +232,13 @@ class ForwardingAdmin:
 
     def __call__(self, request: Request) -> Reply:
         refused = self.refusal(request)
-        return refused if refused is not None else self._forward(request)
+        if refused is not None:
+            return refused
+        if self.local is not None and request.path.startswith(UI_PREFIX):
+            return self.local(request)  # (the same on every worker: no data in them)
+        if request.path == EVENTS_PATH and request.method == "GET":  # every worker's, live
+            return relay(self.hub_port, self._target(request), {SECRET_HEADER: self.secret})
+        return self._forward(request)
 
     def _forward(self, request: Request) -> Reply:
         try:
@@ -495,6 +505,10 @@ class Supervisor:
             }
         return answers[0][0], merge([a for _, a in answers])
 
+    def live(self) -> list[_Worker]:
+        """The workers running now (a dead one is being replaced)."""
+        return [w for w in self.workers if w is not None and w.proc.poll() is None]
+
     def scrape(self, per_worker: bool = False) -> bytes:
         """Every worker's metrics, merged (``_merged``): one ``/metrics`` for the server.
 
@@ -585,11 +599,44 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
                 return self._text(supervisor.scrape(_per_worker(self.path)))
             if not supervisor.admin or path.rstrip("/") == "/__mockhttp/_reload":
                 return self._send(404, {"error": {"type": "unknown_endpoint", "message": ""}})
+            if path == EVENTS_PATH and self.command == "GET":
+                return self._events()
             with collector_off():  # (its passes over the answers held the interpreter)
                 code, answer = supervisor.broadcast(
                     self.command, self.path, body, self.headers.get("Content-Type", "")
                 )
                 self._send(code, answer)
+
+        def _events(self) -> None:
+            """Every worker's journal stream, merged (``_hub_events``), until a worker's
+            ends or the page goes."""
+            live = supervisor.live()
+            if not live:
+                return self._send(503, {"error": {"type": "workers", "message": "no worker runs"}})
+            upstreams = Upstreams(
+                [(w.number, w.control) for w in live], self.path, {SECRET_HEADER: supervisor.secret}
+            )
+            refused = upstreams.open()
+            if refused is not None:
+                code, body = refused
+                try:
+                    answer = loads(body) if body else None
+                except ValueError:  # (a worker's answer that is no JSON: say so)
+                    text = body[:200].decode("utf-8", "replace")
+                    answer = {"error": {"type": "workers", "message": text}}
+                return self._send(code, answer)
+            self.close_connection = True  # (the stream ends with the connection)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                upstreams.run(self.wfile.write, Merger([w.number for w in live], merge))
+            except OSError:
+                pass  # the page went
+            finally:
+                upstreams.close()
 
         def _send(self, code: int, answer: Any) -> None:
             data = dumps(answer)  # (a big one in slices: _sliced)

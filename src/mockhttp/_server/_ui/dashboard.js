@@ -57,9 +57,17 @@
   // -- the data -------------------------------------------------------------------------------
 
   function upsert(call) {
-    const key = call.id !== undefined && call.id !== null ? call.id : `${call.time}|${state.calls.size}`;
+    // under serve --workers a call's id and resumes are numbers on its worker: "worker.id"
+    const worker = call.worker !== undefined && call.worker !== null ? `${call.worker}.` : "";
+    const key = call.id !== undefined && call.id !== null ? `${worker}${call.id}` : `${call.time}|${state.calls.size}`;
+    if (worker && call.resumes !== undefined && call.resumes !== null) call.resumes = `${worker}${call.resumes}`;
     call.id = key;
     state.calls.set(key, call);
+  }
+
+  function forget(worker) { // "cleared": the whole journal, or one worker's
+    if (worker === undefined || worker === null) { state.calls.clear(); return; }
+    for (const [key, call] of [...state.calls]) if (call.worker === worker) state.calls.delete(key);
   }
 
   function load(snapshot) {
@@ -196,7 +204,7 @@
     box.hidden = !call;
     if (!call) return;
     $("detail-title").textContent = `Call ${call.id}: ${call.request.method} ${call.request.path}`;
-    const parts = [summary(call), request(call)];
+    const parts = [summary(call), call.recording ? recorded(call.recording) : request(call)];
     if (call.explanation) parts.push(explanation(call.explanation));
     if (call.timeline) parts.push(timeline(call));
     box.replaceChildren(...parts);
@@ -245,6 +253,18 @@
       el("p", {}, `${call.request.method} ${call.request.path}${query ? "?" + query : ""}`),
       headers,
       call.request.body ? el("pre", { "aria-label": "Request body" }, call.request.body_encoding === "base64" ? `(base64) ${call.request.body}` : call.request.body) : null);
+  }
+
+  function recorded(found) { // a recording (mockhttp ui): its file, matcher and reply headers
+    const headers = el("table", {},
+      el("caption", {}, "Reply headers, as recorded"),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Name"), el("th", { scope: "col" }, "Value"))),
+      el("tbody", {}, (found.headers || []).map(([n, v]) => el("tr", {}, el("td", {}, n), el("td", {}, v)))));
+    return el("div", {},
+      el("h3", {}, "Recording"),
+      pairList([["File", found.file || "unknown"], ["Truncated at", found.truncated === null || found.truncated === undefined ? "no" : `${found.truncated} bytes`]]),
+      el("pre", { "aria-label": "Request matcher" }, found.matcher || ""),
+      headers);
   }
 
   function explanation(found) {
@@ -353,7 +373,7 @@
     });
     source.addEventListener("snapshot", (e) => { notice(""); load(JSON.parse(e.data)); });
     source.addEventListener("call", (e) => { upsert(JSON.parse(e.data)); render(); refreshMocks(); });
-    source.addEventListener("cleared", () => { state.calls.clear(); render(); refreshMocks(); });
+    source.addEventListener("cleared", (e) => { forget(JSON.parse(e.data || "{}").worker); render(); refreshMocks(); });
     source.addEventListener("dropped", (e) => {
       notice(JSON.parse(e.data).message + "; the journal is read again.");
       getJSON("journal").then(load).catch(() => {});
@@ -419,7 +439,7 @@
   state.token = fromHash || sessionStorage.getItem("mockhttp-token");
   if (location.protocol === "file:") {
     state.mode = "file";
-    say("Offline: open a saved journal (the JSON of GET /__mockhttp/journal)");
+    say("Offline: open a saved journal (the JSON of GET /__mockhttp/journal, or of mockhttp ui)");
   } else {
     connect();
   }

@@ -1,0 +1,219 @@
+"""``_server/_hub_events``: the dashboard's event stream merged over workers.
+
+``Merger`` is pure (events in, bytes out); ``Upstreams`` and ``relay`` are tested on
+loopback against real servers' ``GET /__mockhttp/journal/events`` (two in-process servers
+stand for two workers' control ports)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+import mockhttp
+from mockhttp._core._sse_decode import Decoder, Message
+from mockhttp._server._hub_events import EVENTS_PATH, Merger, Upstreams, relay
+from mockhttp._server._watch import watch_of
+from mockhttp._server._workers import merge
+
+WAIT = 30.0  # seconds: generous (a loaded machine)
+
+
+def events(chunks: list[bytes]) -> list[Message]:
+    decoder = Decoder()
+    return [i for c in chunks for i in decoder.feed(c) if isinstance(i, Message)]
+
+
+def snapshot(*calls: dict[str, Any], count: int = 0) -> str:
+    mocks = [{"id": 1, "describe": "GET /a", "call_count": count}]
+    return json.dumps({"calls": list(calls), "mocks": mocks})
+
+
+# -- Merger (pure) ---------------------------------------------------------------------
+
+
+def test_the_snapshot_waits_for_every_worker_and_merges_them() -> None:
+    merger = Merger([0, 1], merge, boot="b00")
+    assert (
+        merger.take(1, "snapshot", snapshot({"id": 1, "time": "2026-01-01T00:00:02"}, count=1))
+        == []
+    )
+    assert [merger.started] == [False]
+    (out,) = events(
+        merger.take(0, "snapshot", snapshot({"id": 1, "time": "2026-01-01T00:00:01"}, count=2))
+    )
+    assert merger.started
+    assert (out.event, out.id) == ("snapshot", "b00.1")
+    data = json.loads(out.data)
+    assert [(c["worker"], c["time"][-2:]) for c in data["calls"]] == [(0, "01"), (1, "02")]
+    assert data["mocks"][0]["call_count"] == 3  # (added up, as GET /__mockhttp/mocks does)
+    assert data["workers"] == [0, 1]
+
+
+def test_events_before_the_snapshot_follow_it_in_order() -> None:
+    merger = Merger([0, 1], merge, boot="b")
+    assert merger.take(0, "snapshot", snapshot()) == []
+    assert merger.take(0, "call", json.dumps({"id": 7})) == []  # (held: 1 has not sent its own)
+    out = events(merger.take(1, "snapshot", snapshot()))
+    assert [(m.event, m.id) for m in out] == [("snapshot", "b.1"), ("call", "b.2")]
+    assert json.loads(out[1].data) == {"id": 7, "worker": 0}
+
+
+def test_calls_cleared_and_dropped_name_their_worker() -> None:
+    merger = Merger([0, 1], merge, boot="b")
+    merger.take(0, "snapshot", snapshot())
+    merger.take(1, "snapshot", snapshot())
+    (call,) = events(merger.take(1, "call", json.dumps({"id": 3, "resumes": 2})))
+    assert json.loads(call.data) == {"id": 3, "resumes": 2, "worker": 1}
+    (cleared,) = events(merger.take(0, "cleared", "{}"))
+    assert (cleared.event, json.loads(cleared.data)) == ("cleared", {"worker": 0})
+    (dropped,) = events(merger.take(1, "dropped", json.dumps({"dropped": 5, "message": "m"})))
+    assert json.loads(dropped.data) == {"dropped": 5, "message": "m", "worker": 1}
+    assert [m.id for m in (call, cleared, dropped)] == ["b.2", "b.3", "b.4"]
+    assert merger.take(0, "snapshot", snapshot()) == []  # (a worker's second: not passed on)
+    assert merger.take(0, "something else", "{}") == []
+
+
+def test_one_worker() -> None:
+    merger = Merger([3], merge)
+    (out,) = events(merger.take(3, "snapshot", snapshot({"id": 1, "time": "t"})))
+    assert json.loads(out.data)["calls"] == [{"id": 1, "time": "t", "worker": 3}]
+    assert out.id.startswith(merger.boot + ".")
+
+
+# -- Upstreams and relay, on loopback ----------------------------------------------------
+
+
+@pytest.fixture
+def workers() -> Iterator[list[mockhttp.Server]]:
+    with mockhttp.Server(admin=True) as one, mockhttp.Server(admin=True) as two:
+        for server in (one, two):
+            server.mock(mockhttp.get("/a").reply(mockhttp.ok().body("a")))
+        yield [one, two]
+
+
+class Page:
+    """The merged stream written by ``Upstreams.run`` on a thread, read as events."""
+
+    def __init__(self, upstreams: Upstreams, merger: Merger) -> None:
+        self.chunks: list[bytes] = []
+        self.changed = threading.Condition()
+        self.gone = False
+        self.thread = threading.Thread(target=self._run, args=(upstreams, merger), daemon=True)
+        self.thread.start()
+
+    def _run(self, upstreams: Upstreams, merger: Merger) -> None:
+        try:
+            upstreams.run(self._write, merger)
+        except OSError:
+            pass
+        finally:
+            upstreams.close()
+
+    def _write(self, data: bytes) -> None:
+        if self.gone:
+            raise BrokenPipeError("the page went")
+        with self.changed:
+            self.chunks.append(data)
+            self.changed.notify_all()
+
+    def until(self, test: Any) -> list[Message]:
+        with self.changed:
+            assert self.changed.wait_for(lambda: test(events(self.chunks)), WAIT), self.chunks
+            return events(self.chunks)
+
+
+def test_every_workers_calls_arrive_in_one_stream(workers: list[mockhttp.Server]) -> None:
+    upstreams = Upstreams([(0, workers[0].port), (1, workers[1].port)], EVENTS_PATH, {})
+    assert upstreams.open() is None
+    page = Page(upstreams, Merger([0, 1], merge))
+    page.until(lambda seen: any(m.event == "snapshot" for m in seen))
+    httpx.get(workers[0].url + "/a")
+    httpx.get(workers[1].url + "/a?from=1")
+    seen = page.until(
+        lambda seen: {json.loads(m.data)["worker"] for m in seen if m.event == "call"} == {0, 1}
+    )
+    calls = [json.loads(m.data) for m in seen if m.event == "call"]
+    assert {(c["worker"], c["request"]["query"].get("from", ["0"])[0]) for c in calls} == {
+        (0, "0"),
+        (1, "1"),
+    }
+    page.gone = True
+    upstreams.close()
+    page.thread.join(WAIT)
+    assert not page.thread.is_alive()
+
+
+def test_a_worker_that_stops_ends_the_merged_stream(workers: list[mockhttp.Server]) -> None:
+    upstreams = Upstreams([(0, workers[0].port), (1, workers[1].port)], EVENTS_PATH, {})
+    assert upstreams.open() is None
+    page = Page(upstreams, Merger([0, 1], merge))
+    page.until(lambda seen: any(m.event == "snapshot" for m in seen))
+    workers[1].close()
+    page.thread.join(WAIT)
+    assert not page.thread.is_alive()  # (Rule 4: the page reconnects for a new snapshot)
+
+
+def test_a_refusal_is_passed_on(workers: list[mockhttp.Server]) -> None:
+    upstreams = Upstreams([(0, workers[0].port)], EVENTS_PATH + "?test=bad%20id", {})
+    refused = upstreams.open()
+    assert refused is not None
+    code, body = refused
+    assert code == 400
+    assert json.loads(body)["error"]["type"] == "bad_test_id"
+
+
+def test_a_worker_out_of_reach_is_a_502(workers: list[mockhttp.Server]) -> None:
+    port = workers[1].port
+    workers[1].close()
+    upstreams = Upstreams([(0, workers[0].port), (1, port)], EVENTS_PATH, {})
+    refused = upstreams.open()
+    assert refused is not None
+    assert refused[0] == 502
+    assert b"worker 1 did not open its journal stream" in refused[1]
+
+
+def test_relay_passes_a_stream_on_and_closes_it_when_the_page_goes(
+    workers: list[mockhttp.Server],
+) -> None:
+    """``relay`` answers a page on one server with another's stream (there: the hub's)."""
+    hub, front = workers
+    front.mock(mockhttp.get("/events").respond_with(
+        lambda request: relay(hub.port, EVENTS_PATH, {})
+    ))  # fmt: skip
+    seen: list[Message] = []
+    decoder = Decoder()
+    with httpx.stream("GET", front.url + "/events", timeout=WAIT) as answer:
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        chunks = answer.iter_raw()
+        while not any(m.event == "snapshot" for m in seen):
+            seen += [i for i in decoder.feed(next(chunks)) if isinstance(i, Message)]
+        httpx.get(hub.url + "/a")
+        while not any(m.event == "call" for m in seen):
+            seen += [i for i in decoder.feed(next(chunks)) if isinstance(i, Message)]
+    assert json.loads(next(m for m in seen if m.event == "call").data)["request"]["path"] == "/a"
+    # the page went: a server learns it when it next writes (a call here, or the
+    # heartbeat), then the relay closes the hub's stream, which the hub learns the same way
+    watch = watch_of(hub)
+    deadline = time.monotonic() + WAIT
+    while watch.pages and time.monotonic() < deadline:
+        httpx.get(hub.url + "/a")
+        watch.wait(watch.last + 1, 0.05)  # (a pause: nothing else wakes it)
+    assert watch.pages == 0
+
+
+def test_relay_passes_a_refusal_on_and_says_when_the_hub_is_out_of_reach(
+    workers: list[mockhttp.Server],
+) -> None:
+    hub = workers[0]
+    refused = relay(hub.port, EVENTS_PATH + "?test=bad%20id", {})
+    assert refused.status_code == 400
+    port = hub.port
+    hub.close()
+    gone = relay(port, EVENTS_PATH, {})
+    assert gone.status_code == 502
