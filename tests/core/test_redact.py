@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mockhttp._core._redact import Redactor, is_secret, masked
+from mockhttp._core._redact import Redactor, is_secret, masked, subprotocol_secrets
 
 NAMES = [
     "Authorization", "Proxy-Authorization", "x-api-key", "api-key", "x-goog-api-key",
@@ -72,3 +72,58 @@ def test_adding_hides_the_values_a_mock_expects() -> None:
         "equal('Bearer [redacted]') text/plain [redacted]"
     )
     assert base.adding([("accept", "text/plain")]) is base
+
+
+# -- Rule 4: keys in Sec-WebSocket-Protocol -------------------------------------------------------
+
+OPENAI_BROWSER = "realtime, openai-insecure-api-key.sk-proj-Abc_123, openai-beta.realtime-v1"
+
+
+def test_openais_browser_key_in_a_subprotocol_is_a_secret_everywhere() -> None:
+    assert subprotocol_secrets(OPENAI_BROWSER) == ["sk-proj-Abc_123"]
+    r = Redactor.of([("Sec-WebSocket-Protocol", OPENAI_BROWSER)])
+    assert r.secrets == ("sk-proj-Abc_123",)
+    assert r.header("Sec-WebSocket-Protocol", OPENAI_BROWSER) == (
+        "realtime, openai-insecure-api-key.[redacted], openai-beta.realtime-v1"
+    )
+    assert r.text('{"echo": "sk-proj-Abc_123"}') == '{"echo": "[redacted]"}'
+    assert r.data(b"key sk-proj-Abc_123.") == b"key [redacted]."
+
+
+def test_the_sdks_organization_and_project_subprotocols_are_secrets() -> None:
+    # openai-node's OpenAIRealtimeWebSocket offers them beside the key (SECRET_NAMES)
+    offered = "realtime, openai-insecure-api-key.sk-1234, openai-organization.org-abcd, " + (
+        "openai-project.proj_efgh"
+    )
+    assert subprotocol_secrets(offered) == ["sk-1234", "org-abcd", "proj_efgh"]
+
+
+def test_the_protocol_after_a_secret_name_or_bearer_is_a_secret() -> None:
+    assert subprotocol_secrets("token, dg-key-0099") == ["dg-key-0099"]
+    assert subprotocol_secrets("bearer,eyJhbGciOi.x.y") == ["eyJhbGciOi.x.y"]
+    assert subprotocol_secrets("Authorization, abcd1234, chat") == ["abcd1234"]
+
+
+@pytest.mark.parametrize(
+    "value", ["chat", "realtime", "chat, superchat", "openai-beta.realtime-v1", "mqtt, v2.json", ""]
+)
+def test_subprotocols_without_a_key_hold_no_secret(value: str) -> None:
+    assert subprotocol_secrets(value) == []
+    assert Redactor.of([("Sec-WebSocket-Protocol", value)]).secrets == ()
+
+
+def test_the_protocol_after_a_named_key_is_not_a_secret_for_it() -> None:
+    # "openai-insecure-api-key.K" is a secret name with a dot: only K is the secret
+    assert subprotocol_secrets("openai-insecure-api-key.sk-12345, realtime") == ["sk-12345"]
+
+
+def test_a_key_in_a_subprotocol_reaches_a_requests_redactor() -> None:
+    from mockhttp._core._request import Headers, Request
+
+    headers = Headers((("sec-websocket-protocol", OPENAI_BROWSER),))
+    r = Redactor.of_request(Request("GET", "/v1/realtime", headers, b""))
+    found = r.request_json(
+        {"path": "/v1/realtime", "query": [], "headers": [list(h) for h in headers.items_list],
+         "body": "sk-proj-Abc_123"}
+    )  # fmt: skip
+    assert "sk-proj-Abc_123" not in str(found)

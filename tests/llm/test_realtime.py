@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from websockets.sync.client import connect
+from websockets.typing import Subprotocol
 
 import mockhttp
 from mockhttp import ConfigError, llm
@@ -310,3 +311,19 @@ def test_no_transcription_events_unless_asked() -> None:
     with pytest.raises(ConfigError, match="input_transcript"):
         llm.openai_realtime(input_transcript=3)  # type: ignore[arg-type]
     assert llm.openai_realtime(input_transcript="hi").to_args()["input_transcript"] == "hi"
+
+
+def test_the_realtime_subprotocol_is_chosen_when_a_browser_offers_it() -> None:
+    """As OpenAI's API answers openai-node's browser client (``realtime`` and the key's
+    protocol offered); a client that offers none gets none."""
+    offers = [Subprotocol("realtime"), Subprotocol("openai-insecure-api-key.sk-test-1234")]
+    with mockhttp.Server() as server:
+        server.mock(llm.openai_realtime("Hi").mock())
+        url = f"ws://127.0.0.1:{server.port}/v1/realtime"
+        with connect(url, subprotocols=offers) as client:
+            assert client.subprotocol == "realtime"
+            assert json.loads(client.recv(timeout=10))["type"] == "session.created"
+        with connect(url) as client:
+            assert client.subprotocol is None
+        with connect(url, subprotocols=[Subprotocol("chat")]) as client:
+            assert client.subprotocol is None

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -19,6 +20,7 @@ from websockets.sync.connection import Connection
 from websockets.sync.server import Server as WsServer
 from websockets.sync.server import ServerConnection
 from websockets.sync.server import serve as ws_serve
+from websockets.typing import Subprotocol
 
 import mockhttp
 from mockhttp import llm, ws
@@ -156,3 +158,47 @@ def test_a_websocket_mock_in_dir_answers_and_the_upstream_never_sees_it(tmp_path
             serving.wait_for_log("recorded GET /other -> 101")
         assert [s.request.path for s in endpoint.sessions] == ["/other"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["001-get-other.yaml", "chat.yaml"]
+
+
+# -- a subprotocol, and a key carried in one (what a browser's realtime client sends) ------------
+
+BROWSER = [Subprotocol("realtime"), Subprotocol(f"openai-insecure-api-key.{KEY}")]
+
+
+def _browser_session(url: str) -> tuple[str | None, list[str]]:
+    target = _ws(url, "/v1/realtime?model=gpt-realtime")
+    with connect(target, subprotocols=BROWSER, open_timeout=WAIT) as client:
+        seen = [str(client.recv(timeout=WAIT))]
+        client.send(json.dumps({"type": "response.create"}))
+        while '"response.done"' not in seen[-1]:
+            seen.append(str(client.recv(timeout=WAIT)))
+        return client.subprotocol, seen
+
+
+def test_a_browsers_subprotocols_go_upstream_its_choice_comes_back_and_the_key_nowhere(
+    tmp_path: Path,
+) -> None:
+    endpoint = llm.openai_realtime("Hello there")
+    upstream = mockhttp.Server().start()
+    try:
+        upstream.mock(endpoint.mock())
+        args = (str(tmp_path), "--verbose", "--record-missing", "--upstream", upstream.url)
+        with Serving(*args) as serving:
+            chosen, live = _browser_session(serving.url)
+            serving.wait_for_log("recorded GET /v1/realtime")
+            journal = httpx.get(serving.url + "/__mockhttp/journal", timeout=WAIT).text
+            (session,) = endpoint.wait_ended(1, timeout=WAIT)
+            upstream.close()
+            assert _browser_session(serving.url) == (chosen, live)  # from DIR, upstream gone
+            log = "".join(serving.log)
+    finally:
+        upstream.close()
+    assert chosen == "realtime"
+    assert session.request.headers["sec-websocket-protocol"] == ", ".join(BROWSER)
+    assert "openai-insecure-api-key.[redacted]" in log  # --verbose shows the header, hidden
+    assert "openai-insecure-api-key.[redacted]" in journal
+    (path,) = tmp_path.glob("*.yaml")
+    text = path.read_text()
+    assert "subprotocol: realtime" in text
+    for seen in (log, journal, text):
+        assert KEY not in seen

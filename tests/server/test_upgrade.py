@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import ClassVar
 
 import pytest
 
 import mockhttp
 from mockhttp import ConfigError
 from mockhttp._server._loop import LOOPS
-from mockhttp._server._upgrade import Switching, switching
+from mockhttp._server._upgrade import Handshake, Switching, switching, switching_later
 
 from ..helpers.clients import connect
 
@@ -176,3 +177,123 @@ def test_an_upgrade_switches_a_tls_connection_too() -> None:
             assert read_until(sock, b"secret") == HEAD_101 + b"secret"
             sock.sendall(b"more")
             assert read_until(sock, b"more") == b"more"
+
+
+# -- Rule 2: a protocol that answers the upgrade later (switching_later) ---------------------------
+
+
+class Answering(asyncio.Protocol):
+    """Takes the connection at once, answers the upgrade after a turn of the loop as
+    ``how`` says, and echoes what came meanwhile and after (a relay waits so upstream)."""
+
+    answered: ClassVar[list[bool]] = []
+
+    def __init__(self, handshake: Handshake, how: str) -> None:
+        self.handshake = handshake
+        self.how = how
+        self.transport: asyncio.Transport | None = None
+        self.held = b""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        if self.how != "never":
+            asyncio.get_running_loop().call_later(0.05, self.answer)
+
+    def answer(self) -> None:
+        assert self.transport is not None
+        if self.how == "accept":
+            Answering.answered.append(self.handshake.accept([("Sec-WebSocket-Protocol", "v2")]))
+            Answering.answered.append(self.handshake.accept())  # the first answer counts
+            self.transport.write(self.held)
+        else:
+            refused = mockhttp.status(401).header("X-Why", "key").body("no key")
+            Answering.answered.append(self.handshake.refuse(refused))
+
+    def data_received(self, data: bytes) -> None:
+        assert self.transport is not None
+        if self.handshake.answered:
+            self.transport.write(data)
+        else:
+            self.held += data
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.handshake.gone()
+
+
+def _answering(how: str) -> Callable[[Handshake], Answering]:
+    return lambda handshake: Answering(handshake, how)
+
+
+@pytest.fixture
+def later() -> Iterator[mockhttp.Server]:
+    Answering.answered.clear()
+    with mockhttp.Server() as srv:
+        for how in ("accept", "refuse", "never"):
+            srv.mock(mockhttp.get(f"/{how}").reply(switching_later(_answering(how), "echo")))
+        yield srv
+
+
+def test_an_upgrade_answered_later_sends_its_101_with_the_protocols_headers(
+    later: mockhttp.Server,
+) -> None:
+    with connect(later.port) as sock:
+        sock.sendall(UPGRADE.replace(b"/echo", b"/accept") + b"early")
+        got = read_until(sock, b"early")
+    head = HEAD_101.replace(b"\r\n\r\n", b"\r\nSec-WebSocket-Protocol: v2\r\n\r\n")
+    assert got == head + b"early"  # the bytes sent before the answer came after it
+    assert Answering.answered == [True, False]
+    (call,) = later.journal
+    assert call.finished.wait(10)
+    assert (call.status, call.outcome, call.wire_bytes) == (101, "complete", len(head))
+
+
+def test_an_upgrade_refused_later_gets_that_reply_and_a_close(later: mockhttp.Server) -> None:
+    with connect(later.port) as sock:
+        sock.sendall(UPGRADE.replace(b"/echo", b"/refuse"))
+        sock.settimeout(10)
+        got = read_until(sock, b"never")  # until the server closes
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 401 Unauthorized\r\n")
+    assert b"x-why: key" in head.lower()
+    assert b"connection: close" in head.lower()
+    assert body == b"no key"
+    assert Answering.answered == [True]
+    (call,) = later.journal
+    assert call.finished.wait(10)
+    assert (call.status, call.outcome, call.body_bytes) == (401, "complete", 6)
+    assert call.body_sent == b"no key"
+
+
+def test_an_upgrade_never_answered_ends_as_a_hang_up(later: mockhttp.Server) -> None:
+    with connect(later.port) as sock:
+        sock.sendall(UPGRADE.replace(b"/echo", b"/never"))
+        deadline = time.monotonic() + 10
+        while not later.journal and time.monotonic() < deadline:
+            time.sleep(0.01)
+    (call,) = later.journal
+    assert call.finished.wait(10)
+    assert call.outcome == "client hung up"
+    assert call.wire_bytes == 0
+
+
+def test_a_server_closed_before_the_answer_says_so(later: mockhttp.Server) -> None:
+    sock = connect(later.port)
+    try:
+        sock.sendall(UPGRADE.replace(b"/echo", b"/never"))
+        deadline = time.monotonic() + 10
+        while not later.journal and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert later.close()
+        (call,) = later.journal
+        assert call.finished.wait(10)
+        assert call.outcome == "server closed"
+    finally:
+        sock.close()
+
+
+def test_a_plain_request_to_a_later_upgrade_gets_426(later: mockhttp.Server) -> None:
+    with connect(later.port) as sock:
+        sock.sendall(b"GET /accept HTTP/1.1\r\nHost: x\r\n\r\n")
+        got = read_until(sock, b"upgrade request\n")
+    assert got.startswith(b"HTTP/1.1 426 Upgrade Required\r\n")
+    assert Answering.answered == []

@@ -18,6 +18,11 @@ inside a longer run of letters, digits, ``-`` and ``_``), and only when at least
 ``MIN_SECRET`` characters long, so a short secret never rewrites unrelated bytes.
 Rule 3 (targets): in any text, a ``?name=`` or ``&name=`` of a secret parameter has its
 value hidden, known or not (``/v1beta/models?key=[redacted]``).
+Rule 4 (subprotocols): a browser cannot send a header with a WebSocket upgrade, so keys
+travel in ``Sec-WebSocket-Protocol`` (``subprotocol_secrets``): a protocol ``NAME.VALUE``
+whose NAME is a secret name (OpenAI's ``openai-insecure-api-key.<key>``) carries VALUE, and
+the protocol after one that is a secret name or ``bearer`` by itself (``token, <key>``) is
+one; each is a secret as in Rule 2 (``realtime, openai-insecure-api-key.[redacted]``).
 """
 
 from __future__ import annotations
@@ -28,7 +33,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote
 
-__all__ = ["MARK", "MIN_SECRET", "SECRET_NAMES", "Redactor", "is_secret", "masked"]
+__all__ = [
+    "MARK",
+    "MIN_SECRET",
+    "SECRET_NAMES",
+    "Redactor",
+    "is_secret",
+    "masked",
+    "subprotocol_secrets",
+]
 
 MARK = "[redacted]"
 MIN_SECRET = 4  # shorter values are hidden where their name says so, not searched for
@@ -76,6 +89,19 @@ def is_secret(name: str) -> bool:
     return any(word in _SECRET_WORDS for word in lower.split("-"))
 
 
+def subprotocol_secrets(value: str) -> list[str]:
+    """The secrets a ``Sec-WebSocket-Protocol`` value carries (Rule 4)."""
+    offered = [p.strip() for p in value.split(",")]
+    found = []
+    for before, protocol in zip(["", *offered], offered, strict=False):
+        name, dot, rest = protocol.partition(".")
+        if dot and rest and is_secret(name):
+            found.append(rest)
+        elif "." not in before and (is_secret(before) or before.lower() == "bearer"):
+            found.append(protocol)
+    return [f for f in found if f]
+
+
 def masked(value: str, mark: str = MARK) -> str:
     """``Bearer sk-123`` → ``Bearer [redacted]``; anything else → ``[redacted]``."""
     scheme = _SCHEME.match(value)
@@ -111,6 +137,8 @@ class Redactor:
         for name, value in headers:
             if is_secret(name) or name.lower() in extra:
                 found.update(_values(name, value))
+            elif name.lower() == "sec-websocket-protocol":
+                found.update(subprotocol_secrets(value))
         for name, value in query:
             if is_secret(name) or name.lower() in extra:
                 found.update((value, quote(value, safe=""), quote(value)))

@@ -86,6 +86,7 @@ class OpenAIRealtime(WebSocket):
 
     text: str = "Hello"
     _: KW_ONLY
+    subprotocol: str | None = "realtime"  # chosen when offered, as OpenAI's API chooses it
     model: str = MODEL
     tool_call: Mapping[str, Any] | None = None
     conversation: Any = None

@@ -94,7 +94,8 @@ class Recorder:
         host, port: where the proxy listens (port 0: a free one).
         redact: more header names whose values are secrets (the rule, ``REDACT`` and
             names with a secret word, always applies).
-        timeout: seconds to connect to the upstream (reads wait as long as it streams).
+        timeout: seconds to connect to the upstream (reads wait as long as it streams); for
+            a WebSocket upgrade, to connect and answer the upgrade (else the client gets 504).
         log: where to print one line per exchange (None: silent).
         verify: check the upstream's TLS certificate (True), or a CA bundle path.
         max_recording_size: the bytes of body a recording keeps (64 MiB); past them the
@@ -146,6 +147,7 @@ class Recorder:
 
         self._upstream = Upstream(connect_timeout=timeout, verify=verify)
         self._verify = verify
+        self._timeout = timeout
         # The proxy's own journal keeps no bodies: the recordings are the record.
         self.server = Server(host, port, journal_limit=_JOURNAL, journal_bytes=1, loop=loop)
         self.server.mock(request(None, None).respond_with(self._answer))
@@ -272,12 +274,13 @@ class Recorder:
         return feed.reply()
 
     def _relay(self, req: Request) -> Reply:
-        """A WebSocket upgrade: 101, then the session relayed and recorded (``_ws``)."""
+        """A WebSocket upgrade: answered as the upstream answers it (its 101 with its
+        subprotocol, or its refusal), then the session relayed and recorded (``_ws``)."""
         import ssl
 
         from wsproto.utilities import generate_accept_token
 
-        from .._server._upgrade import switching
+        from .._server._upgrade import Handshake, switching_later
         from ._ws import Relay
 
         key = req.headers.get("sec-websocket-key", "")
@@ -292,11 +295,14 @@ class Recorder:
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
 
-        def relay() -> Relay:
-            return Relay(self.upstream, req, self._keep_session, context, self.redact)
+        def relay(handshake: Handshake) -> Relay:
+            return Relay(
+                self.upstream, req, self._keep_session, handshake, context, self.redact,
+                self._timeout,
+            )  # fmt: skip
 
         accept = generate_accept_token(key.encode()).decode()
-        return switching(relay, "websocket").header("Sec-WebSocket-Accept", accept)
+        return switching_later(relay, "websocket").header("Sec-WebSocket-Accept", accept)
 
     def _keep_session(self, relay: Any) -> None:
         """A relayed WebSocket session ended: its mock (Rule 2 of ``_ws``: one the upstream
@@ -305,8 +311,9 @@ class Recorder:
         from ._ws import websocket_mock
 
         shown = self._shown(relay.req)
-        if not relay.reached:
-            self._say(f"{shown}: WebSocket upstream not reached, not recorded")
+        if not relay.reached:  # Rule 2 of ``_ws``
+            why = Redactor.of_request(relay.req, names=self.redact).text(relay.failure)
+            self._say(f"{shown}: not recorded: the WebSocket upstream {why}")
             return
         with self._lock:
             if self._late:
@@ -315,7 +322,10 @@ class Recorder:
             label = Redactor.of_request(relay.req, names=self.redact).text(
                 f"websocket {relay.req.path}"
             )
-            mock = websocket_mock(relay.req, relay.kept, name=numbered(label, taken))
+            chosen = relay.subprotocol
+            if chosen is not None:  # (an upstream could choose the key's protocol)
+                chosen = Redactor.of_request(relay.req, names=self.redact).text(chosen)
+            mock = websocket_mock(relay.req, relay.kept, numbered(label, taken), chosen)
             index = len(self._mocks)
             self._mocks.append(mock)
             if self.out is not None:

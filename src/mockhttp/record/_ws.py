@@ -1,11 +1,14 @@
 """Recording a WebSocket session through the proxy, replayed as a ``websocket:`` mock.
 
-An upgrade request to the recorder (``Upgrade: websocket``) is answered ``101`` by the
-proxy and relayed: :class:`Relay` reads the client's frames (``wsproto``, server side) and
-writes them to an upstream WebSocket it opens on the proxy's loop (``wsproto``, client
-side, ``ws://`` for an ``http://`` upstream, ``wss://`` for ``https://``), and the
-upstream's frames back.  Every message both ways is kept with its time; when either side
-closes, :func:`to_script` turns the session into a script, frame for frame:
+An upgrade request to the recorder (``Upgrade: websocket``) is relayed: :class:`Relay`
+opens the same target on the upstream's WebSocket on the proxy's loop (``wsproto``, client
+side, ``ws://`` for an ``http://`` upstream, ``wss://`` for ``https://``), offering the
+client's subprotocols, and answers the client as the upstream answered (the upgrade seam's
+``Handshake``): its ``101`` with the subprotocol the upstream chose, or its refusal
+(status, headers, body).  Then it reads the client's frames (``wsproto``, server side),
+writes them upstream, and the upstream's frames back.  Every message both ways is kept
+with its time; when either side closes, :func:`to_script` turns the session into a
+script, frame for frame:
 
 - a server message → ``send`` with ``after`` = the time since the frame before it;
 - a client message → ``expect``: a JSON event's ``type`` (``json_path $.type``), a JSON
@@ -16,9 +19,12 @@ closes, :func:`to_script` turns the session into a script, frame for frame:
 
 Rule 1: the upgrade request's secrets go upstream and nowhere else: the recorded mock
 matches on method and path only, and every message is redacted with the request's secrets
-(``_core._redact``, the one rule) before it is kept.
-Rule 2: an upstream that cannot be reached closes the client's session with 1011 and is
-not recorded (nothing came from it to replay).
+(``_core._redact``, the one rule: a key in a subprotocol, ``openai-insecure-api-key.<key>``,
+included) before it is kept.  The chosen subprotocol is kept (redacted) as the mock's
+``subprotocol``, so the replay chooses it too.
+Rule 2: a session the upstream never accepted is not recorded: one that cannot be reached
+is answered ``502`` (saying why), one that does not answer the upgrade within ``timeout``
+``504``, one that refuses it gets the upstream's own refusal, relayed as it came.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import ssl
 import time
 from collections.abc import Callable
@@ -43,25 +50,33 @@ from wsproto.events import (
     Message,
     Ping,
     RejectConnection,
+    RejectData,
     TextMessage,
 )
 from wsproto.events import Request as WsRequest
-from wsproto.utilities import LocalProtocolError
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from .._core._match import exists, json_path, regex
 from .._core._mock import Mock, request
 from .._core._redact import Redactor
+from .._core._reply import Reply, status
 from .._core._request import Request
+from .._server._upgrade import Handshake
 from ..ws._faults import Drop
 from ..ws._kind import WebSocket
 from ..ws._script import Close, Expect, Send, Step
 
-__all__ = ["Kept", "Relay", "to_script", "websocket_mock"]
+__all__ = ["Kept", "Relay", "offered", "to_script", "websocket_mock"]
 
 _HOP = frozenset(
     {"host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version",
-     "sec-websocket-extensions", "sec-websocket-accept", "content-length"}
+     "sec-websocket-extensions", "sec-websocket-accept", "content-length",
+     "sec-websocket-protocol"}  # (offered as wsproto's subprotocols: it checks the choice)
 )  # fmt: skip
+#: Headers of an upstream's refusal not passed to the client (it is framed anew).
+_REFUSAL_HOP = frozenset({"connection", "content-length", "transfer-encoding", "keep-alive"})
+REFUSAL_BODY = 64 * 1024  # the bytes of an upstream's refusal body relayed
+MAX_EARLY = 1024 * 1024  # bytes held of a client that sends before its 101
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +134,42 @@ def _close(kept: Kept) -> Close:
     reason = kept.data if isinstance(kept.data, str) else ""
     while len(reason.encode()) > 123:  # redaction may lengthen it past a frame's room
         reason = reason[:-1]
-    return Close(kept.code, reason)
+    return Close(int(kept.code), reason)
 
 
-def websocket_mock(req: Request, kept: list[Kept], name: str | None = None) -> Mock:
-    """A mock that replays ``kept`` to an upgrade of ``req``'s path (method and path only)."""
-    return request("GET", req.path, name=name).reply(WebSocket(to_script(kept)))
+def websocket_mock(
+    req: Request, kept: list[Kept], name: str | None = None, subprotocol: str | None = None
+) -> Mock:
+    """A mock that replays ``kept`` to an upgrade of ``req``'s path (method and path only),
+    choosing ``subprotocol`` when the client offers it."""
+    endpoint = WebSocket(to_script(kept), subprotocol=subprotocol)
+    return request("GET", req.path, name=name).reply(endpoint)
+
+
+def offered(req: Request) -> list[str]:
+    """The subprotocols an upgrade request offers, in order (every header line of them;
+    what is not a token is no protocol)."""
+    values = [v for n, v in req.headers.items_list if n.lower() == "sec-websocket-protocol"]
+    return [p.strip() for v in values for p in v.split(",") if _TOKEN.match(p.strip())]
+
+
+def refusal(code: int, headers: list[tuple[bytes, bytes]], body: bytes) -> Reply:
+    """The upstream's refusal of an upgrade as the client gets it (framed anew, closing)."""
+    reply = status(code)
+    for name, value in headers:
+        shown = name.decode("latin-1")
+        if shown.lower() not in _REFUSAL_HOP:
+            reply = reply.header(shown, value.decode("latin-1"))
+    return reply.body(body)
+
+
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 §5.6.2
+
+
+def _gateway(code: int, upstream: str, what: str) -> Reply:
+    """The proxy's own answer to an upgrade its upstream did not answer (502, 504)."""
+    text = status(code).header("Content-Type", "text/plain; charset=utf-8")
+    return text.body(f"mockhttp: the upstream {upstream} {what}\n")
 
 
 @dataclass(eq=False)
@@ -134,10 +179,14 @@ class Relay(asyncio.Protocol):
     upstream: str  # the upstream's base URL (http:// or https://)
     req: Request
     on_end: Callable[[Relay], None]
+    handshake: Handshake  # how the client's upgrade is answered, once the upstream has
     verify: ssl.SSLContext | None = None
     redact: tuple[str, ...] = ()  # more header names whose values are secrets
+    timeout: float = 10.0  # seconds for the upstream to connect and answer the upgrade
     kept: list[Kept] = field(default_factory=list)
     reached: bool = False  # the upstream accepted the upgrade
+    subprotocol: str | None = None  # the one the upstream chose
+    failure: str = ""  # why the upstream never accepted (Rule 2), as logged
 
     def __post_init__(self) -> None:
         self._client = Connection(ConnectionType.SERVER)
@@ -145,19 +194,28 @@ class Relay(asyncio.Protocol):
         self._redactor = Redactor.of_request(self.req, names=self.redact)
         self._transport: asyncio.Transport | None = None
         self._up: _Upstream | None = None
-        self._queued: list[Event] = []
+        self._early = bytearray()  # what the client sent before its upgrade was answered
         self._ended = False
         self._parts: list[Any] = []
+        self._waiting: asyncio.TimerHandle | None = None  # the upstream's answer's deadline
 
     def keep(self, sender: str, kind: str, data: str | bytes, code: int | None = None) -> None:
         shown: str | bytes = self._redactor.text(data) if isinstance(data, str) else data
-        self.kept.append(Kept(sender, kind, shown, round(time.monotonic() - self._began, 6), code))
+        number = None if code is None else int(code)  # (wsproto's CloseReason: no file form)
+        at = round(time.monotonic() - self._began, 6)
+        self.kept.append(Kept(sender, kind, shown, at, number))
 
     # -- the client's side ------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
-        self._opening = asyncio.get_running_loop().create_task(self._open())
+        loop = asyncio.get_running_loop()
+        self._opening = loop.create_task(self._open())
+        self._waiting = loop.call_later(self.timeout, self._too_slow)
+
+    def _answered(self) -> None:
+        if self._waiting is not None:
+            self._waiting.cancel()
 
     async def _open(self) -> None:
         parts = urlsplit(self.upstream)
@@ -170,30 +228,63 @@ class Relay(asyncio.Protocol):
                 lambda: _Upstream(self), parts.hostname or "", port, ssl=context
             )
         except (OSError, ssl.SSLError) as exc:
-            self.close_client(1011, f"upstream unreachable: {exc}"[:120])
+            self.refuse(502, f"is unreachable ({exc})")
+            return
+        if self._transport is None or self.handshake.answered:  # gone, or too slow
+            up.close()
             return
         self._up = up
         base = parts.path.rstrip("/")
         headers = [(n, v) for n, v in self.req.headers.items() if n.lower() not in _HOP]
-        up.start(parts.netloc, base + self.req.target, headers)
+        up.start(parts.netloc, base + self.req.target, headers, offered(self.req))
 
-    def upstream_open(self) -> None:
+    def _too_slow(self) -> None:
+        self.refuse(504, f"did not answer the upgrade within {self.timeout:g} s")
+
+    def refuse(self, code: int, what: str, reply: Reply | None = None) -> None:
+        """Rule 2: the client gets ``reply`` for its upgrade (None: the proxy's ``code``
+        saying the upstream ``what``); the upstream is let go; ``what`` is logged."""
+        self._answered()
+        if self.handshake.answered:
+            return
+        self.failure = what
+        self.handshake.refuse(reply or _gateway(code, self.upstream, what))
+        if self._up is not None:
+            self._up.close()
+
+    def upstream_open(self, subprotocol: str | None) -> None:
+        self._answered()
+        chosen = [] if subprotocol is None else [("Sec-WebSocket-Protocol", subprotocol)]
+        if not self.handshake.accept(chosen):  # the client has gone (or 504 was sent)
+            if self._up is not None:
+                self._up.close()
+            return
         self.reached = True
-        queued, self._queued = self._queued, []
-        for event in queued:
-            self._to_upstream(event)
+        self.subprotocol = subprotocol
+        early, self._early = bytes(self._early), bytearray()
+        if early:
+            self.data_received(early)
 
     def data_received(self, data: bytes) -> None:
+        if not self.reached:  # a client sends frames only after the 101: held till then
+            if len(self._early) < MAX_EARLY:
+                self._early += data
+            return
         self._client.receive_data(data)
         self._drain()
 
     def eof_received(self) -> bool | None:
-        self._client.receive_data(None)
-        self._drain()
+        if self.reached:
+            self._client.receive_data(None)
+            self._drain()
         return None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._transport = None
+        self._answered()
+        self.handshake.gone()
+        if not self.reached and not self.failure:
+            self.failure = "had not answered when the client went away"
         if self._up is not None:
             self._up.close()
         self._end()
@@ -223,10 +314,7 @@ class Relay(asyncio.Protocol):
                 self._close_transport()
             else:
                 continue
-            if self.reached:
-                self._to_upstream(event)
-            else:
-                self._queued.append(event)
+            self._to_upstream(event)
 
     def _to_upstream(self, event: Event) -> None:
         if self._up is not None:
@@ -278,13 +366,19 @@ class _Upstream(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.parts: list[Any] = []
         self.closed_seen = False
+        self.refused: tuple[int, list[tuple[bytes, bytes]]] | None = None
+        self.body = bytearray()  # of a refusal
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
-    def start(self, host: str, target: str, headers: list[tuple[str, str]]) -> None:
+    def start(
+        self, host: str, target: str, headers: list[tuple[str, str]], subprotocols: list[str]
+    ) -> None:
         extra = [(n.encode(), v.encode()) for n, v in headers]
-        self._write(WsRequest(host=host, target=target, extra_headers=extra))
+        self._write(
+            WsRequest(host=host, target=target, extra_headers=extra, subprotocols=subprotocols)
+        )
 
     def send(self, event: Event) -> None:
         self._write(event)
@@ -296,33 +390,63 @@ class _Upstream(asyncio.Protocol):
             self.transport.write(self.ws.send(event))
 
     def data_received(self, data: bytes) -> None:
-        self.ws.receive_data(data)
-        for event in self.ws.events():
-            if isinstance(event, AcceptConnection):
-                self.relay.upstream_open()
-            elif isinstance(event, RejectConnection):
-                self.relay.close_client(1011, f"upstream refused the upgrade: {event.status_code}")
-                self.closed_seen = True
-                self.close()
-            elif isinstance(event, Message):
-                self.parts.append(event.data)
-                if event.message_finished:
-                    text = isinstance(event, TextMessage)
-                    whole = "".join(self.parts) if text else b"".join(self.parts)
-                    self.parts = []
-                    self.relay.from_upstream(whole)
-            elif isinstance(event, Ping):
+        try:
+            self.ws.receive_data(data)
+            for event in self.ws.events():
+                self._event(event)
+        except RemoteProtocolError as exc:  # e.g. a subprotocol the client never offered
+            self.closed_seen = True
+            if self.relay.reached:
+                self.relay.close_client(1002, "the upstream broke the protocol")
+            else:
+                self.relay.refuse(502, f"answered the upgrade out of protocol ({exc})")
+            self.close()
+
+    def _refused(self) -> None:
+        assert self.refused is not None
+        code, headers = self.refused
+        self.closed_seen = True
+        body = bytes(self.body[:REFUSAL_BODY])
+        self.relay.refuse(code, f"refused the upgrade ({code})", refusal(code, headers, body))
+        self.close()
+
+    def _event(self, event: Event) -> None:
+        if isinstance(event, AcceptConnection):
+            self.relay.upstream_open(event.subprotocol)
+        elif isinstance(event, RejectConnection):
+            self.refused = (event.status_code, list(event.headers))
+            if not event.has_body:
+                self._refused()
+        elif isinstance(event, RejectData):
+            if len(self.body) < REFUSAL_BODY:
+                self.body += event.data
+            if event.body_finished:
+                self._refused()
+        elif isinstance(event, Message):
+            self.parts.append(event.data)
+            if event.message_finished:
+                text = isinstance(event, TextMessage)
+                whole = "".join(self.parts) if text else b"".join(self.parts)
+                self.parts = []
+                self.relay.from_upstream(whole)
+        elif isinstance(event, Ping):
+            self._write(event.response())
+        elif isinstance(event, CloseConnection):
+            self.closed_seen = True
+            if self.ws.state.name == "REMOTE_CLOSING":
                 self._write(event.response())
-            elif isinstance(event, CloseConnection):
-                self.closed_seen = True
-                if self.ws.state.name == "REMOTE_CLOSING":
-                    self._write(event.response())
-                self.relay.upstream_closed(event.code, event.reason or "")
-                self.close()
+            self.relay.upstream_closed(event.code, event.reason or "")
+            self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed_seen:
-            self.closed_seen = True
+        if self.closed_seen:
+            return
+        self.closed_seen = True
+        if self.refused is not None:  # a refusal whose body the close ends
+            self._refused()
+        elif not self.relay.reached:
+            self.relay.refuse(502, "closed the connection before it answered the upgrade")
+        else:
             self.relay.upstream_closed(None, "")
 
     def close(self) -> None:
