@@ -531,14 +531,16 @@ class Kept:
     """What the entries of a kept answer's calls share (``Journal.answered_whole``): the
     fields of ``mock``'s answer to ``method target`` (``_lane.Hit`` holds one).
 
-    The entry of call ``seq`` is ``(seq, request, *before, time, *after)`` (built in
+    The entry of call ``seq`` is ``(seq, request, *before, time)`` (built in
     ``Journal.answered_whole``): ``_pack``'s layout, ``(seq, request, mock id, status, path
     params, body bytes, wire bytes, events, body sent, outcome, *extras)``, its request
     ``(method, target, fields, body, version, trailers)`` marshalled for the last
-    ``fields()`` (``_request_of`` reads it).
+    ``fields()`` (``_request_of`` reads it), and the extras after ``time`` left out: an
+    entry may end early, the fields it lacks are their defaults (``_full``).  Measured:
+    a lane entry of 12 fields instead of 17 keeps 40 bytes a call fewer.
     """
 
-    __slots__ = ("_fields", "_request", "after", "before", "key", "mock", "request", "size")
+    __slots__ = ("_fields", "_request", "before", "key", "mock", "request", "size")
 
     def __init__(
         self,
@@ -564,7 +566,6 @@ class Kept:
             "complete",
             *_EXTRA_BLANK[:_TIME_AT],
         )
-        self.after = _EXTRA_BLANK[_TIME_AT + 1 :]
         self._fields: tuple[tuple[str, str], ...] | None = None  # the request's last fields
         self._request = b""  # and its request, marshalled
 
@@ -587,11 +588,19 @@ def read_back(record: tuple[Any, ...], mock: Mock) -> Call:
     return _unpack(record, {id(mock): mock})
 
 
+def _full(record: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``record`` with the fields an entry may leave out at its end (``Kept``) filled in
+    with their defaults."""
+    missing = _SIZE - len(record)
+    return record + _EXTRA_BLANK[len(_EXTRA_BLANK) - missing :] if missing else record
+
+
 def _unpack(record: tuple[Any, ...], mocks: dict[int, Mock]) -> Call:
     seq = record[0]
     view = _VIEWS.get(seq)
     if view is not None:
         return view
+    record = _full(record)
     values = dict(zip(_REQUEST_FIELDS, _request_of(record), strict=True))
     for name in _HEADER_FIELDS:
         values[name] = Headers(values[name])
@@ -670,10 +679,12 @@ def _strip(call: Call) -> None:
 
 
 _DROPPED_AT = 10 + _EXTRA.index("_dropped")
+_SIZE = 10 + len(_EXTRA)  # the fields of a whole entry
 
 
 def _stripped(record: tuple[Any, ...]) -> tuple[Any, ...]:
     """A compact entry without its bodies (unchanged when they are already gone)."""
+    record = _full(record)
     if record[_DROPPED_AT] is not None:
         return record
     request = list(_request_of(record))
@@ -781,7 +792,7 @@ class Journal:
             self._headers = fields
         if fields is not kept._fields:
             kept.fields(fields)
-        record = (seq, kept._request, *kept.before, _now(), *kept.after)  # (see Kept)
+        record = (seq, kept._request, *kept.before, _now())  # (see Kept)
         active._count += 1
         mine = active.calls
         calls = self.calls
