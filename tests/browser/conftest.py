@@ -74,3 +74,16 @@ def chromium_tls(certs: Any) -> Iterator[Any]:
     from mockhttp._server._tls import spki_sha256
 
     yield from launch([*ARGS, f"--ignore-certificate-errors-spki-list={spki_sha256(certs)}"])
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Any]:
+    """A dashboard-sized page of the module's Chromium; the test fails on any script error
+    the page raised."""
+    page = chromium.new_page()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    page.close()
+    assert errors == []

@@ -47,17 +47,6 @@ def server() -> Iterator[mockhttp.Server]:
         yield server
 
 
-@pytest.fixture
-def page(chromium: Any) -> Iterator[Any]:
-    page = chromium.new_page()
-    page.set_viewport_size({"width": 1400, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    page.close()
-    assert errors == []
-
-
 def open_live(page: Any, server: mockhttp.Server) -> None:
     page.goto(server.url + "/__mockhttp/ui/")
     live(page)

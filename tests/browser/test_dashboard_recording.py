@@ -4,7 +4,6 @@ what the recording proxy wrote into a saved journal, and the page opened from th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +19,6 @@ from tests.browser.test_dashboard import keep
 from tests.helpers.cli_process import run
 
 WAIT = 30_000  # ms: a generous bound for what the page shows (a loaded machine)
-
-
-@pytest.fixture
-def page(chromium: Any) -> Iterator[Any]:
-    page = chromium.new_page()
-    page.set_viewport_size({"width": 1400, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    page.close()
-    assert errors == []
 
 
 def test_a_recording_opens_with_its_timeline(page: Any, tmp_path: Path) -> None:

@@ -51,17 +51,6 @@ def serving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
         yield serving
 
 
-@pytest.fixture
-def page(chromium: Any) -> Iterator[Any]:
-    page = chromium.new_page()
-    page.set_viewport_size({"width": 1400, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    page.close()
-    assert errors == []
-
-
 def rows(page: Any) -> Any:
     return page.locator("#call-table tbody tr")
 
