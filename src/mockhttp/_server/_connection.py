@@ -18,7 +18,7 @@ that followed are parsed as requests.
 A request the lane knows comes from ``Http1`` as a ``Known`` event (``_lane.py``): it is
 journaled (``Server._known``) and its kept bytes written here, in its turn, with no
 ``Message`` or plan built (``Hit.start`` and ``done`` inlined in ``_handle``).  Measured
-(``docs/performance.md``, "no cost, met"): 40.3k instructions a small keep-alive request,
+(``docs/performance.md``, "no cost, met"): 39.2k instructions a small keep-alive request,
 against 46.7k when the lane was a plan the server gave for a ``Message``, and
 40.2k before the house's sans-I/O parser.
 """
