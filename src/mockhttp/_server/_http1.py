@@ -53,7 +53,7 @@ __all__ = [
     "Continue",
     "Event",
     "Http1",
-    "Kept",
+    "KeptAnswers",
     "Key",
     "Known",
     "Message",
@@ -91,7 +91,7 @@ Fields = list[tuple[str, str]]
 Key = tuple[str, str, str, bool]
 
 
-class Kept(Protocol):
+class KeptAnswers(Protocol):
     """A table of kept answers (``_lane.Lane`` is one): the answer to a request of
     ``key`` that has no body, or None."""
 
@@ -208,7 +208,7 @@ class Http1:
         "trailing",
     )
 
-    def __init__(self, kept: Kept | None = None) -> None:
+    def __init__(self, kept: KeptAnswers | None = None) -> None:
         self.parser = httptools.HttpRequestParser(self)
         # requests of a key this table knows come as ``Known`` (see module)
         self.kept = kept
