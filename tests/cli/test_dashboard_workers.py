@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from mockhttp._core._sse_decode import Decoder, Message
+from mockhttp._server._hub_events import positions_of
 from tests.helpers.cli_process import Serving
 
 pytestmark = pytest.mark.skipif(
@@ -107,7 +108,9 @@ def test_the_journal_stream_holds_every_workers_calls(serving: Serving) -> None:
     assert snapshot is not None
     assert snapshot["workers"] == [0, 1]
     assert [m["describe"] for m in snapshot["mocks"]] == ["GET /who"]
-    assert seen[0].id.partition(".")[2] == "1"
+    positions = positions_of(seen[0].id)  # (every worker's position: resumable)
+    assert positions is not None
+    assert sorted(positions) == [0, 1]
     for n in range(TRIES):  # until both workers answered
         assert fresh(serving.url, f"/who?n={n}").text == "shared"
         if {c["worker"] for c in events.calls()} == {0, 1}:
@@ -116,7 +119,7 @@ def test_the_journal_stream_holds_every_workers_calls(serving: Serving) -> None:
     paths = {c["request"]["path"] for c in events.calls()}
     assert paths == {"/who"}  # (the page's own admin requests are not calls)
     ids = [m.id for m in events.seen]
-    assert len(set(ids)) == len(ids)  # one numbering for the merged stream
+    assert len(set(ids)) == len(ids)  # each event a position of its own
     events.done.set()
 
 
