@@ -19,6 +19,8 @@ tests/test_quirk_clients.py runs the Python clients and checks the table in the 
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import shutil
@@ -132,15 +134,18 @@ def judge(
 # -- the Python clients ---------------------------------------------------------------------
 
 
-_OPENAI = openai.OpenAI(base_url="http://127.0.0.1", api_key="sk-test", max_retries=0, timeout=10)
-_ANTHROPIC = anthropic.Anthropic(
-    base_url="http://127.0.0.1", api_key="sk-test", max_retries=0, timeout=10
-)
+@dataclasses.dataclass(frozen=True)
+class Clients:
+    """The SDK clients of one run, each case's base URL set by ``with_options`` (the copies
+    share the client's connection pool); ``run_python`` closes them at the run's end."""
+
+    openai_sdk: openai.OpenAI
+    anthropic_sdk: anthropic.Anthropic
 
 
-def chat(base: str, request: dict[str, Any]) -> Result:
+def chat(clients: Clients, base: str, request: dict[str, Any]) -> Result:
     """What a streaming Chat Completions client assembles (as most code reads chunks)."""
-    client = _OPENAI.with_options(base_url=base + "/v1")
+    client = clients.openai_sdk.with_options(base_url=base + "/v1")
     text, finish, usage = "", None, None
     calls: dict[Any, dict[str, str]] = {}
     options = {"stream_options": request["stream_options"]} if "stream_options" in request else {}
@@ -160,9 +165,9 @@ def chat(base: str, request: dict[str, Any]) -> Result:
     return {"text": text, "tools": list(calls.values()), "usage": usage, "finish": finish}
 
 
-def responses(base: str, request: dict[str, Any]) -> Result:
+def responses(clients: Clients, base: str, request: dict[str, Any]) -> Result:
     """What a streaming Responses client assembles."""
-    client = _OPENAI.with_options(base_url=base + "/v1")
+    client = clients.openai_sdk.with_options(base_url=base + "/v1")
     text, usage, status, args = "", None, None, ""
     for event in client.responses.create(
         model=request["model"], input=request["input"], stream=True
@@ -177,9 +182,9 @@ def responses(base: str, request: dict[str, Any]) -> Result:
     return {"text": text, "arguments": args, "usage": usage, "status": status}
 
 
-def messages(base: str, request: dict[str, Any]) -> Result:
+def messages(clients: Clients, base: str, request: dict[str, Any]) -> Result:
     """What the anthropic SDK's message stream assembles."""
-    client = _ANTHROPIC.with_options(base_url=base)
+    client = clients.anthropic_sdk.with_options(base_url=base)
     with client.messages.stream(
         model=request["model"], max_tokens=request["max_tokens"], messages=request["messages"]
     ) as stream:
@@ -190,7 +195,7 @@ def messages(base: str, request: dict[str, Any]) -> Result:
     return {"text": text, "tools": tools, "usage": usage, "stop": message.stop_reason}
 
 
-PYTHON: dict[str, tuple[str, Callable[[str, dict[str, Any]], Result]]] = {
+PYTHON: dict[str, tuple[str, Callable[[Clients, str, dict[str, Any]], Result]]] = {
     "openai_chat": ("openai-python", chat),
     "openai_responses": ("openai-python", responses),
     "anthropic_messages": ("anthropic-python", messages),
@@ -209,16 +214,27 @@ def verdict(result: Result | BaseException, reference: Result) -> str:
     return f"silently wrong ({', '.join(differs)})"
 
 
-def _read_python(kind: str, base: str, request: dict[str, Any]) -> Result | BaseException:
+def _read_python(
+    clients: Clients, kind: str, base: str, request: dict[str, Any]
+) -> Result | BaseException:
     try:
-        return PYTHON[kind][1](base, request)
+        return PYTHON[kind][1](clients, base, request)
     except Exception as exc:  # what the client raises is the finding
         return exc
 
 
 def run_python(server: mockhttp.Server, cases: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """The Python SDKs' verdict on every case."""
-    return judge(server, cases, _read_python)
+    """The Python SDKs' verdict on every case (their clients closed at the end, not left
+    to the garbage collector with a pooled connection open)."""
+    local = "http://127.0.0.1"
+    with (
+        openai.OpenAI(base_url=local, api_key="sk-test", max_retries=0, timeout=10) as openai_sdk,
+        anthropic.Anthropic(
+            base_url=local, api_key="sk-test", max_retries=0, timeout=10
+        ) as anthropic_sdk,
+    ):
+        clients = Clients(openai_sdk, anthropic_sdk)
+        return judge(server, cases, functools.partial(_read_python, clients))
 
 
 # -- Node clients (optional) ----------------------------------------------------------------

@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, settings
 
 import mockhttp
 
+pytest_plugins = ["tests.helpers.open_clients"]
+
 # Hypothesis's two clocks are timing assertions without a margin: a 200 ms deadline per
 # example, and the "input generation is slow" health check (1 s), which a loaded machine
 # failed.  The suite keeps neither; the properties are checked as before.

@@ -1,14 +1,17 @@
-"""Push configs and deliveries, pure (a recording post function, a fake clock)."""
+"""Push configs and deliveries, pure (a recording post function, a fake clock); the
+default poster's client against a loopback webhook last."""
 
 from __future__ import annotations
 
 import json
 import time
 
+import httpx
 import pytest
 
+import mockhttp
 from mockhttp._core._kept import Memory
-from mockhttp.a2a._push import TOKEN_HEADER, Config, Push, config_from
+from mockhttp.a2a._push import TOKEN_HEADER, Config, Push, _Poster, config_from
 from mockhttp.a2a._validate import Invalid
 
 
@@ -149,3 +152,66 @@ def test_drop_after_keeps_the_deliveries_already_due() -> None:
         push.drop("task-1", after=100.0)
     assert push.wait_idle(30)
     assert posted == [b'{"n": 1}', b'{"other": 1}', b'{"n": 2}']
+
+
+class _Posts:
+    """A post function that can be closed: records what it is asked, in order."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    def __call__(self, url: str, headers: dict[str, str], body: bytes) -> int:
+        self.log.append(json.loads(body)["n"])
+        return 200
+
+    def close(self) -> None:
+        self.log.append("close")
+
+
+def test_the_post_is_closed_once_no_delivery_is_left_queued() -> None:
+    """Deliveries queued together share the post; it is closed after the last one, before
+    ``wait_idle`` returns, and a later send uses it again."""
+    posts = _Posts()
+    push = Push(post=posts)
+    push.add(Config("a", "task-1", "http://h/"))
+    now = time.time()
+    with push._lock:  # both queued before the delivery thread takes the first
+        push.send("task-1", now, {"n": 1})
+        push.send("task-1", now + 0.1, {"n": 2})
+    assert push.wait_idle(30)
+    assert posts.log == [1, 2, "close"]
+    push.send("task-1", time.time(), {"n": 3})
+    assert push.wait_idle(30)
+    assert posts.log == [1, 2, "close", 3, "close"]
+
+
+class _SeenPoster(_Poster):
+    """The default poster, keeping each HTTP client it posted with."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clients: list[httpx.Client] = []
+
+    def __call__(self, url: str, headers: dict[str, str], body: bytes) -> int:
+        status = super().__call__(url, headers, body)
+        assert self._client is not None
+        if self._client not in self.clients:
+            self.clients.append(self._client)
+        return status
+
+
+def test_the_default_poster_closes_its_client_when_the_deliveries_run_out() -> None:
+    """The real HTTP client (its kept-alive connection to the webhook) is closed once idle,
+    not left open for the garbage collector; the next burst gets a new one."""
+    poster = _SeenPoster()
+    push = Push(post=poster)
+    with mockhttp.Server() as hooks:
+        hook = hooks.mock(mockhttp.request("POST", "/hook").reply(mockhttp.ok().json({})))
+        push.add(Config("a", "task-1", hooks.url + "/hook"))
+        for n in (1, 2):
+            push.send("task-1", time.time(), {"n": n})
+            assert push.wait_idle(30)
+            assert poster.clients[-1].is_closed
+        assert [json.loads(c.request.body) for c in hook.calls] == [{"n": 1}, {"n": 2}]
+    assert len(poster.clients) == 2
+    assert [d.status for d in push.sent()] == [200, 200]

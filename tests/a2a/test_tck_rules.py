@@ -345,13 +345,12 @@ def test_the_extended_card_and_the_bearer_token() -> None:
 
 
 async def _with_token(url: str, body: Body) -> Any:
-    http = httpx.AsyncClient(headers={"authorization": "Bearer mockhttp"})
-    client = await create_client(url, ClientConfig(httpx_client=http))
-    try:
-        return await body(client)
-    finally:
-        await client.close()
-        await http.aclose()
+    async with httpx.AsyncClient(headers={"authorization": "Bearer mockhttp"}) as http:
+        client = await create_client(url, ClientConfig(httpx_client=http))
+        try:
+            return await body(client)
+        finally:
+            await client.close()
 
 
 def test_invalid_requests_are_refused_with_the_sdk_errors() -> None:

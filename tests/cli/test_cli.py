@@ -48,34 +48,40 @@ def defaults() -> Iterator[Serving]:
         yield serving
 
 
-def test_defaults_openai_sdk_streams_and_buffers(defaults: Serving) -> None:
+@pytest.fixture
+def openai_sdk(defaults: Serving) -> Iterator[openai.OpenAI]:
+    """An openai SDK client for ``defaults``, closed after the test."""
+    with openai.OpenAI(base_url=defaults.url + "/v1", api_key="any", max_retries=0) as client:
+        yield client
+
+
+def test_defaults_openai_sdk_streams_and_buffers(openai_sdk: openai.OpenAI) -> None:
     """The openai SDK gets "Hello, world" streamed, and as one JSON answer without stream."""
-    client = openai.OpenAI(base_url=defaults.url + "/v1", api_key="any", max_retries=0)
     messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hi"}]
-    stream = client.chat.completions.create(model="m", messages=messages, stream=True)
+    stream = openai_sdk.chat.completions.create(model="m", messages=messages, stream=True)
     assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, world"
-    answer = client.chat.completions.create(model="m", messages=messages)
+    answer = openai_sdk.chat.completions.create(model="m", messages=messages)
     assert answer.choices[0].message.content == "Hello, world"
     assert answer.choices[0].finish_reason == "stop"
 
 
 def test_defaults_anthropic_sdk_streams_and_buffers(defaults: Serving) -> None:
     """The anthropic SDK's stream helper and plain call both read "Hello, world"."""
-    client = anthropic.Anthropic(base_url=defaults.url, api_key="any", max_retries=0)
     messages: list[MessageParam] = [{"role": "user", "content": "hi"}]
-    with client.messages.stream(model="m", max_tokens=9, messages=messages) as stream:
-        assert "".join(stream.text_stream) == "Hello, world"
-        assert stream.get_final_message().stop_reason == "end_turn"
-    answer = client.messages.create(model="m", max_tokens=9, messages=messages)
+    with anthropic.Anthropic(base_url=defaults.url, api_key="any", max_retries=0) as client:
+        with client.messages.stream(model="m", max_tokens=9, messages=messages) as stream:
+            assert "".join(stream.text_stream) == "Hello, world"
+            assert stream.get_final_message().stop_reason == "end_turn"
+        answer = client.messages.create(model="m", max_tokens=9, messages=messages)
     block = answer.content[0]
     assert block.type == "text"
     assert block.text == "Hello, world"
 
 
-def test_defaults_models_list(defaults: Serving) -> None:
+def test_defaults_models_list(openai_sdk: openai.OpenAI) -> None:
     """GET /v1/models lists the mock models, as the openai SDK reads them."""
-    client = openai.OpenAI(base_url=defaults.url + "/v1", api_key="any", max_retries=0)
-    assert [m.id for m in client.models.list()] == ["gpt-mock", "claude-mock", "gemini-mock"]
+    models = openai_sdk.models.list()
+    assert [m.id for m in models] == ["gpt-mock", "claude-mock", "gemini-mock"]
 
 
 def test_defaults_log_one_line_per_request(defaults: Serving) -> None:

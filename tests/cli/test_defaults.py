@@ -33,8 +33,8 @@ def test_defaults_beside_your_own_yours_first(tmp_path: Path) -> None:
         chat = httpx.post(serving.url + "/v1/chat/completions", json={})
         assert chat.json() == {"mine": True}
         assert httpx.get(serving.url + "/v1/models").json() == {"mine": True}
-        client = openai.OpenAI(base_url=serving.url + "/v1", api_key="k", max_retries=0)
-        answer = client.responses.create(model="m", input="hi")  # a built-in mock
+        with openai.OpenAI(base_url=serving.url + "/v1", api_key="k", max_retries=0) as client:
+            answer = client.responses.create(model="m", input="hi")  # a built-in mock
         assert answer.output_text == "Hello, world"
         names = [m["name"] for m in httpx.get(serving.url + "/__mockhttp/mocks").json()["mocks"]]
         assert sorted(names) == [

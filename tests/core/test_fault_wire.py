@@ -85,13 +85,13 @@ def raw_post(server: mockhttp.Server, *, timeout: float = 5.0) -> RawResult:
 
 def sdk(server: mockhttp.Server, *, retries: int = 0) -> str:
     """The official openai SDK, streaming: the answer put together from the deltas."""
-    client = openai.OpenAI(
+    with openai.OpenAI(
         base_url=server.url + "/v1", api_key="sk-test", max_retries=retries, timeout=5
-    )
-    stream = client.chat.completions.create(
-        model="gpt-test", messages=[{"role": "user", "content": "Say hello"}], stream=True
-    )
-    return "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+    ) as client:
+        stream = client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "Say hello"}], stream=True
+        )
+        return "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
 
 
 def sse_events(pieces: list[bytes]) -> list[tuple[str, str]]:
@@ -239,11 +239,11 @@ def test_reset_after_bytes_reaches_a_client_that_reads_late(server: mockhttp.Ser
 def test_reset_after_events_fails_the_sdk_after_the_first_chunk(server: mockhttp.Server) -> None:
     """reset_after_events(1): the SDK yields 'Hel', then raises."""
     server.mock(seed_mock(fault.reset_after_events(1)))
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-    stream = client.chat.completions.create(model="m", messages=[], stream=True)
-    assert next(stream).choices[0].delta.content == "Hel"
-    with pytest.raises(openai.APIConnectionError):
-        next(stream)
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0) as client:
+        stream = client.chat.completions.create(model="m", messages=[], stream=True)
+        assert next(stream).choices[0].delta.content == "Hel"
+        with pytest.raises(openai.APIConnectionError):
+            next(stream)
 
 
 def test_close_after_events_delivers_whole_events_then_eof(server: mockhttp.Server) -> None:
@@ -362,8 +362,12 @@ def test_a_stall_ends_when_the_client_hangs_up(server: mockhttp.Server) -> None:
 def test_stall_before_the_head_trips_a_read_timeout(server: mockhttp.Server) -> None:
     """stall(): no status line ever comes; the SDK times out."""
     server.mock(seed_mock(fault.stall()))
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0, timeout=0.5)
-    with pytest.raises(openai.APITimeoutError):
+    with (
+        openai.OpenAI(
+            base_url=server.url + "/v1", api_key="k", max_retries=0, timeout=0.5
+        ) as client,
+        pytest.raises(openai.APITimeoutError),
+    ):
         client.chat.completions.create(model="m", messages=[], stream=True)
 
 

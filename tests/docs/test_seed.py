@@ -83,19 +83,21 @@ def test_puts_the_answer_together_httpx(server: mockhttp.Server) -> None:
 def test_puts_the_answer_together_openai_sdk(server: mockhttp.Server) -> None:
     """The official openai SDK streams the same answer."""
     scoped = server.mock(streamed_answer())
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-    stream = client.chat.completions.create(
-        model="gpt-test", messages=[{"role": "user", "content": "Say hello"}], stream=True
-    )
-    assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, world"
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0) as client:
+        stream = client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "Say hello"}], stream=True
+        )
+        assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, world"
     scoped.assert_called_once()
 
 
 def test_stream_false_does_not_match_the_streaming_mock(server: mockhttp.Server) -> None:
     """A request with "stream": false gets the 404 explaining $.stream."""
     server.mock(streamed_answer())
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-    with pytest.raises(openai.NotFoundError) as info:
+    with (
+        openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0) as client,
+        pytest.raises(openai.NotFoundError) as info,
+    ):
         client.chat.completions.create(model="gpt-test", messages=[], stream=False)
     assert "$.stream: got false, expected true" in str(info.value)
     server.reset()
@@ -123,8 +125,10 @@ def test_fails_on_a_rate_limit_httpx(server: mockhttp.Server) -> None:
 def test_fails_on_a_rate_limit_openai_sdk(server: mockhttp.Server) -> None:
     """The openai SDK raises RateLimitError carrying the message."""
     mock = server.mock(rate_limit())
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-    with pytest.raises(openai.RateLimitError, match="slow down"):
+    with (
+        openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0) as client,
+        pytest.raises(openai.RateLimitError, match="slow down"),
+    ):
         client.chat.completions.create(model="gpt-test", messages=[], stream=True)
     mock.assert_called_once()
 
@@ -137,9 +141,9 @@ def test_rate_limit_once_then_the_stream(server: mockhttp.Server) -> None:
             mockhttp.status(429).header("Retry-After", "0").json({"error": {"message": "x"}})
         )
     )
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=1)
-    stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
-    assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, world"
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=1) as client:
+        stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
+        assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, world"
     limited.assert_called_once()
 
 

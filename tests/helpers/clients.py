@@ -102,23 +102,23 @@ def anthropic_sdk_text(url: str) -> str:
     This SDK release sends its key as a bearer token and a newer anthropic-version; the
     guide's mocks pin x-api-key and 2023-06-01, so the client is told to send those.
     """
-    client = anthropic.Anthropic(
+    with anthropic.Anthropic(
         base_url=url,
         api_key="test-key",
         max_retries=0,
         default_headers={"x-api-key": "test-key", "anthropic-version": "2023-06-01"},
-    )
-    stream = client.messages.create(
-        model="claude-test",
-        max_tokens=16,
-        messages=[{"role": "user", "content": "hi"}],
-        stream=True,
-    )
-    return "".join(
-        e.delta.text
-        for e in stream
-        if e.type == "content_block_delta" and e.delta.type == "text_delta"
-    )
+    ) as client:
+        stream = client.messages.create(
+            model="claude-test",
+            max_tokens=16,
+            messages=[{"role": "user", "content": "hi"}],
+            stream=True,
+        )
+        return "".join(
+            e.delta.text
+            for e in stream
+            if e.type == "content_block_delta" and e.delta.type == "text_delta"
+        )
 
 
 class _HTTPBody:

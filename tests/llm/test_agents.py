@@ -123,16 +123,22 @@ def test_openai_agents_sdk_meets_the_loop_guard_with_repeat_last() -> None:
 def test_langchain_openai_tool_loop() -> None:
     """LangChain's ChatOpenAI with a bound tool, looped by hand to the final answer."""
     pytest.importorskip("langchain_openai")
+    import openai
     from langchain_core.messages import HumanMessage, ToolMessage
     from langchain_core.tools import tool
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
     weather = tool(get_weather)
-    with mockhttp.Server() as server:
+    # our own HTTP client, closed at the end: ChatOpenAI's default one is cached for the
+    # process, its pooled connection to this (stopped) server left open
+    with mockhttp.Server() as server, openai.DefaultHttpxClient() as http:
         server.mock(SCRIPT)
         model = ChatOpenAI(
-            model="gpt-4o", base_url=server.url + "/v1", api_key=SecretStr("sk-test")
+            model="gpt-4o",
+            base_url=server.url + "/v1",
+            api_key=SecretStr("sk-test"),
+            http_client=http,
         )
         bound = model.bind_tools([weather])
         messages: list[Any] = [HumanMessage("Weather in Paris?")]

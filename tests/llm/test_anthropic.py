@@ -344,13 +344,15 @@ def test_the_server_sends_exactly_the_rendered_bytes(server: mockhttp.Server) ->
     assert head.startswith(b"HTTP/1.1 200 ")
 
 
-def test_the_anthropic_sdk_reads_the_stream_as_the_message(server: mockhttp.Server) -> None:
+def test_the_anthropic_sdk_reads_the_stream_as_the_message(
+    server: mockhttp.Server, anthropic_client: anthropic.Anthropic
+) -> None:
     server.mock(
         mockhttp.post("/v1/messages").reply(
             llm.anthropic_messages("Hi there", thinking="Hm", tool_calls=CALLS)
         )
     )
-    client = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
+    client = anthropic_client
     with client.messages.stream(model="claude-test", max_tokens=64, messages=USER) as stream:
         text = "".join(stream.text_stream)
         final = stream.get_final_message()
@@ -364,10 +366,12 @@ def test_the_anthropic_sdk_reads_the_stream_as_the_message(server: mockhttp.Serv
     assert final.usage.output_tokens == answer.usage.output_tokens
 
 
-def test_the_anthropic_sdk_raises_the_mid_stream_error(server: mockhttp.Server) -> None:
+def test_the_anthropic_sdk_raises_the_mid_stream_error(
+    server: mockhttp.Server, anthropic_client: anthropic.Anthropic
+) -> None:
     reply = llm.anthropic_messages("one two", error="overloaded", error_after=1)
     server.mock(mockhttp.post("/v1/messages").reply(reply))
-    client = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
+    client = anthropic_client
     seen: list[str] = []
 
     def read() -> None:

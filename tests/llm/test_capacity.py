@@ -342,9 +342,11 @@ def test_the_openai_sdk_honours_retry_after_and_gets_through():
     window told them apart only by an upper bound on the time, 0.35 s, which a loaded
     machine passed.)"""
     pool = llm.capacity(rpm=1, minute="2s")
-    with mockhttp.Server() as server:
+    with (
+        mockhttp.Server() as server,
+        openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=2) as client,
+    ):
         server.mock(mockhttp.post(CHAT).reply(llm.openai_chat("Hello", capacity=pool)))
-        client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=2)
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Hi"}])
         answer = client.chat.completions.create(
             model="m", messages=[{"role": "user", "content": "Hi"}]

@@ -31,12 +31,18 @@ def url() -> Iterator[str]:
         yield server.url
 
 
+@pytest.fixture
+def client(url: str) -> Iterator[openai.OpenAI]:
+    """An openai client of the module's server, closed at the test's end (not by the GC)."""
+    with openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0) as c:
+        yield c
+
+
 def cosine(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True))
 
 
-def test_openai_sdk_reads_base64_and_float_alike(url: str) -> None:
-    client = openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0)
+def test_openai_sdk_reads_base64_and_float_alike(client: openai.OpenAI) -> None:
     default = client.embeddings.create(model="text-embedding-3-small", input=["a cat", "a dog"])
     floats = client.embeddings.create(
         model="text-embedding-3-small", input=["a cat", "a dog"], encoding_format="float"
@@ -49,20 +55,18 @@ def test_openai_sdk_reads_base64_and_float_alike(url: str) -> None:
     assert default.model == "text-embedding-3-small"
 
 
-def test_dimensions_and_the_models_own(url: str) -> None:
-    client = openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0)
+def test_dimensions_and_the_models_own(client: openai.OpenAI) -> None:
     small = client.embeddings.create(model="text-embedding-3-large", input="x", dimensions=256)
     large = client.embeddings.create(model="text-embedding-3-large", input="x")
     assert (len(small.data[0].embedding), len(large.data[0].embedding)) == (256, 3072)
 
 
-def test_the_nearest_neighbour_shares_the_most_words(url: str) -> None:
+def test_the_nearest_neighbour_shares_the_most_words(client: openai.OpenAI) -> None:
     documents = [
         "The weather in Paris is sunny today",
         "Stock markets fell sharply on Monday",
         "A recipe for a chocolate cake",
     ]
-    client = openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0)
     answer = client.embeddings.create(
         model="text-embedding-3-small", input=["weather Paris", *documents]
     )
@@ -80,12 +84,12 @@ def test_a_fixed_vector_is_sent_as_written(url: str) -> None:
 
 
 def test_gemini_sdk_embeds_contents(url: str) -> None:
-    client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=url))
-    answer = client.models.embed_content(
-        model="gemini-embedding-001",
-        contents=["weather Paris", "chocolate cake"],
-        config=types.EmbedContentConfig(output_dimensionality=64),
-    )
+    with genai.Client(api_key="k", http_options=types.HttpOptions(base_url=url)) as client:
+        answer = client.models.embed_content(
+            model="gemini-embedding-001",
+            contents=["weather Paris", "chocolate cake"],
+            config=types.EmbedContentConfig(output_dimensionality=64),
+        )
     assert answer.embeddings is not None
     values = [e.values for e in answer.embeddings]
     assert [len(v or []) for v in values] == [64, 64]

@@ -63,10 +63,12 @@ def test_openai_sdk_retry_waits(server: mockhttp.Server, wait: object, fast: boo
             llm.openai_chat("Finally."),
         )
     )
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=2)
-    start = time.monotonic()
-    done = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
-    took = time.monotonic() - start
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=2) as client:
+        start = time.monotonic()
+        done = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}]
+        )
+        took = time.monotonic() - start
     assert done.choices[0].message.content == "Finally."
     assert len(server.journal) == 3
     # its own backoff takes at least 0.375 + 0.75 s: the bound for "no wait" leaves room for
@@ -86,13 +88,17 @@ def test_sdks_read_the_replys_own_message_and_code(server: mockhttp.Server) -> N
             llm.anthropic_messages(error="rate_limit", error_message="Wait a bit.")
         )
     )
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-    with pytest.raises(openai.RateLimitError) as caught:
+    with (
+        openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0) as client,
+        pytest.raises(openai.RateLimitError) as caught,
+    ):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     assert caught.value.code == "quota"
     assert "Slow down." in str(caught.value)
-    other = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
-    with pytest.raises(anthropic.RateLimitError, match=r"Wait a bit\."):
+    with (
+        anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0) as other,
+        pytest.raises(anthropic.RateLimitError, match=r"Wait a bit\."),
+    ):
         other.messages.create(model="c", max_tokens=5, messages=[{"role": "user", "content": "x"}])
 
 

@@ -171,8 +171,10 @@ USER: Any = [{"role": "user", "content": "Hi"}]
 @pytest.mark.parametrize("name", list(TABLE))
 def test_the_openai_sdk_raises_the_class_of_each_status(server: mockhttp.Server, name: str) -> None:
     server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat(error=name)))
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk", max_retries=0)
-    with pytest.raises(OPENAI_CLASSES[name]) as raised:
+    with (
+        openai.OpenAI(base_url=server.url + "/v1", api_key="sk", max_retries=0) as client,
+        pytest.raises(OPENAI_CLASSES[name]) as raised,
+    ):
         client.chat.completions.create(model="m", messages=USER)
     (status, kind, code) = TABLE[name][0]
     assert (raised.value.status_code, raised.value.type, raised.value.code) == (status, kind, code)
@@ -184,8 +186,10 @@ def test_the_anthropic_sdk_raises_the_class_of_each_status(
     server: mockhttp.Server, name: str
 ) -> None:
     server.mock(mockhttp.post("/v1/messages").reply(llm.anthropic_messages(error=name)))
-    client = anthropic.Anthropic(base_url=server.url, api_key="sk", max_retries=0)
-    with pytest.raises(ANTHROPIC_CLASSES[name]) as raised:
+    with (
+        anthropic.Anthropic(base_url=server.url, api_key="sk", max_retries=0) as client,
+        pytest.raises(ANTHROPIC_CLASSES[name]) as raised,
+    ):
         client.messages.create(model="m", max_tokens=8, messages=USER)
     status, kind = TABLE[name][1]
     assert raised.value.status_code == status
@@ -203,9 +207,11 @@ def test_google_genai_raises_client_or_server_errors(server: mockhttp.Server, na
     options = types.HttpOptions(
         base_url=server.url, api_version="v1beta", retry_options=types.HttpRetryOptions(attempts=1)
     )
-    client = genai.Client(api_key="k", http_options=options)
     status, state = TABLE[name][2]
     expected = genai_errors.ClientError if status < 500 else genai_errors.ServerError
-    with pytest.raises(expected) as raised:
+    with (
+        genai.Client(api_key="k", http_options=options) as client,
+        pytest.raises(expected) as raised,
+    ):
         client.models.generate_content(model="g", contents="Hi")
     assert (raised.value.code, raised.value.status) == (status, state)

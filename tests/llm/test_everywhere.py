@@ -18,25 +18,26 @@ CALL = {"name": "get_weather", "arguments": {"city": "Paris"}}
 
 
 def client(server: mockhttp.Server) -> openai.OpenAI:
+    """An openai client of ``server``: use it in ``with`` (closed then, not by the GC)."""
     return openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
 
 
 def tool_loop(server: mockhttp.Server, stream: bool) -> list[Any]:
     """Two turns of an agent: the tool call the first answer asks for, then the text."""
-    c = client(server)
-    if stream:
-        chunks = list(c.chat.completions.create(model="m", messages=PROMPT, stream=True))
-        first: Any = [
-            t.function.name
-            for ch in chunks
-            for t in (ch.choices[0].delta.tool_calls or [] if ch.choices else [])
-            if t.function and t.function.name
-        ]
-        chunks = list(c.chat.completions.create(model="m", messages=PROMPT, stream=True))
-        second: Any = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
-        return [first, second]
-    one = c.chat.completions.create(model="m", messages=PROMPT)
-    two = c.chat.completions.create(model="m", messages=PROMPT)
+    with client(server) as c:
+        if stream:
+            chunks = list(c.chat.completions.create(model="m", messages=PROMPT, stream=True))
+            first: Any = [
+                t.function.name
+                for ch in chunks
+                for t in (ch.choices[0].delta.tool_calls or [] if ch.choices else [])
+                if t.function and t.function.name
+            ]
+            chunks = list(c.chat.completions.create(model="m", messages=PROMPT, stream=True))
+            second: Any = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
+            return [first, second]
+        one = c.chat.completions.create(model="m", messages=PROMPT)
+        two = c.chat.completions.create(model="m", messages=PROMPT)
     calls = one.choices[0].message.tool_calls or []
     return [[t.function.name for t in calls], two.choices[0].message.content]  # type: ignore[union-attr]
 
@@ -111,8 +112,9 @@ def test_respond_with_handler_returns_an_llm_reply(server: mockhttp.Server) -> N
         return llm.openai_chat(f"You said: {prompt}")
 
     server.mock(mockhttp.post("/v1/chat/completions").respond_with(answer))
-    chunks = client(server).chat.completions.create(model="m", messages=PROMPT, stream=True)
-    text = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
+    with client(server) as c:
+        chunks = c.chat.completions.create(model="m", messages=PROMPT, stream=True)
+        text = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
     assert text == "You said: Weather in Paris?"
     server.check()
 

@@ -246,11 +246,11 @@ def test_google_genai_reads_the_stream_and_the_answer(server: mockhttp.Server) -
     from google import genai
 
     server.mock(mockhttp.post(PATH).reply(llm.gemini("Hi there", reasoning="Hm", tool_calls=CALLS)))
-    client = genai.Client(
-        api_key="k", http_options=types.HttpOptions(base_url=server.url, api_version="v1beta")
-    )
-    streamed = list(client.models.generate_content_stream(model="gemini-test", contents="Weather?"))
-    answer = client.models.generate_content(model="gemini-test", contents="Weather?")
+    options = types.HttpOptions(base_url=server.url, api_version="v1beta")
+    with genai.Client(api_key="k", http_options=options) as client:
+        stream = client.models.generate_content_stream(model="gemini-test", contents="Weather?")
+        streamed = list(stream)
+        answer = client.models.generate_content(model="gemini-test", contents="Weather?")
     thoughts = [p.text for c in streamed for p in c.candidates[0].content.parts if p.thought]  # type: ignore[index, union-attr]
     assert thoughts == ["Hm"]
     assert "".join(c.text or "" for c in streamed) == answer.text == "Hi there"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -195,11 +197,16 @@ genai = pytest.importorskip("google.genai")
 types = pytest.importorskip("google.genai.types")
 
 
-def _client(server: mockhttp.Server) -> Any:
+@contextlib.asynccontextmanager
+async def _live(server: mockhttp.Server, model: str, config: Any) -> AsyncIterator[Any]:
+    """A live session of google-genai's client of ``server``; the client (both of its
+    sides) closed after it, not left to the garbage collector."""
     options = types.HttpOptions(
         base_url=server.url.rstrip("/"), async_client_args={"ssl": server.ssl_context()}
     )
-    return genai.Client(api_key="test-key", http_options=options)
+    with genai.Client(api_key="test-key", http_options=options) as client:
+        async with client.aio as aio, aio.live.connect(model=model, config=config) as session:
+            yield session
 
 
 def _run(coroutine: Any) -> Any:
@@ -213,9 +220,7 @@ def test_the_sdk_reads_a_text_turn_with_usage() -> None:
 
         async def talk() -> tuple[str, Any, Any]:
             config = {"response_modalities": ["TEXT"], "system_instruction": "be brief"}
-            async with _client(server).aio.live.connect(
-                model="gemini-live-2.5-flash-preview", config=config
-            ) as session:
+            async with _live(server, "gemini-live-2.5-flash-preview", config) as session:
                 setup = session.setup_complete
                 await session.send_client_content(
                     turns=types.Content(role="user", parts=[types.Part(text="Hi")])
@@ -245,7 +250,7 @@ def test_the_sdk_decodes_audio_with_its_transcription() -> None:
 
         async def talk() -> tuple[bytes, str]:
             config = {"response_modalities": ["AUDIO"], "output_audio_transcription": {}}
-            async with _client(server).aio.live.connect(model="m", config=config) as session:
+            async with _live(server, "m", config) as session:
                 await session.send_realtime_input(text="Hello")
                 sound, words = b"", ""
                 async for message in session.receive():
@@ -276,7 +281,7 @@ def test_the_sdk_runs_a_tool_loop_from_a_conversation_then_sees_go_away() -> Non
         async def talk() -> tuple[list[Any], str, Any]:
             tool = {"function_declarations": [{"name": "get_weather"}]}
             config = {"response_modalities": ["TEXT"], "tools": [tool]}
-            async with _client(server).aio.live.connect(model="m", config=config) as session:
+            async with _live(server, "m", config) as session:
                 await session.send_client_content(
                     turns=types.Content(role="user", parts=[types.Part(text="Weather?")])
                 )
@@ -314,7 +319,7 @@ def test_a_refused_turn_reaches_the_sdk_as_its_error_and_check_raises_it() -> No
 
         async def talk() -> Any:
             config = {"response_modalities": ["TEXT"]}
-            async with _client(server).aio.live.connect(model="m", config=config) as session:
+            async with _live(server, "m", config) as session:
                 for word in ("a", "b"):
                     await session.send_realtime_input(text=word)
                     try:
@@ -358,7 +363,7 @@ def test_the_sdk_reads_the_input_transcription_and_a_conversation_hears_it() -> 
 
         async def talk() -> tuple[str, str]:
             config = {"response_modalities": ["TEXT"], "input_audio_transcription": {}}
-            async with _client(server).aio.live.connect(model="m", config=config) as session:
+            async with _live(server, "m", config) as session:
                 blob = types.Blob(data=b"\x00\x00" * 160, mime_type="audio/pcm;rate=16000")
                 await session.send_realtime_input(audio=blob)
                 await session.send_realtime_input(audio_stream_end=True)

@@ -17,13 +17,9 @@ TEXT = "Hello, world! It's 42."
 TOKENS = ["Hello", ",", " world", "!", " It", "'", "s", " 42", "."]
 
 
-def client(server: mockhttp.Server) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-
-
 @pytest.mark.parametrize("chunk_size", [None, 3])
 def test_streamed_tokens_spell_the_text_and_match_the_usage(
-    server: mockhttp.Server, chunk_size: int | None
+    server: mockhttp.Server, openai_client: openai.OpenAI, chunk_size: int | None
 ) -> None:
     """Cut into words or into 3 characters, the stream's tokens are the same 9."""
     server.mock(
@@ -31,7 +27,7 @@ def test_streamed_tokens_spell_the_text_and_match_the_usage(
             llm.openai_chat(text=TEXT, chunk_size=chunk_size)
         )
     )
-    stream = client(server).chat.completions.create(
+    stream = openai_client.chat.completions.create(
         model="m", messages=HI, logprobs=True, stream=True, stream_options={"include_usage": True}
     )
     tokens, text, usage = [], "", None
@@ -45,9 +41,11 @@ def test_streamed_tokens_spell_the_text_and_match_the_usage(
     assert (tokens, text, usage) == (TOKENS, TEXT, 9)
 
 
-def test_buffered_logprobs_with_top_logprobs(server: mockhttp.Server) -> None:
+def test_buffered_logprobs_with_top_logprobs(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat(text=TEXT)))
-    answer = client(server).chat.completions.create(
+    answer = openai_client.chat.completions.create(
         model="m", messages=HI, logprobs=True, top_logprobs=3
     )
     logprobs = answer.choices[0].logprobs
@@ -63,9 +61,9 @@ def test_buffered_logprobs_with_top_logprobs(server: mockhttp.Server) -> None:
     ]  # fmt: skip
 
 
-def test_no_logprobs_unless_asked(server: mockhttp.Server) -> None:
+def test_no_logprobs_unless_asked(server: mockhttp.Server, openai_client: openai.OpenAI) -> None:
     server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat(text=TEXT)))
-    answer = client(server).chat.completions.create(model="m", messages=HI)
+    answer = openai_client.chat.completions.create(model="m", messages=HI)
     assert answer.choices[0].logprobs is None
     raw = httpx.post(
         server.url + "/v1/chat/completions", json={"messages": HI, "stream": True}
@@ -74,9 +72,11 @@ def test_no_logprobs_unless_asked(server: mockhttp.Server) -> None:
     assert '"token"' not in raw
 
 
-def test_a_conversations_chat_turns_carry_logprobs(server: mockhttp.Server) -> None:
+def test_a_conversations_chat_turns_carry_logprobs(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     server.mock(llm.conversation(llm.turn("One, two."), llm.turn("Three.")))
-    answer = client(server).chat.completions.create(model="m", messages=HI, logprobs=True)
+    answer = openai_client.chat.completions.create(model="m", messages=HI, logprobs=True)
     logprobs = answer.choices[0].logprobs
     assert logprobs is not None
     assert logprobs.content is not None

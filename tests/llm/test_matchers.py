@@ -44,10 +44,12 @@ def agent_mocks(server: mockhttp.Server, path: Any, kind: Any) -> None:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["buffered", "streamed"])
-def test_openai_chat_tool_loop(server: mockhttp.Server, stream: bool) -> None:
+def test_openai_chat_tool_loop(
+    server: mockhttp.Server, openai_client: openai.OpenAI, stream: bool
+) -> None:
     """Chat Completions: the assistant's tool_calls message and a ``tool`` message."""
     agent_mocks(server, "/v1/chat/completions", llm.openai_chat)
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+    client = openai_client
     tools: Any = [{"type": "function", "function": WEATHER_TOOL}]
     messages: list[Any] = [
         {"role": "system", "content": "You are terse."},
@@ -70,10 +72,10 @@ def test_openai_chat_tool_loop(server: mockhttp.Server, stream: bool) -> None:
     assert [c.mock and c.mock.name for c in server.journal] == ["turn-0", "turn-1"]
 
 
-def test_openai_responses_tool_loop(server: mockhttp.Server) -> None:
+def test_openai_responses_tool_loop(server: mockhttp.Server, openai_client: openai.OpenAI) -> None:
     """Responses: a ``function_call`` output item, then a ``function_call_output``."""
     agent_mocks(server, "/v1/responses", llm.openai_responses)
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+    client = openai_client
     tools: Any = [{"type": "function", **WEATHER_TOOL}]
     items: list[Any] = [{"role": "user", "content": "Weather in Paris?"}]
     first = client.responses.create(model="m", input=items, tools=tools, instructions="Terse.")
@@ -85,10 +87,12 @@ def test_openai_responses_tool_loop(server: mockhttp.Server) -> None:
     assert [c.mock and c.mock.name for c in server.journal] == ["turn-0", "turn-1"]
 
 
-def test_anthropic_tool_loop(server: mockhttp.Server) -> None:
+def test_anthropic_tool_loop(
+    server: mockhttp.Server, anthropic_client: anthropic.Anthropic
+) -> None:
     """Anthropic: a ``tool_use`` block, then a user message of ``tool_result`` blocks."""
     agent_mocks(server, "/v1/messages", llm.anthropic_messages)
-    client = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
+    client = anthropic_client
     tools: Any = [{"name": "get_weather", "input_schema": WEATHER_TOOL["parameters"]}]
     messages: list[Any] = [{"role": "user", "content": "Weather in Paris?"}]
     first = client.messages.create(
@@ -114,17 +118,17 @@ def test_gemini_tool_loop(server: mockhttp.Server) -> None:
     path = match.regex(r"^/v1(beta)?/models/[^/]+:(stream)?[gG]enerateContent$")
     agent_mocks(server, path, llm.gemini)
     options = types.HttpOptions(base_url=server.url, api_version="v1beta")
-    client = genai.Client(api_key="k", http_options=options)
     tool = types.Tool(function_declarations=[types.FunctionDeclaration(**WEATHER_TOOL)])
     config = types.GenerateContentConfig(tools=[tool], system_instruction="Terse.")
     contents: list[Any] = [types.Content(role="user", parts=[types.Part(text="Weather?")])]
-    first = client.models.generate_content(model="gemini-x", contents=contents, config=config)
-    assert first.candidates is not None
-    assert first.candidates[0].content is not None
-    contents.append(first.candidates[0].content)
-    answer = types.Part.from_function_response(name="get_weather", response={"temp": "18 °C"})
-    contents.append(types.Content(role="user", parts=[answer]))
-    done = client.models.generate_content(model="gemini-x", contents=contents, config=config)
+    with genai.Client(api_key="k", http_options=options) as client:
+        first = client.models.generate_content(model="gemini-x", contents=contents, config=config)
+        assert first.candidates is not None
+        assert first.candidates[0].content is not None
+        contents.append(first.candidates[0].content)
+        answer = types.Part.from_function_response(name="get_weather", response={"temp": "18 °C"})
+        contents.append(types.Content(role="user", parts=[answer]))
+        done = client.models.generate_content(model="gemini-x", contents=contents, config=config)
     assert done.text == "18 °C in Paris."
     assert [c.mock and c.mock.name for c in server.journal] == ["turn-0", "turn-1"]
     assert server.journal[1].request.json()["systemInstruction"]["parts"][0]["text"] == "Terse."

@@ -20,11 +20,17 @@ from tests.helpers.cli_process import Serving
 
 
 @pytest.fixture(scope="module")
-def client() -> Iterator[openai.OpenAI]:
+def url() -> Iterator[str]:
     with Serving("--quiet") as serving:
-        with openai.OpenAI(base_url=serving.url + "/v1", api_key="k", max_retries=0) as c:
-            yield c
+        yield serving.url
         assert serving.stop() == 0
+
+
+@pytest.fixture
+def client(url: str) -> Iterator[openai.OpenAI]:
+    """A client per test: its pooled connection closes with it, in the test that made it."""
+    with openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0) as c:
+        yield c
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -145,10 +151,10 @@ def test_moderation_flags_the_words_of_a_category() -> None:
     kind = llm.moderation(flag={"violence": ["attack"]})
     with mockhttp.Server() as server:
         server.mock(mockhttp.post("/v1/moderations").reply(kind))
-        c = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-        answer = c.moderations.create(
-            model="omni-moderation-latest", input=["They will ATTACK at dawn", "a quiet day"]
-        )
+        with openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0) as c:
+            answer = c.moderations.create(
+                model="omni-moderation-latest", input=["They will ATTACK at dawn", "a quiet day"]
+            )
     first, second = answer.results
     assert first.flagged
     assert first.categories.violence

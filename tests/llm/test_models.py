@@ -137,17 +137,16 @@ def test_the_three_sdks_list_and_retrieve_from_one_mock(server: mockhttp.Server)
             llm.models(MODELS)
         )
     )
-    oai = openai.OpenAI(base_url=server.url + "/v1", api_key="sk", max_retries=0)
-    assert [m.id for m in oai.models.list()] == MODELS
-    assert oai.models.retrieve("gpt-z").id == "gpt-z"
-    ant = anthropic.Anthropic(base_url=server.url, api_key="sk", max_retries=0)
-    assert [m.id for m in ant.models.list()] == MODELS
-    assert ant.models.retrieve("claude-z").display_name == "claude-z"
-    goo = genai.Client(
-        api_key="k", http_options=types.HttpOptions(base_url=server.url, api_version="v1beta")
-    )
-    assert [m.name for m in goo.models.list()] == [f"models/{m}" for m in MODELS]
-    model = goo.models.get(model="gemini-z")
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk", max_retries=0) as oai:
+        assert [m.id for m in oai.models.list()] == MODELS
+        assert oai.models.retrieve("gpt-z").id == "gpt-z"
+    with anthropic.Anthropic(base_url=server.url, api_key="sk", max_retries=0) as ant:
+        assert [m.id for m in ant.models.list()] == MODELS
+        assert ant.models.retrieve("claude-z").display_name == "claude-z"
+    options = types.HttpOptions(base_url=server.url, api_version="v1beta")
+    with genai.Client(api_key="k", http_options=options) as goo:
+        assert [m.name for m in goo.models.list()] == [f"models/{m}" for m in MODELS]
+        model = goo.models.get(model="gemini-z")
     assert model.display_name == "gemini-z"
     assert model.supported_actions == ["generateContent", "countTokens"]
     assert (model.input_token_limit, model.output_token_limit) == (1048576, 65536)

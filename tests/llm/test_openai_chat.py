@@ -426,11 +426,13 @@ def test_the_server_sends_exactly_the_rendered_bytes(server: mockhttp.Server) ->
     assert b"\r\ncontent-type: text/event-stream; charset=utf-8\r\n" in head.lower()
 
 
-def test_the_openai_sdk_reads_the_stream_and_the_answer(server: mockhttp.Server) -> None:
+def test_the_openai_sdk_reads_the_stream_and_the_answer(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     server.mock(
         mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hi there", tool_calls=CALLS))
     )
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+    client = openai_client
     text, finish, usage = "", None, None
     calls: dict[int, list[str]] = {}
     for chunk in client.chat.completions.create(
@@ -461,10 +463,12 @@ def test_the_openai_sdk_reads_the_stream_and_the_answer(server: mockhttp.Server)
 
 
 @pytest.mark.parametrize("style", ["openai", "openrouter"])
-def test_the_openai_sdk_raises_on_a_mid_stream_error(server: mockhttp.Server, style: Any) -> None:
+def test_the_openai_sdk_raises_on_a_mid_stream_error(
+    server: mockhttp.Server, openai_client: openai.OpenAI, style: Any
+) -> None:
     reply = llm.openai_chat("one two", error="server_error", error_after=1, error_style=style)
     server.mock(mockhttp.post("/v1/chat/completions").reply(reply))
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+    client = openai_client
     seen: list[str | None] = []
 
     def read() -> None:

@@ -318,13 +318,15 @@ def test_the_server_sends_exactly_the_rendered_bytes(server: mockhttp.Server) ->
     assert head.startswith(b"HTTP/1.1 200 ")
 
 
-def test_the_openai_sdk_reads_the_stream_and_the_answer(server: mockhttp.Server) -> None:
+def test_the_openai_sdk_reads_the_stream_and_the_answer(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     server.mock(
         mockhttp.post(PATH).reply(
             llm.openai_responses("Hi there", reasoning="Hm", tool_calls=CALLS)
         )
     )
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+    client = openai_client
     with client.responses.stream(model="gpt-test", input="Weather?") as stream:
         text = "".join(e.delta for e in stream if e.type == "response.output_text.delta")
         final = stream.get_final_response()
@@ -338,13 +340,15 @@ def test_the_openai_sdk_reads_the_stream_and_the_answer(server: mockhttp.Server)
     assert final.usage.output_tokens == answer.usage.output_tokens
 
 
-def test_the_openai_sdk_sees_the_mid_stream_error_event(server: mockhttp.Server) -> None:
+def test_the_openai_sdk_sees_the_mid_stream_error_event(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     server.mock(
         mockhttp.post(PATH).reply(
             llm.openai_responses("one two", error="server_error", error_after=1)
         )
     )
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
+    client = openai_client
     kinds = [e.type for e in client.responses.create(model="m", input="x", stream=True)]
     assert kinds[-2:] == ["error", "response.failed"]
     assert kinds.count("response.output_text.delta") == 1

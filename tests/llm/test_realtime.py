@@ -19,8 +19,10 @@ def test_the_openai_sdk_reads_a_text_response() -> None:
     with mockhttp.Server() as server:
         realtime = llm.openai_realtime("Hello from the mock")
         server.mock(realtime.mock())
-        client = openai.OpenAI(api_key="sk-test", base_url=f"{server.url.rstrip('/')}/v1")
-        with client.realtime.connect(model="gpt-realtime") as conn:
+        with (
+            openai.OpenAI(api_key="sk-test", base_url=f"{server.url.rstrip('/')}/v1") as client,
+            client.realtime.connect(model="gpt-realtime") as conn,
+        ):
             assert conn.recv().type == "session.created"
             conn.session.update(session={"type": "realtime", "instructions": "be brief"})
             updated = conn.recv()
@@ -88,8 +90,10 @@ def test_a_tool_call_then_text_through_the_sdk() -> None:
         call = {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}
         realtime = llm.openai_realtime("It is sunny", tool_call=call)
         server.mock(realtime.mock())
-        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
-        with client.realtime.connect(model="gpt-realtime") as conn:
+        with (
+            openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1")) as client,
+            client.realtime.connect(model="gpt-realtime") as conn,
+        ):
             assert conn.recv().type == "session.created"
             conn.response.create()
             deltas, done_args, call_id = "", None, None
@@ -130,8 +134,10 @@ def test_audio_deltas_are_the_transcripts_pcm() -> None:
 
     with mockhttp.Server() as server:
         server.mock(llm.openai_realtime("Hello there").mock())
-        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
-        with client.realtime.connect(model="gpt-realtime") as conn:
+        with (
+            openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1")) as client,
+            client.realtime.connect(model="gpt-realtime") as conn,
+        ):
             assert conn.recv().type == "session.created"
             conn.session.update(session={"type": "realtime", "output_modalities": ["audio"]})
             assert conn.recv().type == "session.updated"
@@ -165,8 +171,10 @@ def test_a_conversation_drives_a_tool_loop_through_the_sdk() -> None:
     realtime = llm.openai_realtime(conversation=_weather_script())
     with mockhttp.Server() as server:
         server.mock(realtime.mock())
-        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
-        with client.realtime.connect(model="gpt-realtime") as conn:
+        with (
+            openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1")) as client,
+            client.realtime.connect(model="gpt-realtime") as conn,
+        ):
             assert conn.recv().type == "session.created"
             tool = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
             conn.session.update(session={"type": "realtime", "tools": [tool]})
@@ -262,8 +270,10 @@ def test_committed_audio_is_transcribed_when_the_session_asks_and_a_conversation
     )
     with mockhttp.Server() as server:
         server.mock(realtime.mock())
-        client = openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1"))
-        with client.realtime.connect(model="gpt-realtime") as conn:
+        with (
+            openai.OpenAI(api_key="sk-test", base_url=server.url_for("/v1")) as client,
+            client.realtime.connect(model="gpt-realtime") as conn,
+        ):
             assert conn.recv().type == "session.created"
             transcription = {"model": "gpt-4o-transcribe"}
             conn.session.update(

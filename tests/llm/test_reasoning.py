@@ -22,10 +22,6 @@ THOUGHT = "The user asks about Paris; check the weather."  # 10 tokens
 MESSAGES: Any = [{"role": "user", "content": "Weather in Paris?"}]
 
 
-def _openai(server: mockhttp.Server) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-
-
 def _chat_reasoning(delta: Any, field: str) -> str:
     """What a client reads from a chat delta or message: the vendor field the SDK keeps in
     ``model_extra`` (pydantic's extra fields, reachable as an attribute too)."""
@@ -48,13 +44,13 @@ def _chat_reasoning(delta: Any, field: str) -> str:
     ],
 )
 def test_chat_reasoning_field_streamed_and_buffered(
-    server: mockhttp.Server, options: dict[str, Any], field: str
+    server: mockhttp.Server, openai_client: openai.OpenAI, options: dict[str, Any], field: str
 ) -> None:
     """The openai SDK reads the reasoning from the field the preset names, streamed (piece
     by piece, before any content) and buffered (whole, on the message)."""
     reply = llm.openai_chat("Sunny.", reasoning=THOUGHT, **options)
     server.mock(mockhttp.post("/v1/chat/completions").reply(reply))
-    client = _openai(server)
+    client = openai_client
     done = client.chat.completions.create(model="m", messages=MESSAGES)
     assert _chat_reasoning(done.choices[0].message, field) == THOUGHT
     assert done.choices[0].message.content == "Sunny."
@@ -89,12 +85,14 @@ def test_chat_reasoning_exact_bytes(server: mockhttp.Server) -> None:
     ]
 
 
-def test_chat_preset_quirk_does_not_add_a_second_reasoning(server: mockhttp.Server) -> None:
+def test_chat_preset_quirk_does_not_add_a_second_reasoning(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """``as_="deepseek"`` brings Q-REASONING-FIELD; with the reply's own reasoning it sends
     that, not the quirk's placeholder text besides."""
     reply = llm.openai_chat("Ok.", reasoning="Mine.", as_="deepseek")
     server.mock(mockhttp.post("/v1/chat/completions").reply(reply))
-    stream = _openai(server).chat.completions.create(model="m", messages=MESSAGES, stream=True)
+    stream = openai_client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
     thought = "".join(
         _chat_reasoning(c.delta, "reasoning_content") for k in stream for c in k.choices
     )
@@ -113,12 +111,14 @@ def test_bad_reasoning_options() -> None:
 # -- Responses ---------------------------------------------------------------------------------
 
 
-def test_responses_reasoning_item_and_summary_events(server: mockhttp.Server) -> None:
+def test_responses_reasoning_item_and_summary_events(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """The SDK parses every event into its typed class; the reasoning item comes first,
     its summary streams as ``response.reasoning_summary_text.delta``."""
     reply = llm.openai_responses("Sunny.", reasoning=THOUGHT, tool_calls=[{"name": "f"}])
     server.mock(mockhttp.post("/v1/responses").reply(reply))
-    client = _openai(server)
+    client = openai_client
     done = client.responses.create(model="o4", input="Weather?", reasoning={"effort": "low"})
     assert [item.type for item in done.output] == ["reasoning", "message", "function_call"]
     item = done.output[0]
@@ -162,8 +162,10 @@ def test_gemini_thought_parts(server: mockhttp.Server) -> None:
     path = mockhttp.match.regex(r"^/v1beta/models/[^/]+:(stream)?[gG]enerateContent$")
     server.mock(mockhttp.post(path).reply(llm.gemini("Sunny.", reasoning=THOUGHT)))
     options = types.HttpOptions(base_url=server.url, api_version="v1beta")
-    client = genai.Client(api_key="k", http_options=options)
-    buffered = client.models.generate_content(model="gemini-2.5-flash", contents="Weather?")
+    with genai.Client(api_key="k", http_options=options) as client:
+        buffered = client.models.generate_content(model="gemini-2.5-flash", contents="Weather?")
+        stream = client.models.generate_content_stream(model="gemini-2.5-flash", contents="x")
+        chunks = list(stream)
     parts = buffered.candidates[0].content.parts  # type: ignore[index, union-attr]
     assert [(p.thought, p.text) for p in parts or []] == [(True, THOUGHT), (None, "Sunny.")]
     assert buffered.text == "Sunny."
@@ -171,20 +173,21 @@ def test_gemini_thought_parts(server: mockhttp.Server) -> None:
     assert usage is not None
     assert usage.thoughts_token_count == 10
     assert usage.total_token_count == usage.prompt_token_count + 2 + 10  # type: ignore[operator]
-    chunks = list(client.models.generate_content_stream(model="gemini-2.5-flash", contents="x"))
     streamed = [p for c in chunks for p in c.candidates[0].content.parts or []]  # type: ignore[index, union-attr]
     assert "".join(p.text or "" for p in streamed if p.thought) == THOUGHT
     assert "".join(p.text or "" for p in streamed if not p.thought) == "Sunny."
     assert chunks[-1].usage_metadata.thoughts_token_count == 10  # type: ignore[union-attr]
 
 
-def test_anthropic_reasoning_is_thinking(server: mockhttp.Server) -> None:
+def test_anthropic_reasoning_is_thinking(
+    server: mockhttp.Server, anthropic_client: anthropic.Anthropic
+) -> None:
     """``reasoning=`` on an Anthropic reply is its thinking block (and its file form)."""
     reply = llm.anthropic_messages("Sunny.", reasoning=THOUGHT)
     assert reply.thinking == THOUGHT
     assert reply.to_args() == {"text": "Sunny.", "thinking": THOUGHT}
     server.mock(mockhttp.post("/v1/messages").reply(reply))
-    client = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
+    client = anthropic_client
     ask: Any = {"model": "c", "max_tokens": 50, "messages": MESSAGES}
     done = client.messages.create(**ask)
     assert done.content[0].type == "thinking"
@@ -198,7 +201,7 @@ def test_anthropic_reasoning_is_thinking(server: mockhttp.Server) -> None:
 # -- mock files and the contract rules ---------------------------------------------------------
 
 
-def test_reasoning_in_a_mock_file(server: mockhttp.Server) -> None:
+def test_reasoning_in_a_mock_file(server: mockhttp.Server, openai_client: openai.OpenAI) -> None:
     """``reasoning:`` is a key of each reply in files, and dumps back."""
     text = """
 name: deep
@@ -209,7 +212,7 @@ response:
     (mock,) = mockhttp.loads(text)
     assert "reasoning: Think first." in mockhttp.dump(mock)
     server.mock(mock)
-    done = _openai(server).chat.completions.create(model="m", messages=MESSAGES)
+    done = openai_client.chat.completions.create(model="m", messages=MESSAGES)
     assert _chat_reasoning(done.choices[0].message, "reasoning") == "Think first."
 
 

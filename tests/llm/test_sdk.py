@@ -27,14 +27,6 @@ CALLS = [
 ]
 
 
-def openai_client(server: mockhttp.Server) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-
-
-def anthropic_client(server: mockhttp.Server) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
-
-
 # -- OpenAI Chat Completions -----------------------------------------------------------------
 
 
@@ -88,10 +80,12 @@ def chat_buffered(client: openai.OpenAI) -> dict[str, Any]:
     }
 
 
-def test_openai_chat_text_streamed_equals_buffered(server: mockhttp.Server) -> None:
+def test_openai_chat_text_streamed_equals_buffered(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """Text, stop, usage and the echoed model agree between the stream and the answer."""
     server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Sunny, 21 °C.")))
-    client = openai_client(server)
+    client = openai_client
     streamed = chat_stream(client, stream_options={"include_usage": True})
     buffered = chat_buffered(client)
     assert streamed["text"] == buffered["text"] == "Sunny, 21 °C."
@@ -103,16 +97,20 @@ def test_openai_chat_text_streamed_equals_buffered(server: mockhttp.Server) -> N
     assert streamed["ids"] != buffered["ids"]  # a new id per call
 
 
-def test_openai_chat_usage_only_when_asked(server: mockhttp.Server) -> None:
+def test_openai_chat_usage_only_when_asked(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """Without stream_options.include_usage no chunk carries usage."""
     server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat("Hi")))
-    assert chat_stream(openai_client(server))["usage"] is None
+    assert chat_stream(openai_client)["usage"] is None
 
 
-def test_openai_chat_parallel_tool_calls(server: mockhttp.Server) -> None:
+def test_openai_chat_parallel_tool_calls(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """Two tool calls: ids, names and arguments agree, finish reason tool_calls."""
     server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat(tool_calls=CALLS)))
-    client = openai_client(server)
+    client = openai_client
     streamed = chat_stream(client)
     buffered = chat_buffered(client)
     assert streamed["finish"] == buffered["finish"] == "tool_calls"
@@ -123,14 +121,16 @@ def test_openai_chat_parallel_tool_calls(server: mockhttp.Server) -> None:
     assert streamed["text"] == buffered["text"] == ""
 
 
-def test_openai_chat_length_and_refusal(server: mockhttp.Server) -> None:
+def test_openai_chat_length_and_refusal(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """finish_reason is the one given; a refusal reaches message.refusal both ways."""
     server.mock(
         mockhttp.post("/v1/chat/completions").reply(
             llm.openai_chat(refusal="I can't help with that.", finish_reason="length")
         )
     )
-    client = openai_client(server)
+    client = openai_client
     refusal: list[str] = []
     for chunk in client.chat.completions.create(model="m", messages=MESSAGES, stream=True):
         refusal.extend(c.delta.refusal or "" for c in chunk.choices)
@@ -142,11 +142,13 @@ def test_openai_chat_length_and_refusal(server: mockhttp.Server) -> None:
     assert answer.choices[0].message.content is None
 
 
-def test_openai_chat_rate_limit_before_stream(server: mockhttp.Server) -> None:
+def test_openai_chat_rate_limit_before_stream(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """error: rate_limit is a 429 with OpenAI's error body and rate-limit headers."""
     server.mock(mockhttp.post("/v1/chat/completions").reply(llm.openai_chat(error="rate_limit")))
     with pytest.raises(openai.RateLimitError) as caught:
-        chat_stream(openai_client(server))
+        chat_stream(openai_client)
     assert caught.value.code == "rate_limit_exceeded"
     assert caught.value.response.headers["retry-after"] == "1"
     assert caught.value.response.headers["x-ratelimit-remaining-requests"] == "0"
@@ -165,20 +167,22 @@ def test_a_429_then_the_answer_within_one_turn_passes_the_sdks_retry(
     """``turn(error="rate_limit", retry_after=..., times=1)`` then the answer: each SDK gets
     the 429 (with its retry-after), retries on its own, and gets the answer."""
     server.mock(LIMITED)
-    chat = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=2)
-    answer = chat.chat.completions.create(model="m", messages=MESSAGES)
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=2) as chat:
+        answer = chat.chat.completions.create(model="m", messages=MESSAGES)
     assert answer.choices[0].message.content == "Hello after a wait"
-    messages = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=2)
-    reply = messages.messages.create(
-        model="claude", max_tokens=10, messages=[{"role": "user", "content": "Hi"}]
-    )
+    with anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=2) as messages:
+        reply = messages.messages.create(
+            model="claude", max_tokens=10, messages=[{"role": "user", "content": "Hi"}]
+        )
     assert reply.content[0].text == "Hello after a wait"  # type: ignore[union-attr]
     assert [c.status for c in server.journal] == [429, 200, 429, 200]
     assert server.journal[0].request.json() == server.journal[1].request.json()
     server.check()
-    no_retry = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
     server.clear_journal()  # counts start over: the first request is refused again
-    with pytest.raises(openai.RateLimitError) as caught:
+    with (
+        openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0) as no_retry,
+        pytest.raises(openai.RateLimitError) as caught,
+    ):
         no_retry.chat.completions.create(model="m", messages=MESSAGES)
     assert caught.value.response.headers["retry-after"] == "0.1"
 
@@ -191,8 +195,8 @@ def test_times_in_method_style_answers_once_then_the_next_mock(server: mockhttp.
     limited = server.mock(
         mockhttp.post(path).reply(llm.openai_chat(error="rate_limit", retry_after=0.1)).times(1)
     )
-    chat = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=1)
-    answer = chat.chat.completions.create(model="m", messages=MESSAGES)
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=1) as chat:
+        answer = chat.chat.completions.create(model="m", messages=MESSAGES)
     assert answer.choices[0].message.content == "Hello"
     assert [c.status for c in server.journal] == [429, 200]
     assert limited.exhausted
@@ -201,7 +205,9 @@ def test_times_in_method_style_answers_once_then_the_next_mock(server: mockhttp.
         mockhttp.get("/x").times(0)
 
 
-def test_openai_chat_error_mid_stream(server: mockhttp.Server) -> None:
+def test_openai_chat_error_mid_stream(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """error_after: the SDK reads the first pieces, then raises on the error chunk."""
     server.mock(
         mockhttp.post("/v1/chat/completions").reply(
@@ -211,9 +217,7 @@ def test_openai_chat_error_mid_stream(server: mockhttp.Server) -> None:
     seen: list[str] = []
 
     def read() -> None:
-        stream = openai_client(server).chat.completions.create(
-            model="m", messages=MESSAGES, stream=True
-        )
+        stream = openai_client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
         for chunk in stream:
             seen.extend(c.delta.content or "" for c in chunk.choices)
 
@@ -225,11 +229,13 @@ def test_openai_chat_error_mid_stream(server: mockhttp.Server) -> None:
 # -- OpenAI Responses ------------------------------------------------------------------------
 
 
-def test_openai_responses_streamed_equals_buffered(server: mockhttp.Server) -> None:
+def test_openai_responses_streamed_equals_buffered(
+    server: mockhttp.Server, openai_client: openai.OpenAI
+) -> None:
     """The completed response of the stream equals the buffered one (text, calls, usage)."""
     reply = llm.openai_responses("It is sunny.", tool_calls=CALLS[:1])
     server.mock(mockhttp.post("/v1/responses").reply(reply))
-    client = openai_client(server)
+    client = openai_client
     deltas, arguments, numbers, completed = [], [], [], None
     for event in client.responses.create(model="gpt-4.1", input="weather?", stream=True):
         numbers.append(event.sequence_number)
@@ -257,10 +263,12 @@ def test_openai_responses_streamed_equals_buffered(server: mockhttp.Server) -> N
 # -- Anthropic Messages ----------------------------------------------------------------------
 
 
-def test_anthropic_text_streamed_equals_buffered(server: mockhttp.Server) -> None:
+def test_anthropic_text_streamed_equals_buffered(
+    server: mockhttp.Server, anthropic_client: anthropic.Anthropic
+) -> None:
     """The stream helper's final message equals the buffered message."""
     server.mock(mockhttp.post("/v1/messages").reply(llm.anthropic_messages("Sunny, 21 °C.")))
-    client = anthropic_client(server)
+    client = anthropic_client
     with client.messages.stream(
         model="claude-x", max_tokens=100, messages=ANTHROPIC_MESSAGES
     ) as stream:
@@ -278,11 +286,13 @@ def test_anthropic_text_streamed_equals_buffered(server: mockhttp.Server) -> Non
     assert final.id != buffered.id
 
 
-def test_anthropic_tool_use_and_thinking(server: mockhttp.Server) -> None:
+def test_anthropic_tool_use_and_thinking(
+    server: mockhttp.Server, anthropic_client: anthropic.Anthropic
+) -> None:
     """Thinking (with its signature) and two tool_use blocks, streamed as buffered."""
     reply = llm.anthropic_messages(thinking="The user wants weather.", tool_calls=CALLS)
     server.mock(mockhttp.post("/v1/messages").reply(reply))
-    client = anthropic_client(server)
+    client = anthropic_client
     with client.messages.stream(model="c", max_tokens=100, messages=ANTHROPIC_MESSAGES) as stream:
         final = stream.get_final_message()
     buffered = client.messages.create(model="c", max_tokens=100, messages=ANTHROPIC_MESSAGES)
@@ -299,7 +309,9 @@ def test_anthropic_tool_use_and_thinking(server: mockhttp.Server) -> None:
     assert final.content[0] == buffered.content[0]  # the signature is the same every call
 
 
-def test_anthropic_overloaded_and_mid_stream_error(server: mockhttp.Server) -> None:
+def test_anthropic_overloaded_and_mid_stream_error(
+    server: mockhttp.Server, anthropic_client: anthropic.Anthropic
+) -> None:
     """overloaded is a 529 overloaded_error; error_after sends event: error mid-stream."""
     server.mock(
         mockhttp.post("/v1/messages")
@@ -311,7 +323,7 @@ def test_anthropic_overloaded_and_mid_stream_error(server: mockhttp.Server) -> N
         .header("x-case", "during")
         .reply(llm.anthropic_messages("one two three", error="overloaded", error_after=1))
     )
-    client = anthropic_client(server)
+    client = anthropic_client
     before = client.with_options(default_headers={"x-case": "before"})
     with pytest.raises(anthropic.APIStatusError) as caught:
         before.messages.create(model="c", max_tokens=9, messages=ANTHROPIC_MESSAGES)
@@ -330,35 +342,39 @@ def test_anthropic_overloaded_and_mid_stream_error(server: mockhttp.Server) -> N
 # -- models lists ----------------------------------------------------------------------------
 
 
-def test_models_list_in_each_clients_shape(server: mockhttp.Server) -> None:
+def test_models_list_in_each_clients_shape(
+    server: mockhttp.Server, openai_client: openai.OpenAI, anthropic_client: anthropic.Anthropic
+) -> None:
     """One GET /v1/models mock answers the openai and the anthropic SDK in their shapes."""
     server.mock(mockhttp.get("/v1/models").reply(llm.models(["gpt-4o", "claude-x"])))
     server.mock(mockhttp.get("/v1/models/{id}").reply(llm.models(["gpt-4o", "claude-x"])))
-    assert [m.id for m in openai_client(server).models.list()] == ["gpt-4o", "claude-x"]
-    listed = anthropic_client(server).models.list()
+    assert [m.id for m in openai_client.models.list()] == ["gpt-4o", "claude-x"]
+    listed = anthropic_client.models.list()
     assert [(m.id, m.type) for m in listed] == [("gpt-4o", "model"), ("claude-x", "model")]
-    assert anthropic_client(server).models.retrieve("claude-x").display_name == "claude-x"
-    assert openai_client(server).models.retrieve("gpt-4o").owned_by == "mockhttp"
+    assert anthropic_client.models.retrieve("claude-x").display_name == "claude-x"
+    assert openai_client.models.retrieve("gpt-4o").owned_by == "mockhttp"
 
 
 # -- the built-in mocks of ``mockhttp serve`` ------------------------------------------------
 
 
-def test_default_mocks_answer_every_api_with_the_model_asked(server: mockhttp.Server) -> None:
+def test_default_mocks_answer_every_api_with_the_model_asked(
+    server: mockhttp.Server, openai_client: openai.OpenAI, anthropic_client: anthropic.Anthropic
+) -> None:
     """The defaults: chat, responses, messages and Gemini, streamed and not, model echoed."""
     from mockhttp._cli._serve import DEFAULTS
 
     for mock in mockhttp.load(DEFAULTS):
         server.mock(mock)
-    chat = openai_client(server).chat.completions
+    chat = openai_client.chat.completions
     stream = chat.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
     chunks = list(stream)
     assert "".join(c.choices[0].delta.content or "" for c in chunks) == "Hello, world"
     assert {c.model for c in chunks} == {"gpt-4o-mini"}
     assert chat.create(model="o3", messages=MESSAGES).model == "o3"
-    responses = openai_client(server).responses
+    responses = openai_client.responses
     assert responses.create(model="gpt-4.1", input="hi").output_text == "Hello, world"
-    messages = anthropic_client(server).messages
+    messages = anthropic_client.messages
     with messages.stream(model="claude-x", max_tokens=9, messages=ANTHROPIC_MESSAGES) as s:
         assert "".join(s.text_stream) == "Hello, world"
         assert s.get_final_message().model == "claude-x"
@@ -369,7 +385,7 @@ def test_default_mocks_answer_every_api_with_the_model_asked(server: mockhttp.Se
     ).json()
     assert gemini["modelVersion"] == "gemini-2.5-pro"
     assert gemini["candidates"][0]["content"]["parts"] == [{"text": "Hello, world"}]
-    listed = [m.id for m in anthropic_client(server).models.list()]
+    listed = [m.id for m in anthropic_client.models.list()]
     assert listed == ["gpt-mock", "claude-mock", "gemini-mock"]
 
 
@@ -386,9 +402,11 @@ def test_gemini_sdk_streamed_equals_buffered(server: mockhttp.Server, version: s
     server.mock(mockhttp.post(path).reply(llm.gemini("Sunny, 21 °C.", tool_calls=CALLS[:1])))
     server.mock(mockhttp.get(f"/{version}/models").reply(llm.models(["gemini-a", "gemini-b"])))
     options = types.HttpOptions(base_url=server.url, api_version=version)
-    client = genai.Client(api_key="k", http_options=options)
-    buffered = client.models.generate_content(model="gemini-2.5-flash", contents="Weather?")
-    chunks = list(client.models.generate_content_stream(model="gemini-2.5-flash", contents="x"))
+    with genai.Client(api_key="k", http_options=options) as client:
+        buffered = client.models.generate_content(model="gemini-2.5-flash", contents="Weather?")
+        stream = client.models.generate_content_stream(model="gemini-2.5-flash", contents="x")
+        chunks = list(stream)
+        listed = [m.name for m in client.models.list()]
     assert "".join(c.text or "" for c in chunks) == buffered.text == "Sunny, 21 °C."
     streamed_calls = [(f.name, f.args) for c in chunks for f in c.function_calls or []]
     buffered_calls = [(f.name, f.args) for f in buffered.function_calls or []]
@@ -399,5 +417,5 @@ def test_gemini_sdk_streamed_equals_buffered(server: mockhttp.Server, version: s
     assert total == buffered.usage_metadata.candidates_token_count == 24  # 6 + 1 + 17
     assert chunks[-1].model_version == buffered.model_version == "gemini-2.5-flash"
     assert str(chunks[-1].candidates[0].finish_reason) == "FinishReason.STOP"  # type: ignore[index]
-    assert [m.name for m in client.models.list()] == ["models/gemini-a", "models/gemini-b"]
+    assert listed == ["models/gemini-a", "models/gemini-b"]
     assert {c.request.path.split("/")[1] for c in server.journal} == {version}

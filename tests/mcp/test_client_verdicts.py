@@ -127,8 +127,10 @@ def test_the_openai_sdk_honours_retry_after_and_gives_up() -> None:
     busy = mockhttp.status(429).json({"error": {"message": "slow down"}}).header("Retry-After", "1")
     with mockhttp.Server() as server:
         chat = server.mock(mockhttp.post("/v1/chat/completions").reply(busy))
-        client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=2)
-        with pytest.raises(openai.RateLimitError):
+        with (
+            openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=2) as client,
+            pytest.raises(openai.RateLimitError),
+        ):
             client.chat.completions.create(model="m", messages=[])
         found = verdicts.assert_client(
             chat.calls, verdicts.honoured_retry_after(), verdicts.gave_up_after(3)

@@ -56,11 +56,11 @@ def test_httpx_reads_compact_json_lines(seeded: mockhttp.Server) -> None:
 
 def test_openai_sdk_streams_the_file(seeded: mockhttp.Server) -> None:
     """The openai SDK streams "Hello, world" from the YAML mock."""
-    client = openai.OpenAI(base_url=seeded.url + "/v1", api_key="sk-test", max_retries=0)
-    stream = client.chat.completions.create(
-        model="gpt-test", messages=[{"role": "user", "content": "Say hello"}], stream=True
-    )
-    assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, world"
+    with openai.OpenAI(base_url=seeded.url + "/v1", api_key="sk-test", max_retries=0) as client:
+        stream = client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "Say hello"}], stream=True
+        )
+        assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, world"
 
 
 def test_anthropic_sdk_dispatches_on_the_file_names(seeded: mockhttp.Server) -> None:

@@ -449,3 +449,30 @@ def test_missing_paths_and_undecodable_files(tmp_path: Path) -> None:
         load(tmp_path / "latin.yaml")
     with pytest.raises(mockhttp.ConfigError, match="needs at least one"):
         load()
+
+
+# -- numbers: every JSON number is a number in YAML too -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [("1e-06", 1e-06), ("2E5", 2e5), ("1.5e3", 1500.0), ("-3e+2", -300.0), (".5e1", 5.0)],
+)
+def test_an_exponent_without_a_dot_is_a_number_as_in_json(written: str, value: float) -> None:
+    """PyYAML (YAML 1.1) read ``1e-06`` as text: a JSON body dumped and loaded back changed
+    (found by tests/mockfile/test_properties.py), and so did a YAML file's ``json:`` value."""
+    text = f"request: {{body: [json_equal, {{x: {written}}}]}}\nresponse: {{json: {written}}}\n"
+    [mock] = loads(text)
+    assert mock.response is not None
+    assert mock.response.content == json.dumps(value).encode()
+    assert mock == mockhttp.request(None).body(match.json_equal({"x": value})).reply(
+        mockhttp.ok().json(value)
+    )
+    assert loads(json.dumps(to_dict(mock))) == [mock]
+
+
+@pytest.mark.parametrize("written", ["'1e-06'", '"2E5"', "1e", "e5", "1e-", "1_0e5"])
+def test_quoted_or_not_a_number_stays_text(written: str) -> None:
+    [mock] = loads(f"request: {{path: /x}}\nresponse: {{json: {{v: {written}}}}}\n")
+    assert mock.response is not None
+    assert isinstance(json.loads(mock.response.content)["v"], str)

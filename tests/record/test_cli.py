@@ -37,9 +37,12 @@ def test_mockhttp_record_writes_one_file_per_exchange(tmp_path: Path) -> None:
             assert proc.stdout is not None
             url = proc.stdout.readline().strip()
             assert url.startswith("http://127.0.0.1:")
-            client = openai.OpenAI(base_url=url + "/v1", api_key="sk-cli-secret", max_retries=0)
-            stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
-            assert "".join((c.choices[0].delta.content or "") for c in stream if c.choices) == TEXT
+            with openai.OpenAI(
+                base_url=url + "/v1", api_key="sk-cli-secret", max_retries=0
+            ) as client:
+                stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
+                text = "".join((c.choices[0].delta.content or "") for c in stream if c.choices)
+            assert text == TEXT
         finally:
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=20)
@@ -76,9 +79,11 @@ def test_serve_variants_serves_each_under_its_prefix(tmp_path: Path) -> None:
         assert original == recording_of(openai_events()).body_bytes
         assert httpx.get(served.url + "/cr/v1/models").json() == {"data": []}
         for name in ("comment", "split_utf8", "closed_without_done"):
-            client = openai.OpenAI(base_url=f"{served.url}/{name}/v1", api_key="x", max_retries=0)
-            stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
-            assert "".join((c.choices[0].delta.content or "") for c in stream if c.choices) == TEXT
+            prefixed = f"{served.url}/{name}/v1"
+            with openai.OpenAI(base_url=prefixed, api_key="x", max_retries=0) as client:
+                stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
+                text = "".join((c.choices[0].delta.content or "") for c in stream if c.choices)
+            assert text == TEXT
         missing = httpx.post(served.url + "/crlff" + CHAT)
         assert missing.status_code == 404
         assert "closest" in missing.text or "chat" in missing.text
@@ -110,14 +115,17 @@ def test_check_save_writes_the_live_exchanges_as_mocks(
     with mockhttp.Server() as replay:
         for mock in mocks:
             replay.mock(mock)
-        client = openai.OpenAI(base_url=replay.url + "/v1", api_key="x", max_retries=0)
-        answer = client.chat.completions.create(
-            model="gpt-test",
-            messages=[
-                {"role": "user", "content": "Count from one to five in words, separated by commas."}
-            ],
-            stream=False,
-            max_tokens=32,
-            temperature=0,
-        )
+        with openai.OpenAI(base_url=replay.url + "/v1", api_key="x", max_retries=0) as client:
+            answer = client.chat.completions.create(
+                model="gpt-test",
+                messages=[
+                    {
+                        "role": "user",
+                        "content": "Count from one to five in words, separated by commas.",
+                    }
+                ],
+                stream=False,
+                max_tokens=32,
+                temperature=0,
+            )
     assert answer.choices[0].message.content

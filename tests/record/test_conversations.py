@@ -26,6 +26,7 @@ CALL = {"name": "get_weather", "arguments": {"city": "Paris"}}
 
 
 def _client(url: str) -> openai.OpenAI:
+    """An SDK client for the server at ``url`` (use it in ``with``: closed at the end)."""
     return openai.OpenAI(base_url=url + "/v1", api_key="sk-test", max_retries=0)
 
 
@@ -58,8 +59,7 @@ def test_a_streamed_and_a_buffered_exchange_replay_each_with_its_own(tmp_path: P
         'openai chat stream "What is the weather in Paris" #1',
         'openai chat "What is the weather in Paris" #1',
     ]
-    with _replay(tmp_path) as replay:
-        client = _client(replay.url)
+    with _replay(tmp_path) as replay, _client(replay.url) as client:
         stream = client.chat.completions.create(model="gpt-test", messages=PROMPT, stream=True)
         chunks = list(stream)
         assert len(chunks) == 3  # role, text, finish

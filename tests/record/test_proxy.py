@@ -20,6 +20,7 @@ SECRET = "sk-live-Zq9secret7777"
 
 
 def sdk(url: str, key: str = SECRET) -> openai.OpenAI:
+    """An SDK client for the server at ``url`` (use it in ``with``: closed at the end)."""
     return openai.OpenAI(base_url=url + "/v1", api_key=key, max_retries=0)
 
 
@@ -42,8 +43,8 @@ def test_the_client_reads_the_first_event_before_the_upstream_has_finished(
                 mockhttp.ok().event_stream(*openai_events(), event_delay=0.15)
             )
         )
-        with Recorder(upstream.url, tmp_path) as recorder:
-            stream = ask(sdk(recorder.url))
+        with Recorder(upstream.url, tmp_path) as recorder, sdk(recorder.url) as client:
+            stream = ask(client)
             first = next(iter(stream))
             assert first.choices[0].delta.content == PIECES[0]
             assert chat.calls[0].outcome == "in progress"  # upstream still sending
@@ -76,11 +77,11 @@ def _arrivals(url: str) -> tuple[bytes, list[float]]:
 
 def _sdk_arrivals(url: str) -> tuple[str, list[float]]:
     """The openai SDK's text and when each chunk arrived (seconds after the first)."""
-    stream = ask(sdk(url))
     text, times = "", []
-    for chunk in stream:
-        times.append(time.monotonic())
-        text += "".join(c.delta.content or "" for c in chunk.choices)
+    with sdk(url) as client:
+        for chunk in ask(client):
+            times.append(time.monotonic())
+            text += "".join(c.delta.content or "" for c in chunk.choices)
     return text, [t - times[0] for t in times]
 
 
@@ -150,13 +151,15 @@ def test_no_secret_reaches_a_file(tmp_path: Path) -> None:
             )
         )
         with Recorder(upstream.url, tmp_path) as recorder:
-            client = openai.OpenAI(
-                base_url=recorder.url + "/v1",
-                api_key=SECRET,
-                max_retries=0,
-                default_headers={"Cookie": "session=abc123secretcookie", "api-key": SECRET},
-            )
-            with pytest.raises(openai.AuthenticationError, match=SECRET):
+            with (
+                openai.OpenAI(
+                    base_url=recorder.url + "/v1",
+                    api_key=SECRET,
+                    max_retries=0,
+                    default_headers={"Cookie": "session=abc123secretcookie", "api-key": SECRET},
+                ) as client,
+                pytest.raises(openai.AuthenticationError, match=SECRET),
+            ):
                 ask(client)  # the live client gets the reply as it came
             recorder.wait(1)
         got = upstream.journal[0].request.headers
@@ -249,18 +252,18 @@ def test_a_cut_connection_is_recorded_as_it_happened(
         upstream.mock(
             mockhttp.post(CHAT).reply(mockhttp.ok().event_stream(*openai_events())).pipe(cut)
         )
-        with Recorder(upstream.url, tmp_path) as recorder:
+        with Recorder(upstream.url, tmp_path) as recorder, sdk(recorder.url) as client:
             with pytest.raises(openai.APIConnectionError):
-                text_of(ask(sdk(recorder.url)))  # the client is cut too
+                text_of(ask(client))  # the client is cut too
             recorder.wait(1)
     (mock,) = mockhttp.load(tmp_path)
     assert isinstance(mock.response, Recording)
     assert mock.response.end == end
     assert mock.response.body_bytes == b"".join(openai_bytes())[:60]
-    with mockhttp.Server() as replay:
+    with mockhttp.Server() as replay, sdk(replay.url) as client:
         replay.mock(mock)
         with pytest.raises(openai.APIConnectionError):
-            text_of(ask(sdk(replay.url)))
+            text_of(ask(client))
         assert replay.journal[0].wait(5) == ("closed" if end == "close" else "reset")
         assert replay.journal[0].body_bytes == 60
 
@@ -300,8 +303,10 @@ def test_an_unreachable_upstream_is_a_502_that_says_why_and_is_not_recorded(
     log = io.StringIO()
     with Recorder(url, tmp_path / "out", log=log) as recorder:
         reply = httpx.get(recorder.url + "/v1/models?key=AIzaGone1234")
-        client = openai.OpenAI(base_url=recorder.url + "/v1", api_key="sk-x", max_retries=0)
-        with pytest.raises(openai.InternalServerError) as caught:
+        with (
+            openai.OpenAI(base_url=recorder.url + "/v1", api_key="sk-x", max_retries=0) as client,
+            pytest.raises(openai.InternalServerError) as caught,
+        ):
             client.models.list()
         assert recorder.count == 0
     assert reply.status_code == 502

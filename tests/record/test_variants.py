@@ -67,9 +67,9 @@ def test_mockhttp_decoder_and_openai_sdk_keep_the_text(server: mockhttp.Server, 
     # no_last_blank: [DONE] is there, but an event without its blank line is never
     # dispatched (WHATWG), so a correct decoder keeps the text and not the sentinel
     assert done is (name not in ("closed_without_done", "no_last_blank"))
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0)
-    stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
-    assert "".join((c.choices[0].delta.content or "") for c in stream if c.choices) == TEXT
+    with openai.OpenAI(base_url=server.url + "/v1", api_key="sk-test", max_retries=0) as client:
+        stream = client.chat.completions.create(model="gpt-test", messages=[], stream=True)
+        assert "".join((c.choices[0].delta.content or "") for c in stream if c.choices) == TEXT
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -91,10 +91,12 @@ def test_mockhttp_decoder_and_anthropic_sdk_keep_the_text(
     _served(server, variant, "/v1/messages")
     body = httpx.post(server.url + "/v1/messages").content
     assert text_of_anthropic_body(body) == TEXT
-    client = anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
-    with client.messages.stream(
-        model="claude-test", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
-    ) as stream:
+    with (
+        anthropic.Anthropic(base_url=server.url, api_key="sk-test", max_retries=0) as client,
+        client.messages.stream(
+            model="claude-test", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
+        ) as stream,
+    ):
         assert "".join(stream.text_stream) == TEXT
 
 

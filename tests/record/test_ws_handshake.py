@@ -1,6 +1,6 @@
 """The recorder answers a WebSocket upgrade as its upstream answers it (record/_ws.py over
 the upgrade seam's ``Handshake``): the upstream's chosen subprotocol in the client's 101,
-its refusal relayed, 502/504 when it cannot or does not answer; a key carried in a
+its refusal relayed (and recorded), 502/504 when it cannot or does not answer; a key in a
 subprotocol (OpenAI's ``openai-insecure-api-key.<key>``, what browsers send) goes upstream
 and into no recording, journal or log line.  Real sockets on loopback throughout."""
 
@@ -51,8 +51,8 @@ def test_the_offered_subprotocols_are_read_from_every_header_line() -> None:
 def test_a_refusal_is_framed_anew_without_the_upstreams_framing_headers() -> None:
     reply = refusal(
         401,
-        [(b"Content-Type", b"application/json"), (b"Content-Length", b"99"),
-         (b"Connection", b"keep-alive"), (b"Transfer-Encoding", b"chunked")],
+        [("Content-Type", "application/json"), ("Content-Length", "99"),
+         ("Connection", "keep-alive"), ("Transfer-Encoding", "chunked")],
         b'{"error": "no key"}',
     )  # fmt: skip
     assert reply.status_code == 401
@@ -132,7 +132,8 @@ def test_a_key_an_upstream_echoes_from_a_subprotocol_is_redacted_in_the_recordin
 # -- the upstream's refusal, and no answer at all -------------------------------------------------
 
 
-def test_an_upstream_refusal_is_relayed_as_it_came_and_not_recorded() -> None:
+def test_an_upstream_refusal_is_relayed_as_it_came_and_recorded() -> None:
+    """(tests/record/test_ws_refused.py: the recording, its replay and its secrets.)"""
     no_key = mockhttp.status(401).json({"error": {"message": "Missing bearer authentication"}})
     log = io.StringIO()
     with mockhttp.Server() as upstream:
@@ -140,7 +141,7 @@ def test_an_upstream_refusal_is_relayed_as_it_came_and_not_recorded() -> None:
         with record.record(upstream.url, log=log) as recorder:
             with pytest.raises(InvalidStatus) as refused:
                 connect(_ws_url(recorder.url, "/v1/realtime"), subprotocols=BROWSER)
-            assert recorder.wait(1, timeout=0.5) == []
+            (mock,) = recorder.wait(1, timeout=WAIT)
             (call,) = recorder.server.journal
     response = refused.value.response
     assert response.status_code == 401
@@ -148,7 +149,8 @@ def test_an_upstream_refusal_is_relayed_as_it_came_and_not_recorded() -> None:
     assert response.headers["Content-Type"] == "application/json"
     assert call.status == 401  # the proxy's journal says what the client got
     line = log.getvalue()
-    assert "not recorded: the WebSocket upstream refused the upgrade (401)" in line
+    assert "recorded GET /v1/realtime -> 401 (the upgrade refused)" in line
+    assert mock.name == "websocket /v1/realtime refused #1"
     assert KEY not in line
 
 

@@ -24,20 +24,19 @@ MOCK = """\
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[mockhttp.Server, httpx.Client]]:
-    with mockhttp.Server(admin=True) as server, httpx.Client(base_url=server.url) as client:
-        yield server, client
+def served() -> Iterator[mockhttp.Server]:
+    with mockhttp.Server(admin=True) as server:
+        yield server
 
 
 @pytest.fixture
-def admin(
-    served: tuple[mockhttp.Server, httpx.Client],
-) -> tuple[mockhttp.Server, httpx.Client]:
-    """The module's server, reset, with one ``pushed`` mock named ``feed``."""
-    _, client = served
-    assert client.post("/__mockhttp/reset").status_code == 200
-    assert client.post("/__mockhttp/mocks", content=MOCK, headers=YAML).status_code == 201
-    return served
+def admin(served: mockhttp.Server) -> Iterator[tuple[mockhttp.Server, httpx.Client]]:
+    """The module's server, reset, with one ``pushed`` mock named ``feed``, and an HTTP
+    client of the test's own (closed after it: no kept-alive socket outlives the test)."""
+    with httpx.Client(base_url=served.url) as client:
+        assert client.post("/__mockhttp/reset").status_code == 200
+        assert client.post("/__mockhttp/mocks", content=MOCK, headers=YAML).status_code == 201
+        yield served, client
 
 
 def test_push_and_close_from_a_raw_http_client(

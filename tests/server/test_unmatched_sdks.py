@@ -26,21 +26,23 @@ def server() -> Iterator[mockhttp.Server]:
 
 
 def test_openai_raises_not_found_with_the_explanation(server: mockhttp.Server) -> None:
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key=KEY, max_retries=0)
-    with pytest.raises(openai.NotFoundError) as raised:
-        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
-    assert f"{WHY}/v1/chat/completions" in str(raised.value)
-    assert "closest: mock 'models'" in raised.value.message
-    assert "sk-" not in str(raised.value)
-    with pytest.raises(openai.NotFoundError) as raised:
-        client.responses.create(model="m", input="hi")
+    with openai.OpenAI(base_url=server.url + "/v1", api_key=KEY, max_retries=0) as client:
+        with pytest.raises(openai.NotFoundError) as raised:
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        assert f"{WHY}/v1/chat/completions" in str(raised.value)
+        assert "closest: mock 'models'" in raised.value.message
+        assert "sk-" not in str(raised.value)
+        with pytest.raises(openai.NotFoundError) as raised:
+            client.responses.create(model="m", input="hi")
     assert f"{WHY}/v1/responses" in str(raised.value)
     assert "sk-" not in str(raised.value)
 
 
 def test_anthropic_raises_not_found_with_the_explanation(server: mockhttp.Server) -> None:
-    client = anthropic.Anthropic(base_url=server.url, api_key=KEY, max_retries=0)
-    with pytest.raises(anthropic.NotFoundError) as raised:
+    with (
+        anthropic.Anthropic(base_url=server.url, api_key=KEY, max_retries=0) as client,
+        pytest.raises(anthropic.NotFoundError) as raised,
+    ):
         client.messages.create(
             model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
         )
@@ -54,8 +56,11 @@ def test_anthropic_raises_not_found_with_the_explanation(server: mockhttp.Server
 
 
 def test_google_genai_raises_client_error_with_the_explanation(server: mockhttp.Server) -> None:
-    client = genai.Client(api_key=KEY, http_options=genai_types.HttpOptions(base_url=server.url))
-    with pytest.raises(genai_errors.ClientError) as raised:
+    options = genai_types.HttpOptions(base_url=server.url)
+    with (
+        genai.Client(api_key=KEY, http_options=options) as client,
+        pytest.raises(genai_errors.ClientError) as raised,
+    ):
         client.models.generate_content(model="gemini-test", contents="hi")
     error = raised.value
     assert (error.code, error.status) == (404, "NOT_FOUND")

@@ -71,7 +71,22 @@ __all__ = [
 ]
 
 SUFFIXES = (".yaml", ".yml", ".json")
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (its C parser when built), reading every JSON number as a number.
+
+    PyYAML follows YAML 1.1, where a float needs a dot and a signed exponent: JSON's ``1e-06``,
+    ``2E5`` and ``1.5e3`` were read as text (YAML 1.2, of which JSON is a part, reads them as
+    numbers), so a ``json:`` value or a matcher's number written so was a string.
+    """
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
 
 
 _MOCK_OPTIONS = params(_mock.request, KEYWORD)  # name, priority, times

@@ -13,7 +13,8 @@ Rule 3: the configs are the server's state (``_core/_kept.py``, under ``p:<task 
 and changed on the server's thread: ``bind``); the deliveries are I/O, this process's.
 Rule 4: one daemon thread delivers, in due order; a webhook that fails is recorded
 (``status`` 0 and the error), never retried, and never stops the agent.  Only ``http``
-and ``https`` URLs are taken.
+and ``https`` URLs are taken.  When no delivery is left queued, the HTTP client is closed
+(its connections with it) before ``wait_idle`` sees the thread idle.
 """
 
 from __future__ import annotations
@@ -125,7 +126,9 @@ Post = Callable[[str, dict[str, str], bytes], int]
 
 class _Poster:
     """POSTs with one HTTP client, made on first use (a client per delivery would pay for
-    its TLS context each time: ~0.1 s, and a notification due now would come late)."""
+    its TLS context each time: ~0.1 s, and a notification due now would come late), and
+    closed when the deliveries run out (``close``): its kept-alive connection is not left
+    open for the garbage collector to find."""
 
     def __init__(self) -> None:
         self._client: httpx.Client | None = None
@@ -134,6 +137,12 @@ class _Poster:
         if self._client is None:
             self._client = httpx.Client(timeout=5.0)
         return self._client.post(url, headers=headers, content=body).status_code
+
+    def close(self) -> None:
+        """Close the client and its connections; the next POST makes a new one."""
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
 
 @dataclass
@@ -246,6 +255,10 @@ class Push:
                 self._busy = True
             delivery = self._one(config, body)
             with self._lock:
+                idle = not self._queue
+            if idle:  # (before ``_busy`` drops: ``wait_idle`` returns with it closed)
+                _close(self.post)
+            with self._lock:
                 self._sent.append(delivery)
                 self._busy = False
                 self._lock.notify_all()
@@ -260,6 +273,13 @@ class Push:
         except Exception as exc:  # a webhook's failure is recorded, not raised
             return Delivery(config.url, shown, body, 0, f"{type(exc).__name__}: {exc}")
         return Delivery(config.url, shown, body, status)
+
+
+def _close(post: Post) -> None:
+    """Close what ``post`` holds open, if it can be closed (a plain function cannot)."""
+    close = getattr(post, "close", None)
+    if callable(close):
+        close()
 
 
 def _with(configs: Any, value: dict[str, Any]) -> dict[str, Any]:

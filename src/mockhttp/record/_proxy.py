@@ -305,27 +305,33 @@ class Recorder:
         return switching_later(relay, "websocket").header("Sec-WebSocket-Accept", accept)
 
     def _keep_session(self, relay: Any) -> None:
-        """A relayed WebSocket session ended: its mock (Rule 2 of ``_ws``: one the upstream
-        never accepted is not recorded)."""
+        """A relayed WebSocket session ended: its mock, or the upstream's refusal's (Rule 2
+        of ``_ws``); an upgrade the proxy answered itself is not recorded (Rule 3)."""
         from .._mockfile._dump import dump
-        from ._ws import websocket_mock
+        from ._ws import refusal_mock, websocket_mock
 
         shown = self._shown(relay.req)
-        if not relay.reached:  # Rule 2 of ``_ws``
-            why = Redactor.of_request(relay.req, names=self.redact).text(relay.failure)
-            self._say(f"{shown}: not recorded: the WebSocket upstream {why}")
+        redactor = Redactor.of_request(relay.req, names=self.redact)
+        if not relay.reached and relay.refused is None:  # Rule 3 of ``_ws``
+            self._say(
+                f"{shown}: not recorded: the WebSocket upstream {redactor.text(relay.failure)}"
+            )
             return
         with self._lock:
             if self._late:
                 return
             taken = [m.name or "" for m in self._mocks] + self._taken
-            label = Redactor.of_request(relay.req, names=self.redact).text(
-                f"websocket {relay.req.path}"
-            )
-            chosen = relay.subprotocol
-            if chosen is not None:  # (an upstream could choose the key's protocol)
-                chosen = Redactor.of_request(relay.req, names=self.redact).text(chosen)
-            mock = websocket_mock(relay.req, relay.kept, numbered(label, taken), chosen)
+            if relay.refused is not None:
+                label = redactor.text(f"websocket {relay.req.path} refused")
+                mock = refusal_mock(relay.req, relay.refused, numbered(label, taken), self.redact)
+                what = f"{relay.refused.status} (the upgrade refused)"
+            else:
+                label = redactor.text(f"websocket {relay.req.path}")
+                chosen = relay.subprotocol
+                if chosen is not None:  # (an upstream could choose the key's protocol)
+                    chosen = redactor.text(chosen)
+                mock = websocket_mock(relay.req, relay.kept, numbered(label, taken), chosen)
+                what = f"101 ({len(relay.kept)} messages)"
             index = len(self._mocks)
             self._mocks.append(mock)
             if self.out is not None:
@@ -334,7 +340,7 @@ class Recorder:
                 temporary.write_text(dump([mock]), encoding="utf-8")
                 temporary.replace(path)
         self._recorded(mock if self.out is None else self._path(index))
-        self._say(f"recorded {shown} -> 101 ({len(relay.kept)} messages): {mock.name}")
+        self._say(f"recorded {shown} -> {what}: {mock.name}")
 
     def _refusal(self, req: Request) -> Reply | None:
         """The 400 for a target that is not origin-form (Rule 1), else None."""

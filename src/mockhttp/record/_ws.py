@@ -22,9 +22,16 @@ matches on method and path only, and every message is redacted with the request'
 (``_core._redact``, the one rule: a key in a subprotocol, ``openai-insecure-api-key.<key>``,
 included) before it is kept.  The chosen subprotocol is kept (redacted) as the mock's
 ``subprotocol``, so the replay chooses it too.
-Rule 2: a session the upstream never accepted is not recorded: one that cannot be reached
+Rule 2: an upgrade the upstream refuses (``401`` with its error JSON, ``403``, ``426``...)
+gets the upstream's refusal, relayed as it came, and the refusal is recorded
+(:func:`refusal_mock`): matched as a session is (an upgrade of the same path), it answers
+with the same status, headers and body, written and redacted as the recorder writes an
+HTTP reply (``_exchange.to_mock``: no hop-by-hop header, secret headers ``REDACTED``, the
+request's secrets replaced in the body).  A refusal the client never got (it had gone, or
+had its ``504`` already) is not recorded.
+Rule 3: what is the proxy's own answer is not recorded: an upstream that cannot be reached
 is answered ``502`` (saying why), one that does not answer the upgrade within ``timeout``
-``504``, one that refuses it gets the upstream's own refusal, relayed as it came.
+``504``, one that answers out of protocol ``502``; the next upgrade goes upstream again.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import json
 import re
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -65,8 +72,10 @@ from .._server._upgrade import Handshake
 from ..ws._faults import Drop
 from ..ws._kind import WebSocket
 from ..ws._script import Close, Expect, Send, Step
+from ._exchange import Exchange, to_mock
+from ._pieces import Write
 
-__all__ = ["Kept", "Relay", "offered", "to_script", "websocket_mock"]
+__all__ = ["Kept", "Refused", "Relay", "offered", "refusal_mock", "to_script", "websocket_mock"]
 
 _HOP = frozenset(
     {"host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version",
@@ -89,6 +98,16 @@ class Kept:
     data: str | bytes
     at: float
     code: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The upstream's refusal of an upgrade as the client got it: its status, its headers
+    (as they came, framing ones included) and its body (the first ``REFUSAL_BODY`` bytes)."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
 
 
 def _expectation(message: str | bytes) -> Expect:
@@ -146,6 +165,20 @@ def websocket_mock(
     return request("GET", req.path, name=name).reply(endpoint)
 
 
+def refusal_mock(
+    req: Request, refused: Refused, name: str | None = None, redact: tuple[str, ...] = ()
+) -> Mock:
+    """A mock that answers an upgrade of ``req``'s path (method and path, as
+    :func:`websocket_mock`, and ``Upgrade: websocket``: a plain ``GET`` is not answered)
+    with ``refused``, written and redacted as the recorder writes an HTTP reply (Rule 2)."""
+    body = refused.body
+    writes = (Write(0.0, body),) if body else ()
+    reason = status(refused.status).reason  # the one the client got (wsproto keeps none)
+    exchange = Exchange(req, refused.status, reason, refused.headers, 0.0, writes, len(body))
+    mock = to_mock(exchange, redact=redact, name=name)
+    return mock.header("upgrade", regex(r"(?i)\bwebsocket\b"))
+
+
 def offered(req: Request) -> list[str]:
     """The subprotocols an upgrade request offers, in order (every header line of them;
     what is not a token is no protocol)."""
@@ -153,13 +186,12 @@ def offered(req: Request) -> list[str]:
     return [p.strip() for v in values for p in v.split(",") if _TOKEN.match(p.strip())]
 
 
-def refusal(code: int, headers: list[tuple[bytes, bytes]], body: bytes) -> Reply:
+def refusal(code: int, headers: Iterable[tuple[str, str]], body: bytes) -> Reply:
     """The upstream's refusal of an upgrade as the client gets it (framed anew, closing)."""
     reply = status(code)
     for name, value in headers:
-        shown = name.decode("latin-1")
-        if shown.lower() not in _REFUSAL_HOP:
-            reply = reply.header(shown, value.decode("latin-1"))
+        if name.lower() not in _REFUSAL_HOP:
+            reply = reply.header(name, value)
     return reply.body(body)
 
 
@@ -186,7 +218,8 @@ class Relay(asyncio.Protocol):
     kept: list[Kept] = field(default_factory=list)
     reached: bool = False  # the upstream accepted the upgrade
     subprotocol: str | None = None  # the one the upstream chose
-    failure: str = ""  # why the upstream never accepted (Rule 2), as logged
+    failure: str = ""  # why the upstream never accepted (Rules 2, 3), as logged
+    refused: Refused | None = None  # the upstream's refusal, once the client has it (Rule 2)
 
     def __post_init__(self) -> None:
         self._client = Connection(ConnectionType.SERVER)
@@ -241,16 +274,24 @@ class Relay(asyncio.Protocol):
     def _too_slow(self) -> None:
         self.refuse(504, f"did not answer the upgrade within {self.timeout:g} s")
 
-    def refuse(self, code: int, what: str, reply: Reply | None = None) -> None:
-        """Rule 2: the client gets ``reply`` for its upgrade (None: the proxy's ``code``
-        saying the upstream ``what``); the upstream is let go; ``what`` is logged."""
+    def refuse(self, code: int, what: str, reply: Reply | None = None) -> bool:
+        """Rules 2, 3: the client gets ``reply`` for its upgrade (None: the proxy's ``code``
+        saying the upstream ``what``); the upstream is let go; ``what`` is logged.  False
+        when the client had its answer already, or has gone."""
         self._answered()
         if self.handshake.answered:
-            return
+            return False
         self.failure = what
-        self.handshake.refuse(reply or _gateway(code, self.upstream, what))
+        sent = self.handshake.refuse(reply or _gateway(code, self.upstream, what))
         if self._up is not None:
             self._up.close()
+        return sent
+
+    def upstream_refused(self, refused: Refused) -> None:
+        """Rule 2: the upstream refused the upgrade: relayed, and kept once the client has it."""
+        reply = refusal(refused.status, refused.headers, refused.body)
+        if self.refuse(refused.status, f"refused the upgrade ({refused.status})", reply):
+            self.refused = refused
 
     def upstream_open(self, subprotocol: str | None) -> None:
         self._answered()
@@ -366,7 +407,7 @@ class _Upstream(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.parts: list[Any] = []
         self.closed_seen = False
-        self.refused: tuple[int, list[tuple[bytes, bytes]]] | None = None
+        self.refused: tuple[int, tuple[tuple[str, str], ...]] | None = None
         self.body = bytearray()  # of a refusal
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -406,15 +447,15 @@ class _Upstream(asyncio.Protocol):
         assert self.refused is not None
         code, headers = self.refused
         self.closed_seen = True
-        body = bytes(self.body[:REFUSAL_BODY])
-        self.relay.refuse(code, f"refused the upgrade ({code})", refusal(code, headers, body))
+        self.relay.upstream_refused(Refused(code, headers, bytes(self.body[:REFUSAL_BODY])))
         self.close()
 
     def _event(self, event: Event) -> None:
         if isinstance(event, AcceptConnection):
             self.relay.upstream_open(event.subprotocol)
         elif isinstance(event, RejectConnection):
-            self.refused = (event.status_code, list(event.headers))
+            raw = ((n.decode("latin-1"), v.decode("latin-1")) for n, v in event.headers)
+            self.refused = (event.status_code, tuple(raw))
             if not event.has_body:
                 self._refused()
         elif isinstance(event, RejectData):
