@@ -84,7 +84,13 @@ def test_every_workers_calls_arrive_live(serving: Serving, page: Any) -> None:
 def test_a_streams_timeline_shows_its_plan_from_a_worker(serving: Serving, page: Any) -> None:
     page.goto(serving.url + f"/__mockhttp/ui/#token={TOKEN}")
     expect(page.locator("#status")).to_have_text(re.compile("^Live"), timeout=WAIT)
-    before = rows(page).count()
+    journal = httpx.get(  # ("Live" shows at the stream's open: its snapshot may follow)
+        serving.url + "/__mockhttp/journal",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        timeout=60,
+    )
+    before = len(journal.json()["calls"])
+    expect(rows(page)).to_have_count(before, timeout=WAIT)
     with pytest.raises(httpx.HTTPError):
         httpx.get(serving.url + "/v1/stream", timeout=60)  # closed after 2 events
     expect(rows(page).filter(has_text="closed")).to_have_count(1, timeout=WAIT)

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from mockhttp._core._sse_decode import Decoder, Message
+from mockhttp._server._hub_events import positions_of
 from tests.helpers.cli_process import Serving
 
 pytestmark = pytest.mark.skipif(
@@ -107,7 +108,9 @@ def test_the_journal_stream_holds_every_workers_calls(serving: Serving) -> None:
     assert snapshot is not None
     assert snapshot["workers"] == [0, 1]
     assert [m["describe"] for m in snapshot["mocks"]] == ["GET /who"]
-    assert seen[0].id.partition(".")[2] == "1"
+    positions = positions_of(seen[0].id)  # (every worker's position: resumable)
+    assert positions is not None
+    assert sorted(positions) == [0, 1]
     for n in range(TRIES):  # until both workers answered
         assert fresh(serving.url, f"/who?n={n}").text == "shared"
         if {c["worker"] for c in events.calls()} == {0, 1}:
@@ -116,7 +119,7 @@ def test_the_journal_stream_holds_every_workers_calls(serving: Serving) -> None:
     paths = {c["request"]["path"] for c in events.calls()}
     assert paths == {"/who"}  # (the page's own admin requests are not calls)
     ids = [m.id for m in events.seen]
-    assert len(set(ids)) == len(ids)  # one numbering for the merged stream
+    assert len(set(ids)) == len(ids)  # each event a position of its own
     events.done.set()
 
 
@@ -161,3 +164,78 @@ def test_a_bad_test_id_is_refused_as_on_one_process(serving: Serving) -> None:
     refused = fresh(serving.url, "/__mockhttp/journal/events?test=bad%20id")
     assert refused.status_code == 400
     assert refused.json()["error"]["type"] == "bad_test_id"
+
+
+def read_stream(
+    url: str,
+    last_event_id: str | None,
+    enough: Callable[[list[Message]], bool],
+    then: Callable[[], object] = lambda: None,
+) -> list[Message]:
+    """A raw client: the merged stream read until ``enough``, then dropped (``then``
+    called once the first event came)."""
+    headers = {} if last_event_id is None else {"Last-Event-ID": last_event_id}
+    decoder = Decoder()
+    seen: list[Message] = []
+    with httpx.stream("GET", url, headers=headers, timeout=WAIT) as answer:
+        assert answer.status_code == 200
+        for chunk in answer.iter_raw():
+            before = len(seen)
+            seen += [i for i in decoder.feed(chunk) if isinstance(i, Message)]
+            if enough(seen):
+                return seen
+            if seen and not before:
+                then()
+    raise AssertionError([(m.event, m.id) for m in seen])
+
+
+def asked(seen: list[Message]) -> list[tuple[int, str]]:
+    """Each call event's (worker, ?n=)."""
+    calls = [json.loads(m.data) for m in seen if m.event == "call"]
+    return [(c["worker"], c["request"]["query"]["n"][0]) for c in calls]
+
+
+def test_a_client_that_reconnects_gets_exactly_the_events_it_missed(serving: Serving) -> None:
+    url = serving.url + "/__mockhttp/journal/events"
+    seen = read_stream(  # (one call, asked while reading: started, then ended)
+        url, None, lambda seen: len(asked(seen)) == 2, lambda: fresh(serving.url, "/who?n=0")
+    )
+    assert seen[0].event == "snapshot"
+    assert asked(seen) == 2 * [asked(seen)[0]]
+    last = seen[-1].id
+    missed: list[tuple[int, str]] = []  # (dropped: the calls it misses, on both workers)
+    for n in range(1, TRIES):
+        fresh(serving.url, f"/who?n={n}")
+        journal = fresh(serving.url, "/__mockhttp/journal").json()["calls"]
+        missed = [(c["worker"], c["request"]["query"]["n"][0]) for c in journal[1:]]
+        if {worker for worker, _ in missed} == {0, 1}:
+            break
+    assert {worker for worker, _ in missed} == {0, 1}
+    again = read_stream(url, last, lambda seen: len(seen) >= 2 * len(missed))
+    assert [m.event for m in again] == ["call"] * len(again)  # no snapshot
+    assert sorted(asked(again)) == sorted(2 * missed)  # each missed call started and ended
+    ids = [m.id for m in again]
+    assert len(set(ids)) == len(ids)
+    assert last not in ids
+    # nothing more (none twice): a mark on each worker comes right after the missed ones
+    marks: set[int] = set()
+    for n in range(TRIES):
+        fresh(serving.url, f"/who?n=mark{n}")
+        journal = fresh(serving.url, "/__mockhttp/journal").json()["calls"]
+        marks = {c["worker"] for c in journal if c["request"]["query"]["n"][0].startswith("m")}
+        if marks == {0, 1}:
+            break
+    count = len(fresh(serving.url, "/__mockhttp/journal").json()["calls"]) - 1 - len(missed)
+    after = read_stream(url, ids[-1], lambda seen: len(seen) >= 2 * count)
+    assert {w for w, n in asked(after) if n.startswith("mark")} == {0, 1}
+    assert [n for _, n in asked(after) if not n.startswith("mark")] == []
+    # an id that fell out of a worker's log (2,048 events: 2 a call), or no id of ours:
+    # a snapshot first, which the page puts in place of what it shows
+    with httpx.Client(base_url=serving.url, timeout=WAIT) as client:  # (one connection:
+        for n in range(1030):  # one worker)
+            assert client.get(f"/who?n=many{n}").status_code == 200
+    total = len(fresh(serving.url, "/__mockhttp/journal").json()["calls"])
+    for last_event_id in (ids[-1], "garbage", last.partition(",")[0]):
+        seen = read_stream(url, last_event_id, lambda seen: bool(seen))
+        assert seen[0].event == "snapshot", last_event_id
+        assert len(json.loads(seen[0].data)["calls"]) == total

@@ -17,8 +17,16 @@ import pytest
 
 import mockhttp
 from mockhttp._core._sse_decode import Decoder, Message
-from mockhttp._server._hub_events import EVENTS_PATH, Merger, Upstreams, relay
-from mockhttp._server._watch import watch_of
+from mockhttp._server._hub_events import (
+    EVENTS_PATH,
+    Merger,
+    Upstreams,
+    merged_id,
+    open_merged,
+    positions_of,
+    relay,
+)
+from mockhttp._server._watch import Watch, watch_of
 from mockhttp._server._workers import merge
 
 WAIT = 30.0  # seconds: generous (a loaded machine)
@@ -38,17 +46,17 @@ def snapshot(*calls: dict[str, Any], count: int = 0) -> str:
 
 
 def test_the_snapshot_waits_for_every_worker_and_merges_them() -> None:
-    merger = Merger([0, 1], merge, boot="b00")
-    assert (
-        merger.take(1, "snapshot", snapshot({"id": 1, "time": "2026-01-01T00:00:02"}, count=1))
-        == []
-    )
+    merger = Merger([0, 1], merge)
+    first = snapshot({"id": 1, "time": "2026-01-01T00:00:02"}, count=1)
+    assert merger.take(1, "snapshot", first, "b1.4") == []
     assert [merger.started] == [False]
     (out,) = events(
-        merger.take(0, "snapshot", snapshot({"id": 1, "time": "2026-01-01T00:00:01"}, count=2))
+        merger.take(
+            0, "snapshot", snapshot({"id": 1, "time": "2026-01-01T00:00:01"}, count=2), "b0.9"
+        )
     )
     assert merger.started
-    assert (out.event, out.id) == ("snapshot", "b00.1")
+    assert (out.event, out.id) == ("snapshot", "0=b0.9,1=b1.4")
     data = json.loads(out.data)
     assert [(c["worker"], c["time"][-2:]) for c in data["calls"]] == [(0, "01"), (1, "02")]
     assert data["mocks"][0]["call_count"] == 3  # (added up, as GET /__mockhttp/mocks does)
@@ -56,34 +64,78 @@ def test_the_snapshot_waits_for_every_worker_and_merges_them() -> None:
 
 
 def test_events_before_the_snapshot_follow_it_in_order() -> None:
-    merger = Merger([0, 1], merge, boot="b")
-    assert merger.take(0, "snapshot", snapshot()) == []
-    assert merger.take(0, "call", json.dumps({"id": 7})) == []  # (held: 1 has not sent its own)
-    out = events(merger.take(1, "snapshot", snapshot()))
-    assert [(m.event, m.id) for m in out] == [("snapshot", "b.1"), ("call", "b.2")]
+    merger = Merger([0, 1], merge)
+    assert merger.take(0, "snapshot", snapshot(), "a.1") == []
+    assert merger.take(0, "call", json.dumps({"id": 7}), "a.2") == []  # (held: 1's has not come)
+    out = events(merger.take(1, "snapshot", snapshot(), "b.5"))
+    # (the snapshot holds each worker's position at its own snapshot; the held call moves 0's)
+    assert [(m.event, m.id) for m in out] == [("snapshot", "0=a.1,1=b.5"), ("call", "0=a.2,1=b.5")]
     assert json.loads(out[1].data) == {"id": 7, "worker": 0}
 
 
 def test_calls_cleared_and_dropped_name_their_worker() -> None:
-    merger = Merger([0, 1], merge, boot="b")
-    merger.take(0, "snapshot", snapshot())
-    merger.take(1, "snapshot", snapshot())
-    (call,) = events(merger.take(1, "call", json.dumps({"id": 3, "resumes": 2})))
+    merger = Merger([0, 1], merge)
+    merger.take(0, "snapshot", snapshot(), "a.1")
+    merger.take(1, "snapshot", snapshot(), "b.1")
+    (call,) = events(merger.take(1, "call", json.dumps({"id": 3, "resumes": 2}), "b.2"))
     assert json.loads(call.data) == {"id": 3, "resumes": 2, "worker": 1}
-    (cleared,) = events(merger.take(0, "cleared", "{}"))
+    (cleared,) = events(merger.take(0, "cleared", "{}", "a.2"))
     assert (cleared.event, json.loads(cleared.data)) == ("cleared", {"worker": 0})
-    (dropped,) = events(merger.take(1, "dropped", json.dumps({"dropped": 5, "message": "m"})))
+    dropped_data = json.dumps({"dropped": 5, "message": "m"})
+    (dropped,) = events(merger.take(1, "dropped", dropped_data))  # (a worker's has no id)
     assert json.loads(dropped.data) == {"dropped": 5, "message": "m", "worker": 1}
-    assert [m.id for m in (call, cleared, dropped)] == ["b.2", "b.3", "b.4"]
-    assert merger.take(0, "snapshot", snapshot()) == []  # (a worker's second: not passed on)
-    assert merger.take(0, "something else", "{}") == []
+    assert [m.id for m in (call, cleared)] == ["0=a.1,1=b.2", "0=a.2,1=b.2"]
+    assert b"\nid:" not in merger.take(1, "dropped", dropped_data)[0]
+    assert merger.take(0, "snapshot", snapshot(), "a.9") == []  # (a worker's second: not passed on)
+    assert merger.take(0, "something else", "{}", "a.10") == []
 
 
 def test_one_worker() -> None:
     merger = Merger([3], merge)
-    (out,) = events(merger.take(3, "snapshot", snapshot({"id": 1, "time": "t"})))
+    (out,) = events(merger.take(3, "snapshot", snapshot({"id": 1, "time": "t"}), "c.0"))
     assert json.loads(out.data)["calls"] == [{"id": 1, "time": "t", "worker": 3}]
-    assert out.id.startswith(merger.boot + ".")
+    assert out.id == "3=c.0"
+
+
+# -- the merged stream's ids (Rule 2, pure) -----------------------------------------------
+
+
+def test_a_merged_id_reads_back_as_every_workers_position() -> None:
+    positions = {1: "ab12cd.7", 0: "ef34ab.0", 12: "0a.123"}
+    text = merged_id(positions)
+    assert text == "0=ef34ab.0,1=ab12cd.7,12=0a.123"  # (by worker)
+    assert positions_of(text) == positions
+    assert positions_of(" 0=ab.1 ") == {0: "ab.1"}  # (as Watch reads one: stripped)
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        None,
+        "",
+        "ab12cd.7",  # (one process's id: no worker)
+        "0=ab12cd.7,0=ab12cd.8",  # (a worker twice)
+        "0=ab12cd.7,",
+        "0=AB12CD.7",
+        "0=ab12cd.-1",
+        "0=ab12cd.7x",
+        "x=ab12cd.7",
+        "0=ab12cd.1234567890123456789",  # (past 18 digits, as Watch refuses)
+        "0=" + "a" * 33 + ".1",
+        ",".join(f"{n}=ab.1" for n in range(1000)),  # (over the length read)
+        "0=ab12cd.7;1=ab.1",
+    ],
+)
+def test_an_id_that_is_none_of_ours_is_no_position(garbage: str | None) -> None:
+    assert positions_of(garbage) is None
+
+
+def test_a_resumed_merger_sends_no_snapshot_and_goes_on_from_the_positions() -> None:
+    merger = Merger([0, 1], merge, {0: "a.4", 1: "b.9"})
+    assert merger.started
+    (call,) = events(merger.take(1, "call", json.dumps({"id": 5}), "b.10"))
+    assert (call.event, call.id) == ("call", "0=a.4,1=b.10")
+    assert merger.take(0, "snapshot", snapshot(), "a.5") == []  # (it resumed: none expected)
 
 
 # -- Upstreams and relay, on loopback ----------------------------------------------------
@@ -217,3 +269,89 @@ def test_relay_passes_a_refusal_on_and_says_when_the_hub_is_out_of_reach(
     hub.close()
     gone = relay(port, EVENTS_PATH, {})
     assert gone.status_code == 502
+
+
+# -- resuming (Rule 2), on loopback ---------------------------------------------------
+
+
+def opened(workers: list[mockhttp.Server], last_event_id: str | None) -> Upstreams:
+    found = open_merged(
+        [(n, w.port) for n, w in enumerate(workers)], EVENTS_PATH, {}, last_event_id
+    )
+    assert isinstance(found, Upstreams), found
+    return found
+
+
+def calls_in(seen: list[Message]) -> list[dict[str, Any]]:
+    return [json.loads(m.data) for m in seen if m.event == "call"]
+
+
+def done(page: Page, upstreams: Upstreams) -> None:
+    page.gone = True
+    upstreams.close()
+    page.thread.join(WAIT)
+    assert not page.thread.is_alive()
+
+
+def test_a_page_that_reconnects_gets_exactly_the_events_it_missed(
+    workers: list[mockhttp.Server],
+) -> None:
+    first = opened(workers, None)
+    assert not first.resumed
+    page = Page(first, first.merger(merge))
+    page.until(lambda seen: any(m.event == "snapshot" for m in seen))
+    for worker in workers:
+        httpx.get(worker.url + "/a?n=0")
+    seen = page.until(lambda seen: len(calls_in(seen)) == 4)  # (each call: started, ended)
+    done(page, first)
+    last = seen[-1].id
+    for n, worker in ((1, workers[0]), (2, workers[1]), (3, workers[0])):  # (missed)
+        httpx.get(worker.url + f"/a?n={n}")
+    again = opened(workers, last)
+    assert again.resumed
+    page = Page(again, again.merger(merge))
+    page.until(lambda seen: len(calls_in(seen)) == 6)
+    for worker in workers:  # (after: every missed event is in before these)
+        httpx.get(worker.url + "/a?n=4")
+    seen = page.until(lambda seen: len(calls_in(seen)) == 10)
+    done(page, again)
+    assert [m.event for m in seen] == ["call"] * 10  # no snapshot, nothing twice
+    ids = [m.id for m in seen]
+    assert len(set(ids)) == 10
+    assert last not in ids
+    got = sorted((c["worker"], c["request"]["query"]["n"][0]) for c in calls_in(seen))
+    assert got == sorted(2 * [(0, "1"), (1, "2"), (0, "3"), (0, "4"), (1, "4")])
+
+
+def test_a_page_that_cannot_resume_gets_a_snapshot(workers: list[mockhttp.Server]) -> None:
+    small = Watch(workers[1], ring=4)  # (a log this small: a position falls out of it)
+    workers[1]._watch = small  # type: ignore[attr-defined]
+    first = opened(workers, None)
+    page = Page(first, first.merger(merge))
+    (snap,) = page.until(lambda seen: any(m.event == "snapshot" for m in seen))
+    done(page, first)
+    assert positions_of(snap.id) is not None
+    boots = {n: watch_of(w).boot for n, w in enumerate(workers)}
+    for worker in workers:  # (worker 1 logs 2 events a call: 6 > its ring of 4)
+        for n in range(3):
+            httpx.get(worker.url + f"/a?n={n}")
+    lost = merged_id({0: f"{boots[0]}.0", 1: f"{boots[1]}.0"})
+    whole = merged_id({0: f"{boots[0]}.0", 1: f"{boots[1]}.{small.last}"})
+    resumable = opened(workers, whole)
+    resumable.close()
+    assert resumable.resumed  # (the same ids, with worker 1's in its log)
+    for last_event_id in (
+        lost,  # worker 1's log no longer holds it
+        merged_id({0: f"{boots[0]}.0", 1: "000000000.0"}),  # another run of worker 1
+        merged_id({0: f"{boots[0]}.0", 1: f"{boots[1]}.999"}),  # past worker 1's newest
+        merged_id({0: f"{boots[0]}.0"}),  # another set of workers
+        f"{boots[0]}.0",  # one process's id
+        "garbage",
+    ):
+        upstreams = opened(workers, last_event_id)
+        assert not upstreams.resumed, last_event_id
+        page = Page(upstreams, upstreams.merger(merge))
+        seen = page.until(lambda seen: any(m.event == "snapshot" for m in seen))
+        done(page, upstreams)
+        assert seen[0].event == "snapshot"  # first: the page replaces what it shows
+        assert len(json.loads(seen[0].data)["calls"]) >= 3  # (worker 0's: still journaled)

@@ -15,6 +15,9 @@ longer holds, and is told so (a ``dropped`` event) before the next one.
 Rule 3: a stream is exemplary SSE: ``retry:``, an ``id`` on every event (``<boot>.<n>``:
 a page that reconnects with ``Last-Event-ID`` resumes after it, and one from another run
 of the server starts over with a ``snapshot``), a comment every ``HEARTBEAT`` seconds.
+A stream that resumes with nothing lost says so in its head (``RESUMED_HEADER: yes``): the
+supervisor under ``--workers`` resumes its merged stream only when every worker's does
+(``_hub_events``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "HEARTBEAT",
     "PAGES",
     "PLANS",
+    "RESUMED_HEADER",
     "RING",
     "Planned",
     "Watch",
@@ -51,6 +55,7 @@ FEED_LIMIT = 1 << 20  # bytes waiting to be sent to one page
 PAGES = 16  # pages watching at once
 HEARTBEAT = 15.0  # seconds between comments on a quiet stream
 RETRY_MS = 1000
+RESUMED_HEADER = "X-Mockhttp-Resumed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,8 +184,9 @@ class Watch:
             return status(503).header("Retry-After", "5").json(refusal)
         self.install()
         feed = Feed(limit=FEED_LIMIT, on_gone=self.wake_all)
-        feed.head(200, _HEAD)
         after = self._resumed(last_event_id)
+        whole = after is not None and not self.since(after)[0]
+        feed.head(200, (*_HEAD, (RESUMED_HEADER, "yes")) if whole else _HEAD)
         with _LOCK:
             self.pages += 1
         pump = threading.Thread(

@@ -65,7 +65,7 @@ from .._core._gc import collector_off
 from .._core._reply import Reply, status
 from .._core._request import Request
 from ._admin import MAX_ADMIN_BODY
-from ._hub_events import EVENTS_PATH, Merger, Upstreams, relay
+from ._hub_events import EVENTS_PATH, open_merged, relay
 from ._merged import Book, dump
 from ._metrics import families
 from ._shared import Keeper
@@ -237,7 +237,11 @@ class ForwardingAdmin:
         if self.local is not None and request.path.startswith(UI_PREFIX):
             return self.local(request)  # (the same on every worker: no data in them)
         if request.path == EVENTS_PATH and request.method == "GET":  # every worker's, live
-            return relay(self.hub_port, self._target(request), {SECRET_HEADER: self.secret})
+            headers = {SECRET_HEADER: self.secret}
+            resume = request.headers.get("last-event-id")
+            if resume:  # (the page reconnects: the hub resumes every worker's stream)
+                headers["Last-Event-ID"] = resume
+            return relay(self.hub_port, self._target(request), headers)
         return self._forward(request)
 
     def _forward(self, request: Request) -> Reply:
@@ -613,12 +617,14 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
             live = supervisor.live()
             if not live:
                 return self._send(503, {"error": {"type": "workers", "message": "no worker runs"}})
-            upstreams = Upstreams(
-                [(w.number, w.control) for w in live], self.path, {SECRET_HEADER: supervisor.secret}
+            opened = open_merged(
+                [(w.number, w.control) for w in live],
+                self.path,
+                {SECRET_HEADER: supervisor.secret},
+                self.headers.get("Last-Event-ID"),
             )
-            refused = upstreams.open()
-            if refused is not None:
-                code, body = refused
+            if isinstance(opened, tuple):
+                code, body = opened
                 try:
                     answer = loads(body) if body else None
                 except ValueError:  # (a worker's answer that is no JSON: say so)
@@ -632,11 +638,11 @@ def _hub_handler(supervisor: Supervisor) -> type[BaseHTTPRequestHandler]:
             self.send_header("Connection", "close")
             self.end_headers()
             try:
-                upstreams.run(self.wfile.write, Merger([w.number for w in live], merge))
+                opened.run(self.wfile.write, opened.merger(merge))
             except OSError:
                 pass  # the page went
             finally:
-                upstreams.close()
+                opened.close()
 
         def _send(self, code: int, answer: Any) -> None:
             data = dumps(answer)  # (a big one in slices: _sliced)
