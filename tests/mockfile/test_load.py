@@ -476,3 +476,12 @@ def test_quoted_or_not_a_number_stays_text(written: str) -> None:
     [mock] = loads(f"request: {{path: /x}}\nresponse: {{json: {{v: {written}}}}}\n")
     assert mock.response is not None
     assert isinstance(json.loads(mock.response.content)["v"], str)
+
+
+@pytest.mark.parametrize("text", ["0E0", "1e-06", "-3e+2", ".5e1", "1.5e3"])
+def test_text_that_reads_as_a_number_is_written_quoted(text: str) -> None:
+    """The dumper quotes what the loader would read as a number (a name ``0E0`` was written
+    plain and came back a number: found by the dump/load property)."""
+    mock = mockhttp.get("/x", name=text).reply(mockhttp.ok().json({"v": text}))
+    assert f"'{text}'" in dump(mock)
+    assert loads(dump(mock)) == [mock]

@@ -32,6 +32,7 @@ from .._core._reply import EventStream, Reply, _reason
 from .._core._sse import Event, dumps_compact
 from .._core._units import format_seconds
 from ._forms import Flow, FlowMap, Quoted, json_value, write_form
+from ._nodes import json_numbers
 
 __all__ = ["dump", "to_dict"]
 
@@ -67,6 +68,7 @@ _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(Flow, _represent_flow)
 _Dumper.add_representer(FlowMap, _represent_flow_map)
 _Dumper.add_representer(Quoted, _represent_quoted)
+json_numbers(_Dumper)
 
 
 def dump(mocks: Mock | Iterable[Mock]) -> str:

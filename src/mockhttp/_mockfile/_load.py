@@ -44,7 +44,7 @@ from ._dump import dump as dump
 from ._dump import to_dict as to_dict
 from ._forms import KEYWORD, POSITIONAL, fault_of, matcher_arg, params, typed
 from ._forms import shape as shape
-from ._nodes import NOT_PLAIN, At, check_size, json_node, plain, too_deep
+from ._nodes import NOT_PLAIN, At, check_size, json_node, json_numbers, plain, too_deep
 from ._quick import quick
 
 __all__ = [
@@ -74,19 +74,11 @@ SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """PyYAML's safe loader (its C parser when built), reading every JSON number as a number.
-
-    PyYAML follows YAML 1.1, where a float needs a dot and a signed exponent: JSON's ``1e-06``,
-    ``2E5`` and ``1.5e3`` were read as text (YAML 1.2, of which JSON is a part, reads them as
-    numbers), so a ``json:`` value or a matcher's number written so was a string.
-    """
+    """PyYAML's safe loader (its C parser when built), reading every JSON number as a
+    number (``_nodes.json_numbers``)."""
 
 
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
+json_numbers(_Loader)
 
 
 _MOCK_OPTIONS = params(_mock.request, KEYWORD)  # name, priority, times

@@ -31,6 +31,7 @@ __all__ = [
     "check_size",
     "describe",
     "json_node",
+    "json_numbers",
     "plain",
     "suggest",
 ]
@@ -38,6 +39,17 @@ __all__ = [
 MAX_EXPANSION = 100_000  # nodes that aliases (*name) may add to a document
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 _STEP = re.compile(r"\[(\d+)\]|\.?([A-Za-z_]\w*)")
+
+
+#: JSON's numbers with an exponent and no dot or no sign in it (``1e-06``, ``2E5``, ``1.5e3``):
+#: YAML 1.1, and so PyYAML, reads them as text; YAML 1.2, of which JSON is a part, as numbers.
+_EXPONENT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+
+
+def json_numbers(cls: Any) -> None:
+    """Make a PyYAML loader class read every JSON number as a number -- and a dumper class
+    quote text that would read as one (``'0E0'``), so that what is written reads back."""
+    cls.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT, list("-+0123456789."))
 
 
 def suggest(found: str, known: Collection[str]) -> str:
