@@ -11,6 +11,7 @@ import pytest
 from mockhttp.contract import PROFILES
 from mockhttp.contract._docs import BEGIN, END, render_rules, update
 from tests.helpers.cli_process import console_examples, run_shown
+from tests.helpers.modules import user_code
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"^```python\n(.*?)^```$", re.S | re.M)
@@ -22,9 +23,9 @@ def test_page_examples_run(page: str, capsys: pytest.CaptureFixture[str]) -> Non
     """Every python block of the page runs as written, in order, in one namespace."""
     code = BLOCK.findall((ROOT / page).read_text())
     assert len(code) >= 2, f"{page} has too few python examples"
-    namespace: dict[str, object] = {"__name__": "__doc_example__"}
-    for number, block in enumerate(code):
-        exec(compile(block, f"{page}:example {number}", "exec"), namespace)
+    with user_code() as namespace:
+        for number, block in enumerate(code):
+            exec(compile(block, f"{page}:example {number}", "exec"), namespace)
     capsys.readouterr()
 
 

@@ -13,7 +13,7 @@ import httpcore  # noqa: F401
 import httpx  # noqa: F401
 import pytest
 
-from tests.helpers.modules import let_go, run_modules
+from tests.helpers.modules import run_modules, user_code
 
 # Imported here, before any in-process pytester run: pytester takes the modules a run
 # imported out of sys.modules afterwards, and an httpx imported again after that no
@@ -63,19 +63,18 @@ def test_page_examples_run(page: str, tmp_path: Path) -> None:
         pytest.skip(f"{page} needs {needed} (apt-get install chromium)")
     found = blocks(page)
     assert found, f"{page} has no python example"
-    namespace: dict[str, object] = {"__name__": "__doc_example__"}
     stem = re.sub(r"\W", "_", Path(page).stem)
     tests = {f"test_{stem}_{i}": code for i, (is_test, code) in enumerate(found) if is_test}
-    for is_test, code in found:
-        if not is_test:
-            exec(compile(code, f"{page}:example", "exec"), namespace)
+    with user_code() as namespace:
+        for is_test, code in found:
+            if not is_test:
+                exec(compile(code, f"{page}:example", "exec"), namespace)
     if tests:  # one pytest process for the page's test modules: its start is most of the cost
         outcomes, printed = run_modules(tmp_path, tests)
         for module, seen in outcomes.items():
             assert seen.get("passed", 0) >= 1, (module, printed)
             assert not seen.get("failed"), (module, printed)
             assert not seen.get("errors"), (module, printed)  # e.g. unmatched at teardown
-    let_go(namespace)
 
 
 @pytest.mark.parametrize("page", PAGES)

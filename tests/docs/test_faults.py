@@ -16,7 +16,7 @@ import pytest
 from mockhttp import fault
 from mockhttp._mockfile._load import loads
 from tests.core.test_fault_support import SEED_BODY
-from tests.helpers.modules import let_go, run_module
+from tests.helpers.modules import run_module, user_code
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["docs/faults.md", "docs/guide-failure-paths.md"]
@@ -34,10 +34,9 @@ def test_page_scripts_run(page: str) -> None:
     """Every ```python block of the page runs without error, in order."""
     found = blocks(page, "python")
     assert found or blocks(page, "python test"), f"{page} has no python example"
-    namespace: dict[str, object] = {"__name__": "__doc_example__"}
-    for code in found:
-        exec(compile(code, f"{page}:example", "exec"), namespace)
-    let_go(namespace)
+    with user_code() as namespace:
+        for code in found:
+            exec(compile(code, f"{page}:example", "exec"), namespace)
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -21,6 +21,7 @@ from mockhttp._mockfile._load import (
     shape,
 )
 from tests.helpers.cli_process import ROOT, console_examples, run_shown
+from tests.helpers.modules import user_code
 
 PAGE = "docs/mock-files.md"
 TEXT = (ROOT / PAGE).read_text()
@@ -83,7 +84,8 @@ def test_python_examples_run(
     blocks = re.findall(r"^```python\n(.*?)^```$", TEXT, re.S | re.M)
     assert blocks
     for block in blocks:
-        exec(compile(block, f"{PAGE}:example", "exec"), {"__name__": "__doc_example__"})
+        with user_code() as namespace:
+            exec(compile(block, f"{PAGE}:example", "exec"), namespace)
     assert "---\n" in capsys.readouterr().out
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import mockhttp
 from mockhttp.record import VARIANTS
-from tests.helpers.modules import run_module
+from tests.helpers.modules import run_module, user_code
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs/record.md"
@@ -18,15 +18,15 @@ YAML = re.compile(r"^```yaml\n(.*?)^```$", re.S | re.M)
 
 
 def test_the_examples_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    namespace: dict[str, object] = {"__name__": "__doc_example__"}
     found = BLOCK.findall(PAGE.read_text())
     assert len(found) >= 5
-    for number, (is_test, code) in enumerate(found):
-        if is_test:
-            outcomes, printed = run_module(tmp_path, "test_record_doc", code)
-            assert outcomes == {"passed": len(VARIANTS) + 1}, printed
-        else:
-            exec(compile(code, f"docs/record.md:example {number}", "exec"), namespace)
+    with user_code() as namespace:
+        for number, (is_test, code) in enumerate(found):
+            if is_test:
+                outcomes, printed = run_module(tmp_path, "test_record_doc", code)
+                assert outcomes == {"passed": len(VARIANTS) + 1}, printed
+            else:
+                exec(compile(code, f"docs/record.md:example {number}", "exec"), namespace)
     printed = capsys.readouterr().out
     assert "recording:\n    writes:\n      - {at: " in printed
     assert "sk-secret-key" not in printed

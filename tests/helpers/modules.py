@@ -13,9 +13,11 @@ import re
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["let_go", "run_module", "run_modules"]
+__all__ = ["run_module", "run_modules", "user_code"]
 
 _INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
 # Plugins the test environment installs that no example uses, blocked in the example's
@@ -75,11 +77,19 @@ def _pytest(
     )
 
 
-def let_go(namespace: dict[str, object]) -> None:
-    """Drop what a page's examples made, now, within the page's own test: a client they
-    left open (as user code does, for the collector) would otherwise warn of its socket
-    in whichever test the collector happens to run in."""
-    namespace.clear()
+@contextmanager
+def user_code() -> Iterator[dict[str, object]]:
+    """A namespace for a page's examples, run as a user's code runs: a client an example
+    leaves open (as user code does, for the collector) may be collected at any moment of
+    the page -- a later example rebinding its name puts it in a cycle -- so its socket's
+    ``ResourceWarning`` is ignored meanwhile; at the end the namespace is dropped and
+    collected, within the page's own test rather than whichever test the collector would
+    next run in."""
+    namespace: dict[str, object] = {"__name__": "__doc_example__"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
+        try:
+            yield namespace
+        finally:
+            namespace.clear()
+            gc.collect()

@@ -15,6 +15,7 @@ from mockhttp.contract import PROFILES, check, record
 from mockhttp.contract.__main__ import main
 from mockhttp.llm._loop import PROFILE, caught, findings, render_matrix, scenario, transcript
 from mockhttp.llm._loop import update as update_matrix
+from tests.helpers.modules import user_code
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = [(q.id, kind) for q in llm.QUIRKS.values() for kind in q.kinds]
@@ -234,9 +235,9 @@ def test_quirks_page_examples_run() -> None:
     text = (ROOT / "docs/quirks.md").read_text()
     code = re.findall(r"^```python\n(.*?)^```$", text, re.S | re.M)
     assert code
-    namespace: dict[str, object] = {"__name__": "__doc_example__"}
-    for block in code:
-        exec(compile(block, "docs/quirks.md:example", "exec"), namespace)
+    with user_code() as namespace:
+        for block in code:
+            exec(compile(block, "docs/quirks.md:example", "exec"), namespace)
     (mocks,) = re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)
     loaded = mockhttp.loads(mocks, "docs/quirks.md")
     assert [m.kind for m in loaded] == [
